@@ -1,0 +1,22 @@
+"""Process set-up shared by every console script."""
+
+import sys
+
+from oslo_log import log
+
+from alloc_framework import conf as af_conf
+from alloc_framework.db import api as db_api
+from alloc_framework import version
+
+
+def prepare_service(argv=None, conf=None, default_config_files=None):
+    """Parse the command line, set up logging and the database."""
+    conf = conf or af_conf.CONF
+    argv = sys.argv[1:] if argv is None else argv
+    log.register_options(conf)
+    conf(argv, project='alloc_framework',
+         version=version.version_info.version_string(),
+         default_config_files=default_config_files)
+    log.setup(conf, 'alloc_framework')
+    db_api.configure(conf)
+    return conf

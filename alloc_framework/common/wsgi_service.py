@@ -1,0 +1,48 @@
+"""Serve a WSGI application from an oslo.service service.
+
+cheroot is a pure-Python, thread-pooled HTTP/1.1 server: no eventlet and no
+monkey-patching, so it fits oslo.service's threading backend.
+"""
+
+import threading
+
+from cheroot import wsgi
+from oslo_log import log
+from oslo_service import service
+
+LOG = log.getLogger(__name__)
+
+
+class WSGIService(service.ServiceBase):
+    """Runs ``app`` on ``host``:``port`` with ``workers`` threads."""
+
+    def __init__(self, name, app, host, port, workers=8):
+        self.name = name
+        self.server = wsgi.Server((host, port), app, numthreads=workers,
+                                  server_name=name)
+        # Keep-alive connections must not hold a worker thread forever.
+        self.server.timeout = 30
+        self._thread = None
+
+    @property
+    def bound_port(self):
+        """The port actually listened on (useful with port 0 in tests)."""
+        return self.server.bind_addr[1]
+
+    def start(self):
+        self.server.prepare()
+        LOG.info('%s listening on http://%s:%s', self.name,
+                 self.server.bind_addr[0], self.server.bind_addr[1])
+        self._thread = threading.Thread(target=self.server.serve,
+                                        name=self.name, daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        self.server.stop()
+
+    def wait(self):
+        if self._thread is not None:
+            self._thread.join()
+
+    def reset(self):
+        pass

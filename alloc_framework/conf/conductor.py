@@ -1,0 +1,50 @@
+"""Options of the [conductor] group."""
+
+from oslo_config import cfg
+
+opts = [
+    cfg.IntOpt('heartbeat_interval',
+               default=10,
+               min=1,
+               help='Seconds between conductor heartbeats.'),
+    cfg.IntOpt('heartbeat_timeout',
+               default=60,
+               min=2,
+               help='A conductor whose last heartbeat is older than this '
+                    'many seconds is considered dead: it leaves the hash '
+                    'ring and its allocations are taken over.'),
+    cfg.IntOpt('workers_pool_size',
+               default=16,
+               min=2,
+               help='Size of the bounded thread pool in which a conductor '
+                    'runs asynchronous work such as allocations.'),
+    cfg.IntOpt('check_allocations_interval',
+               default=60,
+               min=0,
+               help='Seconds between runs of the periodic task that takes '
+                    'over allocations of dead conductors. 0 disables it; '
+                    'allocations of a dead conductor then stay in '
+                    '"allocating" until that conductor comes back.'),
+    cfg.StrOpt('conductor_group',
+               default='',
+               help='Name of the conductor group this conductor belongs to. '
+                    'It manages only nodes of the same group.'),
+    cfg.IntOpt('node_locked_retry_attempts',
+               default=3,
+               min=0,
+               help='How many times a conductor retries to lock a node that '
+                    'is locked by another task before giving up.'),
+    cfg.FloatOpt('node_locked_retry_interval',
+                 default=0.2,
+                 min=0,
+                 help='Seconds between attempts to lock a busy node.'),
+    cfg.IntOpt('hash_ring_reset_interval',
+               default=15,
+               min=1,
+               help='Seconds after which the cached hash ring is rebuilt '
+                    'from the list of live conductors.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts, group='conductor')

@@ -1,0 +1,48 @@
+"""Options of the [DEFAULT] group."""
+
+import os
+import socket
+
+from oslo_config import cfg
+
+opts = [
+    cfg.StrOpt('host',
+               default=socket.gethostname(),
+               sample_default='localhost',
+               help='Name of this node. It must be unique among the '
+                    'conductors of a deployment: it identifies the conductor '
+                    'in the hash ring, in node locks (``reservation``) and in '
+                    'allocations (``conductor_affinity``).'),
+    cfg.StrOpt('state_path',
+               default=os.path.join(os.path.expanduser('~'), '.local',
+                                    'share', 'alloc_framework'),
+               sample_default='$HOME/.local/share/alloc_framework',
+               help='Directory where the service keeps its state, such as '
+                    'the embedded SQLite database.'),
+    cfg.StrOpt('auth_strategy',
+               default='noauth',
+               choices=[('noauth', 'No authentication: every request is '
+                         'trusted. The embedded default, for development '
+                         'and standalone use on a trusted network.'),
+                        ('http_basic', 'HTTP basic authentication against '
+                         'the htpasswd file named by [DEFAULT]http_basic_'
+                         'auth_user_file.'),
+                        ('keystone', 'Keystone tokens through '
+                         'keystonemiddleware ([keystone_authtoken]).')],
+               help='How API requests are authenticated.'),
+    cfg.StrOpt('http_basic_auth_user_file',
+               default='/etc/alloc_framework/htpasswd',
+               help='Path to an Apache htpasswd file (bcrypt entries) used '
+                    'when auth_strategy is http_basic.'),
+    cfg.StrOpt('rpc_transport',
+               default='local',
+               help='How the API reaches conductors: an entry point of the '
+                    '``alloc_framework.rpc.transports`` namespace. ``local`` '
+                    'calls a conductor in the same process (the all-in-one '
+                    'alloc-server); ``oslo`` uses oslo.messaging over '
+                    '[DEFAULT]transport_url (for example RabbitMQ).'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts)

@@ -1,0 +1,20 @@
+"""Options for oslo-config-generator (``oslo.config.opts`` entry point)."""
+
+from alloc_framework.conf import allocation
+from alloc_framework.conf import api
+from alloc_framework.conf import conductor
+from alloc_framework.conf import default
+from alloc_framework.conf import hardware
+from alloc_framework.conf import placement
+from alloc_framework.conf import placement_api
+
+
+def list_opts():
+    return [
+        ('DEFAULT', default.opts + hardware.opts),
+        ('api', api.opts),
+        ('placement_api', placement_api.opts),
+        ('placement', placement.opts),
+        ('conductor', conductor.opts),
+        ('allocation', allocation.opts),
+    ]

@@ -1,0 +1,29 @@
+"""Options of the [placement_api] group: the Placement API endpoint."""
+
+from oslo_config import cfg
+
+opts = [
+    cfg.HostAddressOpt('host_ip',
+                       default='127.0.0.1',
+                       help='The IP address or host name on which the '
+                            'Placement API listens.'),
+    cfg.PortOpt('port',
+                default=8778,
+                help='The TCP port on which the Placement API listens.'),
+    cfg.StrOpt('auth_strategy',
+               choices=[('noauth', 'Upstream Placement\'s noauth '
+                         'conventions: x-auth-token names the user.'),
+                        ('keystone', 'Keystone tokens through '
+                         'keystonemiddleware.')],
+               help='How Placement API requests are authenticated. When '
+                    'unset, [DEFAULT]auth_strategy is used (http_basic '
+                    'there means noauth here).'),
+    cfg.IntOpt('api_workers',
+               min=1,
+               default=8,
+               help='Number of threads serving Placement API requests.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts, group='placement_api')

@@ -1,0 +1,147 @@
+"""Base test classes and the database fixture.
+
+Tests run on SQLite always. ``ALLOC_TEST_DB_BACKEND`` selects another
+backend for a whole run: ``postgresql`` or ``mysql`` (MariaDB). Each test
+process creates its own database on that server, migrates it once and
+empties it after every test. When the server cannot be reached the
+database tests are skipped, except when ``CI`` is true: then they fail.
+"""
+
+import atexit
+import os
+import shutil
+import tempfile
+import uuid
+
+import fixtures
+from oslo_config import fixture as config_fixture
+import sqlalchemy as sa
+import testtools
+
+from alloc_framework import conf as af_conf
+from alloc_framework.db import api as db_api
+from alloc_framework.db import migration
+from alloc_framework.db.sqlalchemy import models
+
+BACKEND = os.environ.get('ALLOC_TEST_DB_BACKEND', 'sqlite')
+ADMIN_URLS = {
+    'postgresql': os.environ.get(
+        'ALLOC_TEST_POSTGRESQL_URL',
+        'postgresql+psycopg2://postgres@127.0.0.1:5432/test'),
+    'mysql': os.environ.get(
+        'ALLOC_TEST_MYSQL_URL',
+        'mysql+pymysql://root@127.0.0.1:3306/test?charset=utf8mb4'),
+}
+IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
+
+
+class _Provisioned:
+    """The per-process database of the selected backend, made once."""
+
+    url = None
+    error = None
+    sqlite_template = None
+    _tmpdir = None
+
+    @classmethod
+    def get(cls):
+        if cls.url is None and cls.error is None:
+            try:
+                cls._provision()
+            except Exception as exc:  # reported by each test that needs it
+                cls.error = '%s unreachable: %s' % (BACKEND, exc)
+        return cls
+
+    @classmethod
+    def _provision(cls):
+        if BACKEND == 'sqlite':
+            cls._tmpdir = tempfile.mkdtemp(prefix='alloc-test-')
+            atexit.register(shutil.rmtree, cls._tmpdir, True)
+            cls.sqlite_template = os.path.join(cls._tmpdir, 'template.db')
+            engine = db_api.create_engine(
+                'sqlite:///' + cls.sqlite_template)
+            migration.upgrade('head', engine=engine)
+            engine.dispose()
+            cls.url = 'sqlite'
+            return
+        if BACKEND not in ADMIN_URLS:
+            raise ValueError('unknown backend %r' % BACKEND)
+        admin_url = sa.engine.make_url(ADMIN_URLS[BACKEND])
+        name = 'alloc_test_%d_%s' % (os.getpid(), uuid.uuid4().hex[:8])
+        admin = sa.create_engine(admin_url, isolation_level='AUTOCOMMIT')
+        with admin.connect() as conn:
+            conn.exec_driver_sql('CREATE DATABASE %s' % name)
+        url = admin_url.set(database=name)
+
+        def _drop():
+            with admin.connect() as conn:
+                if BACKEND == 'postgresql':
+                    conn.exec_driver_sql(
+                        'DROP DATABASE IF EXISTS %s WITH (FORCE)' % name)
+                else:
+                    conn.exec_driver_sql('DROP DATABASE IF EXISTS %s' % name)
+            admin.dispose()
+        atexit.register(_drop)
+        engine = db_api.create_engine(url.render_as_string(
+            hide_password=False))
+        migration.upgrade('head', engine=engine)
+        cls.engine = engine
+        cls.url = url
+
+
+class Database(fixtures.Fixture):
+    """A fresh, migrated database behind the project's enginefacade."""
+
+    def _setUp(self):
+        provisioned = _Provisioned.get()
+        if provisioned.error:
+            if IN_CI:
+                raise RuntimeError(provisioned.error)
+            raise testtools.TestCase.skipException(provisioned.error)
+        if BACKEND == 'sqlite':
+            tmp = self.useFixture(fixtures.TempDir()).path
+            path = os.path.join(tmp, 'test.db')
+            shutil.copyfile(provisioned.sqlite_template, path)
+            self.engine = db_api.create_engine('sqlite:///' + path)
+            self.addCleanup(self.engine.dispose)
+        else:
+            self.engine = provisioned.engine
+            self.addCleanup(self._empty)
+        self.addCleanup(db_api.context_manager.patch_engine(self.engine))
+
+    def _empty(self):
+        tables = [t.name for t in reversed(models.BASE.metadata.sorted_tables)]
+        with self.engine.begin() as conn:
+            if BACKEND == 'postgresql':
+                conn.exec_driver_sql('TRUNCATE %s RESTART IDENTITY CASCADE'
+                                     % ', '.join(tables))
+            else:
+                conn.exec_driver_sql('SET FOREIGN_KEY_CHECKS = 0')
+                for table in tables:
+                    conn.exec_driver_sql('DELETE FROM %s' % table)
+                conn.exec_driver_sql('SET FOREIGN_KEY_CHECKS = 1')
+
+
+class TestCase(testtools.TestCase):
+    """Base for every test: isolated configuration and state directory."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(fixtures.Timeout(
+            int(os.environ.get('OS_TEST_TIMEOUT', 120)), gentle=True))
+        self.conf = af_conf.CONF
+        self.config_fixture = self.useFixture(config_fixture.Config(self.conf))
+        self.state_path = self.useFixture(fixtures.TempDir()).path
+        self.config(state_path=self.state_path)
+        self.config(host='test-host')
+
+    def config(self, **kw):
+        self.config_fixture.config(**kw)
+
+
+class DBTestCase(TestCase):
+    """A test that uses the database of the selected backend."""
+
+    def setUp(self):
+        super().setUp()
+        self.db = self.useFixture(Database())

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Run the whole test suite: on SQLite, then on PostgreSQL and MariaDB.
+#
+# A fresh machine needs nothing but python3: the script makes a virtualenv
+# in .venv and installs the project and its test requirements into it
+# (set ALLOC_USE_CURRENT_PYTHON=1 to use the python on PATH instead, as tox
+# does). PostgreSQL and MariaDB are used where reachable; with CI=true an
+# unreachable server fails the run instead of being skipped.
+#
+# Extra arguments are passed to ``stestr run`` (a test filter, for example).
+set -eu
+cd "$(dirname "$0")/.."
+
+if [ "${ALLOC_USE_CURRENT_PYTHON:-0}" != 1 ]; then
+    if [ ! -x .venv/bin/python ]; then
+        python3 -m venv .venv
+    fi
+    # shellcheck disable=SC1091
+    . .venv/bin/activate
+    python -m pip install -q --upgrade pip
+    python -m pip install -q -r requirements.txt -r test-requirements.txt
+    python -m pip install -q --no-deps -e .
+fi
+
+backends=${ALLOC_TEST_BACKENDS:-"sqlite postgresql mysql"}
+passed=0; failed=0; skipped=0; rc=0
+
+reachable() {
+    python - "$1" <<'PY'
+import sys
+sys.path.insert(0, '.')
+from tests import base
+base.BACKEND = sys.argv[1]
+p = base._Provisioned.get()
+if p.error:
+    print(p.error)
+    sys.exit(1)
+PY
+}
+
+for backend in $backends; do
+    echo "=== tests on $backend"
+    if ! ALLOC_TEST_DB_BACKEND=$backend reachable "$backend"; then
+        if [ "${CI:-}" = true ]; then
+            echo "ERROR: $backend is required in CI but is unreachable"
+            rc=1; failed=$((failed + 1)); continue
+        fi
+        echo "WARNING: skipping $backend: server unreachable"
+        continue
+    fi
+    log=$(mktemp)
+    set +e
+    ALLOC_TEST_DB_BACKEND=$backend stestr run --concurrency "${ALLOC_TEST_CONCURRENCY:-2}" "$@" 2>&1 | tee "$log"
+    status=${PIPESTATUS[0]}
+    set -e
+    [ "$status" -eq 0 ] || rc=1
+    p=$(sed -n 's/^ - Passed: \([0-9]*\).*/\1/p' "$log" | tail -1)
+    f=$(sed -n 's/^ - Failed: \([0-9]*\).*/\1/p' "$log" | tail -1)
+    s=$(sed -n 's/^ - Skipped: \([0-9]*\).*/\1/p' "$log" | tail -1)
+    if [ -z "$p" ] && [ "$status" -ne 0 ]; then failed=$((failed + 1)); fi
+    passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0})); skipped=$((skipped + ${s:-0}))
+    rm -f "$log"
+done
+
+echo "total: $passed passed, $failed failed, $skipped skipped"
+exit $rc
