@@ -145,3 +145,26 @@ class DBTestCase(TestCase):
     def setUp(self):
         super().setUp()
         self.db = self.useFixture(Database())
+
+
+class Server(fixtures.Fixture):
+    """Serve a WSGI application over real HTTP on 127.0.0.1 (random port).
+
+    For tests with real clients (python-ironicclient, openstacksdk,
+    osc-placement) and real concurrency. ``url`` is the base URL.
+    """
+
+    def __init__(self, app, name='test-server', workers=16):
+        super().__init__()
+        self.app = app
+        self.name = name
+        self.workers = workers
+
+    def _setUp(self):
+        from alloc_framework.common import wsgi_service
+        self.service = wsgi_service.WSGIService(self.name, self.app,
+                                                '127.0.0.1', 0,
+                                                workers=self.workers)
+        self.service.start()
+        self.addCleanup(self.service.stop)
+        self.url = 'http://127.0.0.1:%d' % self.service.bound_port
