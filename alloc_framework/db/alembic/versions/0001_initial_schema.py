@@ -226,7 +226,7 @@ def upgrade():
     mysql_engine='InnoDB'
     )
     with op.batch_alter_table('nodes', schema=None) as batch_op:
-        batch_op.create_index('nodes_alloc_idx', ['provision_state', 'resource_class'], unique=False)
+        batch_op.create_index('nodes_alloc_idx', ['provision_state', 'resource_class', 'instance_uuid', 'id'], unique=False)
         batch_op.create_index('nodes_conductor_group_idx', ['conductor_group'], unique=False)
         batch_op.create_index('nodes_reservation_idx', ['reservation'], unique=False)
 
