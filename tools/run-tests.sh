@@ -17,9 +17,11 @@ if [ "${ALLOC_USE_CURRENT_PYTHON:-0}" != 1 ]; then
     fi
     # shellcheck disable=SC1091
     . .venv/bin/activate
-    python -m pip install -q --upgrade pip
-    python -m pip install -q -r requirements.txt -r test-requirements.txt
-    python -m pip install -q --no-deps -e .
+    {
+        python -m pip install -q --upgrade pip
+        python -m pip install -q -r requirements.txt -r test-requirements.txt
+        python -m pip install -q --no-deps -e .
+    } 2> >(grep -v "is neither a file nor a directory" >&2)
 fi
 
 backends=${ALLOC_TEST_BACKENDS:-"sqlite postgresql mysql"}

@@ -18,7 +18,6 @@ class Base(models.TimestampMixin, models.ModelBase):
     """Every table has created_at and updated_at."""
 
 
-
 BASE = orm.declarative_base(cls=Base)
 # InnoDB and utf8mb4 on MySQL; harmless elsewhere.
 TABLE_ARGS = {'mysql_engine': 'InnoDB', 'mysql_charset': 'utf8mb4'}
