@@ -1,0 +1,45 @@
+"""Configuration: every option is documented and the sample generates."""
+
+import io
+
+from oslo_config import cfg
+from oslo_config import generator
+
+from alloc_framework.conf import opts
+from tests import base
+
+
+class TestOptions(base.TestCase):
+
+    def test_every_option_has_help(self):
+        for group, group_opts in opts.list_opts():
+            for opt in group_opts:
+                self.assertTrue(opt.help, '%s.%s has no help' %
+                                (group, opt.name))
+
+    def test_upstream_compatible_defaults(self):
+        self.assertEqual('127.0.0.1', self.conf.api.host_ip)
+        self.assertEqual(6385, self.conf.api.port)
+        self.assertEqual('127.0.0.1', self.conf.placement_api.host_ip)
+        self.assertEqual(8778, self.conf.placement_api.port)
+        self.assertEqual('database', self.conf.allocation.backend)
+        self.assertEqual('local', self.conf.rpc_transport)
+        self.assertEqual(['fake-hardware'], self.conf.enabled_hardware_types)
+
+    def test_embedded_database_under_state_path(self):
+        self.assertEqual('sqlite:///%s/alloc_framework.sqlite'
+                         % self.state_path, self.conf.database.connection)
+
+    def test_sample_config_generates(self):
+        conf = cfg.ConfigOpts()
+        generator.register_cli_opts(conf)
+        conf(['--namespace', 'alloc_framework', '--namespace', 'oslo.db'])
+        out = io.StringIO()
+        generator.generate(conf, output_file=out)
+        sample = out.getvalue()
+        for section in ('[DEFAULT]', '[api]', '[placement_api]',
+                        '[placement]', '[conductor]', '[allocation]',
+                        '[database]'):
+            self.assertIn(section, sample)
+        self.assertIn('#port = 6385', sample)
+        self.assertIn('#port = 8778', sample)
