@@ -131,6 +131,9 @@ class TestCase(testtools.TestCase):
             int(os.environ.get('OS_TEST_TIMEOUT', 120)), gentle=True))
         self.conf = af_conf.CONF
         self.config_fixture = self.useFixture(config_fixture.Config(self.conf))
+        # The fixture's clean-up clears defaults set with set_default(),
+        # such as [database]connection's: set them again for this test.
+        af_conf.database.register_opts(self.conf)
         self.state_path = self.useFixture(fixtures.TempDir()).path
         self.config(state_path=self.state_path)
         self.config(host='test-host')
