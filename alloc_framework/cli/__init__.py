@@ -1,0 +1,1 @@
+"""The ``alloc`` command line client (cliff) for both APIs."""

@@ -1,0 +1,1 @@
+"""``alloc baremetal ...``: the bare metal node and allocation API."""

@@ -1,0 +1,218 @@
+"""Node actions: provisioning verbs, power, maintenance and history.
+
+``alloc baremetal node manage|provide|deploy|undeploy|clean|abort``,
+``... node power on|off``, ``... node reboot``,
+``... node maintenance set|unset`` and ``... node history list``.
+"""
+
+import json
+
+from cliff import command
+from cliff import lister
+
+from alloc_framework.cli.baremetal import base
+from alloc_framework.cli import common
+
+NODE_URL = '/nodes/{node}'
+PROVISION_URL = NODE_URL + '/states/provision'
+POWER_URL = NODE_URL + '/states/power'
+MAINTENANCE_URL = NODE_URL + '/maintenance'
+HISTORY_URL = NODE_URL + '/history'
+
+# The provision state each verb settles in (what --wait waits for).
+EXPECTED_STATE = {
+    'manage': 'manageable',
+    'provide': 'available',
+    'active': 'active',
+    'deleted': 'available',
+    'clean': 'manageable',
+    'abort': None,
+}
+
+
+def _node_parser(parser):
+    parser.add_argument('node', metavar='<node>',
+                        help='Name or UUID of the node.')
+    return parser
+
+
+class _ProvisionCommand(base.BaremetalMixin, command.Command):
+    """Base of the provisioning verbs; ``verb`` is the API target."""
+
+    verb = None
+
+    def get_parser(self, prog_name):
+        parser = _node_parser(super().get_parser(prog_name))
+        base.add_wait_option(parser, 'the node reaches its next stable '
+                                     'state')
+        return parser
+
+    def body(self, parsed_args):
+        return {'target': self.verb}
+
+    def take_action(self, parsed_args):
+        api = self.client()
+        api.put(PROVISION_URL.format(node=parsed_args.node),
+                self.body(parsed_args))
+        if parsed_args.wait_timeout is None:
+            return
+        expected = EXPECTED_STATE.get(self.verb)
+
+        def done(node):
+            if node.get('target_provision_state'):
+                return False
+            return expected is None or node['provision_state'] == expected
+
+        def failed(node):
+            state = node.get('provision_state') or ''
+            if not node.get('target_provision_state') and (
+                    'fail' in state or state == 'error'):
+                return node.get('last_error') or state
+            return None
+
+        base.wait_for(
+            lambda: api.get(NODE_URL.format(node=parsed_args.node)),
+            done, failed, 'node %s to %s' % (parsed_args.node, self.verb),
+            parsed_args.wait_timeout, interval=0.5)
+
+
+class ManageNode(_ProvisionCommand):
+    """Move a node to the manageable state."""
+
+    verb = 'manage'
+
+
+class ProvideNode(_ProvisionCommand):
+    """Make a node available for deployment (cleaning it if enabled)."""
+
+    verb = 'provide'
+
+
+class DeployNode(_ProvisionCommand):
+    """Deploy a node (provision state target ``active``)."""
+
+    verb = 'active'
+
+
+class UndeployNode(_ProvisionCommand):
+    """Tear a deployed node down (provision state target ``deleted``)."""
+
+    verb = 'deleted'
+
+
+class AbortNode(_ProvisionCommand):
+    """Abort the current operation (cleaning, waiting) of a node."""
+
+    verb = 'abort'
+
+
+class CleanNode(_ProvisionCommand):
+    """Run manual clean steps on a manageable node.
+
+    ``--clean-steps`` is a JSON list such as
+    ``'[{"interface": "deploy", "step": "erase_devices"}]'``, or ``-`` to
+    read it from standard input, or the path of a file holding it.
+    """
+
+    verb = 'clean'
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--clean-steps', metavar='<steps>',
+                            required=True,
+                            help='JSON list of clean steps, a file, or -.')
+        return parser
+
+    def body(self, parsed_args):
+        text = parsed_args.clean_steps
+        if text == '-':
+            text = self.app.stdin.read()
+        else:
+            try:
+                with open(text) as f:
+                    text = f.read()
+            except OSError:
+                pass
+        try:
+            steps = json.loads(text)
+        except ValueError as exc:
+            raise common.CommandError('--clean-steps is not valid JSON: %s'
+                                      % exc)
+        return {'target': 'clean', 'clean_steps': steps}
+
+
+class _PowerCommand(base.BaremetalMixin, command.Command):
+    target = None
+
+    def get_parser(self, prog_name):
+        return _node_parser(super().get_parser(prog_name))
+
+    def take_action(self, parsed_args):
+        self.client().put(POWER_URL.format(node=parsed_args.node),
+                          {'target': self.target})
+
+
+class PowerOnNode(_PowerCommand):
+    """Power a node on."""
+
+    target = 'power on'
+
+
+class PowerOffNode(_PowerCommand):
+    """Power a node off."""
+
+    target = 'power off'
+
+
+class RebootNode(_PowerCommand):
+    """Reboot a node."""
+
+    target = 'rebooting'
+
+
+class MaintenanceSetNode(base.BaremetalMixin, command.Command):
+    """Put a node in maintenance mode."""
+
+    def get_parser(self, prog_name):
+        parser = _node_parser(super().get_parser(prog_name))
+        parser.add_argument('--reason', metavar='<reason>',
+                            help='Why the node is in maintenance.')
+        return parser
+
+    def take_action(self, parsed_args):
+        body = {}
+        if parsed_args.reason:
+            body['reason'] = parsed_args.reason
+        self.client().put(MAINTENANCE_URL.format(node=parsed_args.node),
+                          body)
+
+
+class MaintenanceUnsetNode(base.BaremetalMixin, command.Command):
+    """Take a node out of maintenance mode."""
+
+    def get_parser(self, prog_name):
+        return _node_parser(super().get_parser(prog_name))
+
+    def take_action(self, parsed_args):
+        self.client().delete(MAINTENANCE_URL.format(node=parsed_args.node))
+
+
+class ListNodeHistory(base.BaremetalMixin, lister.Lister):
+    """List the history events of a node."""
+
+    SHORT = ('uuid', 'created_at', 'severity', 'event')
+    LONG = ('uuid', 'created_at', 'severity', 'event_type', 'event',
+            'conductor', 'user')
+
+    def get_parser(self, prog_name):
+        parser = _node_parser(super().get_parser(prog_name))
+        parser.add_argument('--long', action='store_true',
+                            help='Show every field.')
+        return parser
+
+    def take_action(self, parsed_args):
+        params = {'detail': 'true'} if parsed_args.long else {}
+        events = self.client().get(HISTORY_URL.format(node=parsed_args.node),
+                                   params=params)['history']
+        columns = self.LONG if parsed_args.long else self.SHORT
+        return columns, [common.get_properties(e, columns) for e in events]

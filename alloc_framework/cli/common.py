@@ -1,0 +1,132 @@
+"""Helpers shared by the command modules: version gates and shaping.
+
+Commands stay thin: they parse options, make their API calls through the
+client of their service and shape the answer into columns and rows with
+the helpers below.
+"""
+
+import json
+
+from cliff import columns
+
+from alloc_framework.cli import client
+
+CommandError = client.CommandError
+HttpError = client.HttpError
+
+
+class JSONColumn(columns.FormattableColumn):
+    """A dict or list: compact JSON in tables, raw data in json/yaml."""
+
+    def human_readable(self):
+        if self._value is None:
+            return ''
+        if isinstance(self._value, list) and all(
+                isinstance(v, str) for v in self._value):
+            return ', '.join(self._value)
+        return json.dumps(self._value, sort_keys=True)
+
+
+def column_value(value):
+    """Wrap structured values so each formatter renders them well."""
+    if isinstance(value, (dict, list)):
+        return JSONColumn(value)
+    return value
+
+
+def get_properties(data, fields):
+    """The values of ``fields`` in ``data``, in order (None if missing)."""
+    return tuple(column_value(data.get(field)) for field in fields)
+
+
+def present_fields(fields, data):
+    """Keep the fields the server returned (for ``--fields`` answers)."""
+    return tuple(f for f in fields if f in data)
+
+
+class VersionMixin:
+    """Microversion gates for a command talking to one service.
+
+    ``service`` names the ``client_manager`` attribute; ``min_version`` is
+    the version the command needs at all (checked in :meth:`client`).
+    """
+
+    service = 'placement'
+    min_version = None
+
+    def client(self):
+        api = getattr(self.app.client_manager, self.service)
+        if self.min_version:
+            self.require_version(self.min_version, api=api)
+        return api
+
+    def require_version(self, min_version, what=None, api=None):
+        api = api or getattr(self.app.client_manager, self.service)
+        if not api.supports(min_version):
+            what = what or 'This command'
+            raise CommandError(
+                '%s requires --os-%s-api-version %s or greater (using %s)'
+                % (what, self.service, min_version, api.api_version))
+
+    def supports(self, min_version):
+        return getattr(self.app.client_manager, self.service).supports(
+            min_version)
+
+
+def parse_key_value(pairs, option):
+    """``['a=1', 'b=x']`` -> ``{'a': '1', 'b': 'x'}`` with a clear error."""
+    result = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition('=')
+        if not sep or not key:
+            raise CommandError('%s expects KEY=VALUE, got %r'
+                               % (option, pair))
+        result[key] = value
+    return result
+
+
+def split_fields(values):
+    """``--fields a b --fields c,d`` -> ``['a', 'b', 'c', 'd']``."""
+    fields = []
+    for value in values or ():
+        if isinstance(value, (list, tuple)):
+            fields.extend(split_fields(value))
+        else:
+            fields.extend(f.strip() for f in value.split(',') if f.strip())
+    return fields
+
+
+def json_path(key):
+    """A JSON-pointer path for ``properties/cpus`` style keys."""
+    key = key.strip('/')
+    return '/' + key.replace('~', '~0')
+
+
+def patch_ops(op, attributes):
+    """JSON patch operations from ``path=value`` or plain path strings.
+
+    Values are decoded as JSON when possible (so ``properties/cpus=4``
+    sends a number) and kept as strings otherwise.
+    """
+    ops = []
+    for attr in attributes or ():
+        if op == 'remove':
+            ops.append({'op': 'remove', 'path': json_path(attr)})
+            continue
+        path, sep, value = attr.partition('=')
+        if not sep or not path:
+            raise CommandError('Expected PATH=VALUE, got %r' % attr)
+        try:
+            value = json.loads(value)
+        except ValueError:
+            pass
+        ops.append({'op': op, 'path': json_path(path), 'value': value})
+    return ops
+
+
+def add_fields_argument(parser, valid_fields):
+    parser.add_argument(
+        '--fields', nargs='+', action='append', default=[],
+        metavar='<field>', choices=None,
+        help='Fields to ask the server for (one or more, may be '
+             'repeated). Valid: %s.' % ', '.join(valid_fields))

@@ -1,0 +1,1 @@
+"""``alloc resource ...`` and ``alloc trait ...``: the Placement API."""

@@ -1,0 +1,220 @@
+"""The bare metal commands against a fake HTTP layer."""
+
+import json
+
+from tests import base
+from tests.unit.cli import fakes
+
+NODE = '0f3b0a7e-5d1c-4c8e-9b2a-0c9d2e8e4f11'
+ALLOC = '7c4a3e0b-9a61-4f0a-8f0b-2b1e1c5d6e7f'
+
+
+class TestBaremetalCommands(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.http = self.useFixture(fakes.FakeHTTP())
+        self.api = self.http.baremetal
+
+    def test_allocation_create_body_and_version(self):
+        self.api.add('POST', '/v1/allocations', 201, {
+            'uuid': ALLOC, 'name': 'a1', 'state': 'allocating',
+            'resource_class': 'gold', 'traits': ['CUSTOM_A'],
+            'candidate_nodes': [NODE], 'extra': {'k': 'v'},
+            'owner': None, 'node_uuid': None, 'last_error': None,
+            'created_at': 'now', 'updated_at': None, 'links': []})
+        out = fakes.run_json(self, [
+            'baremetal', 'allocation', 'create', '--resource-class', 'gold',
+            '--trait', 'CUSTOM_A', '--candidate-node', NODE, '--name', 'a1',
+            '--extra', 'k=v'])
+        req = self.api.last()
+        self.assertEqual({'resource_class': 'gold', 'traits': ['CUSTOM_A'],
+                          'candidate_nodes': [NODE], 'name': 'a1',
+                          'extra': {'k': 'v'}}, req['json'])
+        self.assertEqual('1.80',
+                         req['headers']['X-OpenStack-Ironic-API-Version'])
+        self.assertEqual('allocating', out['state'])
+        self.assertNotIn('links', out)
+
+    def test_allocation_create_needs_class_or_node(self):
+        code, _out, err = fakes.run(['baremetal', 'allocation', 'create'])
+        self.assertEqual(1, code)
+        self.assertIn('--resource-class is required unless --node', err)
+
+    def test_allocation_create_wait_reports_error(self):
+        self.api.add('POST', '/v1/allocations', 201,
+                     {'uuid': ALLOC, 'state': 'allocating'})
+        self.api.add('GET', '/v1/allocations/' + ALLOC, 200, {
+            'uuid': ALLOC, 'state': 'error',
+            'last_error': 'No available nodes match the resource class '
+                          'gold'})
+        code, _out, err = fakes.run([
+            'baremetal', 'allocation', 'create', '--resource-class', 'gold',
+            '--wait', '5'])
+        self.assertEqual(1, code)
+        self.assertIn('No available nodes match the resource class gold',
+                      err)
+
+    def test_allocation_list_fields_and_filters(self):
+        self.api.add('GET', '/v1/allocations', 200, {'allocations': [
+            {'uuid': ALLOC, 'state': 'active'}]})
+        out = fakes.run_json(self, [
+            'baremetal', 'allocation', 'list', '--state', 'active',
+            '--node', 'n1', '--fields', 'uuid', 'state'])
+        self.assertEqual({'state': 'active', 'node': 'n1',
+                          'fields': 'uuid,state'},
+                         self.api.last()['params'])
+        self.assertEqual([{'uuid': ALLOC, 'state': 'active'}], out)
+
+    def test_allocation_list_follows_pages(self):
+        first = [{'uuid': 'a%d' % i} for i in range(2)]
+        self.api.add('GET', '/v1/allocations', 200,
+                     {'allocations': first, 'next': 'http://x/next'})
+        self.api.add('GET', '/v1/allocations', 200,
+                     {'allocations': [{'uuid': 'a2'}]})
+        out = fakes.run_json(self, ['baremetal', 'allocation', 'list'])
+        self.assertEqual(['a0', 'a1', 'a2'], [a['uuid'] for a in out])
+        self.assertEqual('a1', self.api.last()['params']['marker'])
+
+    def test_allocation_set_and_unset_patch(self):
+        self.api.add('PATCH', '/v1/allocations/' + ALLOC, 200,
+                     {'uuid': ALLOC, 'name': 'x'})
+        fakes.run_json(self, ['baremetal', 'allocation', 'set', ALLOC,
+                              '--name', 'x', '--extra', 'a=1'])
+        self.assertEqual([{'op': 'add', 'path': '/name', 'value': 'x'},
+                          {'op': 'add', 'path': '/extra/a', 'value': 1}],
+                         self.api.last()['json'])
+        fakes.run_json(self, ['baremetal', 'allocation', 'unset', ALLOC,
+                              '--name', '--extra', 'a'])
+        self.assertEqual([{'op': 'remove', 'path': '/name'},
+                          {'op': 'remove', 'path': '/extra/a'}],
+                         self.api.last()['json'])
+
+    def test_baremetal_error_message(self):
+        fault = json.dumps({'faultstring': 'Allocation nope could not be '
+                                           'found.', 'faultcode': 'Client',
+                            'debuginfo': None})
+        self.api.add('DELETE', '/v1/allocations/nope', 404,
+                     {'error_message': fault})
+        code, _out, err = fakes.run(['baremetal', 'allocation', 'delete',
+                                     'nope'])
+        self.assertEqual(1, code)
+        self.assertIn('Allocation nope could not be found. (HTTP 404)', err)
+
+    def test_node_create_body(self):
+        self.api.add('POST', '/v1/nodes', 201,
+                     {'uuid': NODE, 'driver': 'fake-hardware'})
+        out = fakes.run_json(self, [
+            'baremetal', 'node', 'create', '--driver', 'fake-hardware',
+            '--name', 'n1', '--resource-class', 'gold',
+            '--property', 'cpus=4', '--driver-info', 'ipmi_address=1.2.3.4'])
+        self.assertEqual({'driver': 'fake-hardware', 'name': 'n1',
+                          'resource_class': 'gold',
+                          'properties': {'cpus': '4'},
+                          'driver_info': {'ipmi_address': '1.2.3.4'}},
+                         self.api.last()['json'])
+        self.assertEqual(NODE, out['uuid'])
+
+    def test_node_list_long_and_filters(self):
+        self.api.add('GET', '/v1/nodes/detail', 200, {'nodes': []})
+        fakes.run_json(self, ['baremetal', 'node', 'list', '--long',
+                              '--provision-state', 'available',
+                              '--no-maintenance', '--unassociated',
+                              '--resource-class', 'gold'])
+        self.assertEqual({'provision_state': 'available',
+                          'maintenance': 'false', 'associated': 'false',
+                          'resource_class': 'gold'},
+                         self.api.last()['params'])
+
+    def test_node_set_unset_patch(self):
+        self.api.add('PATCH', '/v1/nodes/n1', 200, {'uuid': NODE})
+        fakes.run_json(self, ['baremetal', 'node', 'set', 'n1',
+                              '--resource-class', 'gold',
+                              '--property', 'cpus=4'])
+        self.assertEqual([
+            {'op': 'add', 'path': '/resource_class', 'value': 'gold'},
+            {'op': 'add', 'path': '/properties/cpus', 'value': 4}],
+            self.api.last()['json'])
+        fakes.run_json(self, ['baremetal', 'node', 'unset', 'n1',
+                              '--instance-uuid', '--extra', 'k'])
+        self.assertEqual([{'op': 'remove', 'path': '/instance_uuid'},
+                          {'op': 'remove', 'path': '/extra/k'}],
+                         self.api.last()['json'])
+
+    def test_provision_verbs(self):
+        url = '/v1/nodes/n1/states/provision'
+        self.api.add('PUT', url, 202)
+        for verb, target in (('manage', 'manage'), ('provide', 'provide'),
+                             ('deploy', 'active'), ('undeploy', 'deleted')):
+            code, _out, err = fakes.run(['baremetal', 'node', verb, 'n1'])
+            self.assertEqual(0, code, err)
+            self.assertEqual({'target': target}, self.api.last()['json'])
+
+    def test_clean_steps(self):
+        self.api.add('PUT', '/v1/nodes/n1/states/provision', 202)
+        steps = [{'interface': 'deploy', 'step': 'erase_devices'}]
+        code, _out, err = fakes.run(['baremetal', 'node', 'clean', 'n1',
+                                     '--clean-steps', json.dumps(steps)])
+        self.assertEqual(0, code, err)
+        self.assertEqual({'target': 'clean', 'clean_steps': steps},
+                         self.api.last()['json'])
+
+    def test_power_and_maintenance(self):
+        self.api.add('PUT', '/v1/nodes/n1/states/power', 202)
+        self.api.add('PUT', '/v1/nodes/n1/maintenance', 202)
+        self.api.add('DELETE', '/v1/nodes/n1/maintenance', 202)
+        for argv, target in ((['power', 'on'], 'power on'),
+                             (['power', 'off'], 'power off'),
+                             (['reboot'], 'rebooting')):
+            code, _out, err = fakes.run(['baremetal', 'node'] + argv
+                                        + ['n1'])
+            self.assertEqual(0, code, err)
+            self.assertEqual({'target': target}, self.api.last()['json'])
+        fakes.run(['baremetal', 'node', 'maintenance', 'set', 'n1',
+                   '--reason', 'disk'])
+        self.assertEqual({'reason': 'disk'}, self.api.last()['json'])
+        code, _out, _err = fakes.run(['baremetal', 'node', 'maintenance',
+                                      'unset', 'n1'])
+        self.assertEqual(0, code)
+        self.assertEqual('DELETE', self.api.last()['method'])
+
+    def test_traits(self):
+        self.api.add('PUT', '/v1/nodes/n1/traits/CUSTOM_A', 204)
+        self.api.add('GET', '/v1/nodes/n1/traits', 200,
+                     {'traits': ['CUSTOM_B', 'CUSTOM_A']})
+        code, _out, err = fakes.run(['baremetal', 'node', 'trait', 'add',
+                                     'n1', 'CUSTOM_A'])
+        self.assertEqual(0, code, err)
+        out = fakes.run_json(self, ['baremetal', 'node', 'trait', 'list',
+                                    'n1'])
+        self.assertEqual([{'traits': 'CUSTOM_A'}, {'traits': 'CUSTOM_B'}],
+                         out)
+        code, _out, err = fakes.run(['baremetal', 'node', 'trait', 'remove',
+                                     'n1'])
+        self.assertEqual(1, code)
+        self.assertIn('Give traits to remove or --all', err)
+
+    def test_history(self):
+        self.api.add('GET', '/v1/nodes/n1/history', 200, {'history': [
+            {'uuid': 'h1', 'created_at': 't', 'severity': 'ERROR',
+             'event': 'boom'}]})
+        out = fakes.run_json(self, ['baremetal', 'node', 'history', 'list',
+                                    'n1'])
+        self.assertEqual([{'uuid': 'h1', 'created_at': 't',
+                           'severity': 'ERROR', 'event': 'boom'}], out)
+
+    def test_endpoint_with_v1_suffix_and_explicit_version(self):
+        self.api.add('GET', '/v1/nodes', 200, {'nodes': []})
+        fakes.run_json(self, ['--os-baremetal-endpoint', 'http://h:1/v1/',
+                              '--os-baremetal-api-version', '1.60',
+                              'baremetal', 'node', 'list'])
+        self.assertIn(('baremetal', 'http://h:1', None),
+                      self.http.adapters_made)
+        self.assertEqual('1.60', self.api.last()['headers'][
+            'X-OpenStack-Ironic-API-Version'])
+
+    def test_invalid_version(self):
+        code, _out, err = fakes.run(['--os-baremetal-api-version', 'new',
+                                     'baremetal', 'node', 'list'])
+        self.assertEqual(1, code)
+        self.assertIn("Invalid baremetal API version 'new'", err)
