@@ -1,0 +1,111 @@
+"""Authentication middleware of the Placement API.
+
+``noauth`` follows upstream Placement's test conventions: every request
+but ``GET /`` needs an ``x-auth-token``; the token reads ``user[:project]``
+(project defaults to the user), the token ``admin`` has the admin role and
+``x-roles`` adds roles. ``openstack-system-scope: all`` asks for a system
+scoped context. ``keystone`` uses keystonemiddleware's auth_token
+(``[keystone_authtoken]``), except for ``GET /`` which stays public.
+``PlacementKeystoneContext`` then builds the request context from the
+identity headers either of them set.
+"""
+
+from keystonemiddleware import auth_token
+from oslo_log import log as logging
+from oslo_middleware import request_id
+import webob
+import webob.exc
+
+from alloc_framework.api.placement import context
+from alloc_framework.api.placement import util
+
+LOG = logging.getLogger(__name__)
+# Headers the identity layer sets; a client must not inject them.
+_IDENTITY_HEADERS = ('X-User-Id', 'X-User', 'X-Tenant-Id', 'X-Project-Id',
+                     'X-Tenant', 'X-Roles', 'X-Identity-Status')
+
+
+def _is_root(environ):
+    return environ.get('PATH_INFO', '') in ('', '/')
+
+
+def get_auth_strategy(conf):
+    """``[placement_api]auth_strategy``, else ``[DEFAULT]auth_strategy``.
+
+    http_basic has no meaning for Placement clients (keystoneauth), so it
+    means noauth here.
+    """
+    strategy = conf.placement_api.auth_strategy or conf.auth_strategy
+    if strategy == 'keystone':
+        return 'keystone'
+    return 'noauth'
+
+
+class NoAuthMiddleware:
+    """Trust ``x-auth-token`` as ``user[:project]``; 401 without one."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        req = webob.Request(environ)
+        if _is_root(environ):
+            return self.application(environ, start_response)
+        token = req.headers.get('X-Auth-Token')
+        if token is None:
+            return util.error_response(
+                req, webob.exc.HTTPUnauthorized(
+                    'This server could not verify that you are authorized '
+                    'to access the document you requested.'))(
+                environ, start_response)
+        user_id, _sep, project_id = token.partition(':')
+        project_id = project_id or user_id
+        roles = ['admin'] if user_id == 'admin' else []
+        for role in req.headers.get('X-Roles', '').split(','):
+            role = role.strip()
+            if role and role not in roles:
+                roles.append(role)
+        req.headers['X-User-Id'] = user_id
+        req.headers['X-Project-Id'] = project_id
+        req.headers['X-Tenant-Id'] = project_id
+        req.headers['X-Roles'] = ','.join(roles)
+        return self.application(environ, start_response)
+
+
+class PlacementKeystoneContext:
+    """Build ``environ['placement.context']`` from the identity headers."""
+
+    def __init__(self, application, enforcer):
+        self.application = application
+        self.enforcer = enforcer
+
+    def __call__(self, environ, start_response):
+        req_id = environ.get(request_id.ENV_REQUEST_ID)
+        ctx = context.RequestContext.from_environ(
+            environ, request_id=req_id, enforcer=self.enforcer)
+        if ctx.user_id is None and not _is_root(environ):
+            LOG.debug('Neither X_USER_ID nor X_USER found in request')
+            req = webob.Request(environ)
+            return util.error_response(
+                req, webob.exc.HTTPUnauthorized())(environ, start_response)
+        environ['placement.context'] = ctx
+        return self.application(environ, start_response)
+
+
+class PlacementAuthProtocol(auth_token.AuthProtocol):
+    """keystonemiddleware's auth_token that leaves ``GET /`` public."""
+
+    def __init__(self, app, conf):
+        self._placement_app = app
+        super().__init__(app, conf)
+
+    def __call__(self, environ, start_response):
+        if _is_root(environ):
+            return self._placement_app(environ, start_response)
+        return super().__call__(environ, start_response)
+
+
+def keystone_middleware(application, conf):
+    """Wrap ``application`` with auth_token configured from ``conf``."""
+    # Tell keystonemiddleware which ConfigOpts holds [keystone_authtoken].
+    return PlacementAuthProtocol(application, {'oslo_config_config': conf})

@@ -1,0 +1,67 @@
+"""Assemble the Placement WSGI application.
+
+``loadapp(conf)`` returns the whole stack, outermost first: request ids,
+CORS, request log, fault wrapper, authentication (noauth or keystone),
+request context, microversion, route table. Loading also makes sure the
+standard resource classes and traits are in the database.
+"""
+
+from oslo_log import log as logging
+from oslo_middleware import cors
+from oslo_middleware import request_id
+
+from alloc_framework.api.placement import auth
+from alloc_framework.api.placement import fault_wrap
+from alloc_framework.api.placement import handler
+from alloc_framework.api.placement import microversion
+from alloc_framework.api.placement import policy
+from alloc_framework.api.placement import requestlog
+from alloc_framework.common import context as common_context
+from alloc_framework.objects.placement import attribute_cache
+from alloc_framework.objects.placement import resource_class
+from alloc_framework.objects.placement import trait
+
+LOG = logging.getLogger(__name__)
+
+
+def _set_cors_defaults():
+    # Browsers may only read headers that CORS exposes.
+    cors.set_defaults(
+        allow_headers=['X-Auth-Token', 'X-Openstack-Request-Id',
+                       'OpenStack-API-Version', 'Content-Type'],
+        expose_headers=['X-Openstack-Request-Id', 'OpenStack-API-Version',
+                        'Location', 'Last-Modified', 'Vary'],
+        allow_methods=['GET', 'PUT', 'POST', 'DELETE', 'PATCH'])
+
+
+def sync_standard_data():
+    """Insert missing standard resource classes and traits."""
+    ctx = common_context.get_admin_context()
+    resource_class.sync_standard(ctx)
+    trait.sync_standard(ctx)
+    # Ids may differ from a previous database (tests, re-deploys).
+    attribute_cache.clear()
+
+
+def deploy(conf):
+    """The WSGI stack over ``conf`` (no database work)."""
+    enforcer = policy.get_enforcer(conf)
+    application = handler.PlacementHandler(conf)
+    application = microversion.MicroversionMiddleware(application)
+    application = auth.PlacementKeystoneContext(application, enforcer)
+    if auth.get_auth_strategy(conf) == 'keystone':
+        application = auth.keystone_middleware(application, conf)
+    else:
+        application = auth.NoAuthMiddleware(application)
+    application = fault_wrap.FaultWrapper(application)
+    application = requestlog.RequestLog(application)
+    _set_cors_defaults()
+    application = cors.CORS(application, conf)
+    application = request_id.RequestId(application)
+    return application
+
+
+def loadapp(conf):
+    """The Placement WSGI application, with standard data synced."""
+    sync_standard_data()
+    return deploy(conf)

@@ -1,0 +1,29 @@
+"""Stable error codes of the Placement API.
+
+From microversion 1.23 every error body carries one of these in its
+``code`` field. Clients branch on them, so a code is never renamed, never
+reused for another meaning and never removed.
+"""
+
+# Used when no more specific code applies.
+DEFAULT = 'placement.undefined_code'
+
+# Inventory cannot be removed or shrunk below what is allocated.
+INVENTORY_INUSE = 'placement.inventory.inuse'
+# A provider or consumer generation did not match: re-read and retry.
+CONCURRENT_UPDATE = 'placement.concurrent_update'
+# Another entity of the same kind already has this name.
+DUPLICATE_NAME = 'placement.duplicate_name'
+# A provider with allocations cannot be deleted.
+PROVIDER_IN_USE = 'placement.resource_provider.inuse'
+# A provider with children cannot be deleted.
+PROVIDER_CANNOT_DELETE_PARENT = (
+    'placement.resource_provider.cannot_delete_parent')
+# A provider named in a multi-provider operation does not exist.
+RESOURCE_PROVIDER_NOT_FOUND = 'placement.resource_provider.not_found'
+# A query parameter that may appear once appeared more than once.
+ILLEGAL_DUPLICATE_QUERYPARAM = 'placement.query.duplicate_key'
+# A query parameter passed the schema but not semantic validation.
+QUERYPARAM_BAD_VALUE = 'placement.query.bad_value'
+# A required query parameter is missing.
+QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'

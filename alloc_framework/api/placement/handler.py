@@ -1,0 +1,122 @@
+"""The route table of the Placement API and its dispatcher.
+
+``ROUTE_DECLARATIONS`` maps a URL template to ``{METHOD: handler}``. A
+known URL with an undeclared method gets a 405 with an ``Allow`` header;
+an unknown URL a 404. Both, like every error, carry the JSON error body.
+Domain errors a handler lets escape are mapped here once: ``NotFound`` ->
+404, ``PolicyNotAuthorized`` -> 403.
+"""
+
+import routes
+import webob
+import webob.exc
+
+from alloc_framework.api.placement.handlers import resource_class
+from alloc_framework.api.placement.handlers import root
+from alloc_framework.api.placement.handlers import trait
+from alloc_framework.api.placement import util
+from alloc_framework.objects.placement import exception
+
+# URL template -> {HTTP method: handler}. Handlers are
+# PlacementWsgify-decorated functions of handlers/<resource>.py.
+ROUTE_DECLARATIONS = {
+    '/': {
+        'GET': root.home,
+    },
+    '/resource_classes': {
+        'GET': resource_class.list_resource_classes,
+        'POST': resource_class.create_resource_class,
+    },
+    '/resource_classes/{name}': {
+        'GET': resource_class.get_resource_class,
+        'PUT': resource_class.update_resource_class,
+        'DELETE': resource_class.delete_resource_class,
+    },
+    '/traits': {
+        'GET': trait.list_traits,
+    },
+    '/traits/{name}': {
+        'GET': trait.get_trait,
+        'PUT': trait.put_trait,
+        'DELETE': trait.delete_trait,
+    },
+}
+
+
+def dispatch(environ, start_response, mapper):
+    """Call the handler of the route matching ``environ``, or 404."""
+    result = mapper.match(environ=environ)
+    if result is None:
+        raise webob.exc.HTTPNotFound(
+            'The resource could not be found.')
+    handler = result.pop('action')
+    environ['wsgiorg.routing_args'] = ((), result)
+    return handler(environ, start_response)
+
+
+def handle_405(environ, start_response):
+    """405 with the methods the URL does support in ``Allow``."""
+    methods = util.wsgi_path_item(environ, '_methods')
+    headers = {}
+    if methods:
+        # webob wants str header values.
+        headers['allow'] = str(methods)
+    raise webob.exc.HTTPMethodNotAllowed(
+        'The method specified is not allowed for this resource.',
+        headers=headers)
+
+
+def make_map(declarations):
+    """A routes.Mapper of ``declarations`` plus 405 catch-alls."""
+    mapper = routes.Mapper()
+    for route, targets in declarations.items():
+        allowed = []
+        for method in targets:
+            mapper.connect(route, action=targets[method],
+                           conditions=dict(method=[method]))
+            allowed.append(method)
+        mapper.connect(route, action=handle_405,
+                       _methods=', '.join(allowed))
+    return mapper
+
+
+class PlacementHandler:
+    """Serve the route table (the innermost WSGI application)."""
+
+    def __init__(self, conf):
+        self.conf = conf
+        self._map = make_map(ROUTE_DECLARATIONS)
+
+    def __call__(self, environ, start_response):
+        req = webob.Request(environ)
+        try:
+            self._check_content_type(environ)
+            ctx = environ.get('placement.context')
+            if ctx is not None:
+                # Handlers needing options read them from here rather
+                # than from a global.
+                ctx.config = self.conf
+            environ['placement.conf'] = self.conf
+            return dispatch(environ, start_response, self._map)
+        except exception.NotFound as exc:
+            err = webob.exc.HTTPNotFound(str(exc))
+        except exception.PolicyNotAuthorized as exc:
+            err = webob.exc.HTTPForbidden(exc.format_message())
+        except webob.exc.HTTPException as exc:
+            err = exc
+        code = err.comment
+        err.comment = None
+        return util.error_response(req, err, code=code)(environ,
+                                                        start_response)
+
+    @staticmethod
+    def _check_content_type(environ):
+        # A body without a content type cannot be interpreted.
+        clen = environ.get('CONTENT_LENGTH')
+        try:
+            if clen and int(clen) > 0 and not environ.get('CONTENT_TYPE'):
+                raise webob.exc.HTTPBadRequest(
+                    'content-type header required when content-length > 0')
+        except ValueError:
+            raise webob.exc.HTTPBadRequest(
+                'content-length header must be an integer')

@@ -1,0 +1,1 @@
+"""Request handlers of the Placement API, one module per resource."""

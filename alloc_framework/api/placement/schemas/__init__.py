@@ -1,0 +1,1 @@
+"""JSON schemas of the Placement API, one constant per microversion."""

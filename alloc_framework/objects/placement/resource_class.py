@@ -1,0 +1,200 @@
+"""Resource classes: the kinds of quantitative resources.
+
+Standard classes come from os-resource-classes and have stable ids: their
+index in ``os_resource_classes.STANDARDS`` (the library only appends).
+Custom classes (``CUSTOM_*``) get ids from ``MIN_CUSTOM_ID`` upwards, so
+that they never collide with a standard class added later.
+"""
+
+import os_resource_classes as orc
+from oslo_db import exception as db_exc
+from oslo_log import log as logging
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects.placement import attribute_cache
+from alloc_framework.objects.placement import exception
+
+LOG = logging.getLogger(__name__)
+_RC_TBL = models.ResourceClass.__table__
+_INV_TBL = models.Inventory.__table__
+MIN_CUSTOM_ID = 10000
+# Concurrent creators may pick the same next id; each retry re-reads it.
+_MAX_CREATE_RETRIES = 5
+STANDARDS = orc.STANDARDS
+
+
+def is_standard(name):
+    return name in STANDARDS
+
+
+class ResourceClass:
+    """One resource class: ``id``, ``name`` and timestamps."""
+
+    def __init__(self, id=None, name=None, created_at=None,
+                 updated_at=None):
+        self.id = id
+        self.name = name
+        self.created_at = created_at
+        self.updated_at = updated_at
+
+    @classmethod
+    def _from_row(cls, row):
+        return cls(id=row.id, name=row.name, created_at=row.created_at,
+                   updated_at=row.updated_at)
+
+
+@db_api.writer
+def _sync_standard(context):
+    existing = set(context.session.execute(
+        sa.select(_RC_TBL.c.name)).scalars())
+    now = timeutils.utcnow()
+    missing = [{'id': index, 'name': name, 'created_at': now}
+               for index, name in enumerate(STANDARDS)
+               if name not in existing]
+    if missing:
+        context.session.execute(_RC_TBL.insert(), missing)
+    return len(missing)
+
+
+def sync_standard(context):
+    """Insert the standard classes the database lacks.
+
+    Several API processes may start together: losing the race to insert
+    is fine, the winner inserted the same rows.
+    """
+    try:
+        added = _sync_standard(context)
+    except db_exc.DBDuplicateEntry:
+        LOG.debug('Standard resource classes synced concurrently')
+        return
+    if added:
+        LOG.info('Added %d standard resource classes', added)
+
+
+@db_api.reader
+def get_by_name(context, name):
+    """The class called ``name``.
+
+    :raises exception.ResourceClassNotFound: no such class.
+    """
+    row = context.session.execute(
+        sa.select(_RC_TBL).where(_RC_TBL.c.name == name)).first()
+    if row is None:
+        raise exception.ResourceClassNotFound(resource_class=name)
+    return ResourceClass._from_row(row)
+
+
+@db_api.reader
+def get_all(context):
+    """Every class, standard ones first (ordered by id)."""
+    rows = context.session.execute(
+        sa.select(_RC_TBL).order_by(_RC_TBL.c.id)).all()
+    return [ResourceClass._from_row(r) for r in rows]
+
+
+@db_api.writer
+def _create_once(context, name):
+    if context.session.execute(
+            sa.select(_RC_TBL.c.id).where(_RC_TBL.c.name == name)).first():
+        raise exception.ResourceClassExists(resource_class=name)
+    max_id = context.session.execute(
+        sa.select(sa.func.max(_RC_TBL.c.id)).where(
+            _RC_TBL.c.id >= MIN_CUSTOM_ID)).scalar()
+    new_id = MIN_CUSTOM_ID if max_id is None else max_id + 1
+    now = timeutils.utcnow()
+    context.session.execute(_RC_TBL.insert().values(
+        id=new_id, name=name, created_at=now))
+    return ResourceClass(id=new_id, name=name, created_at=now)
+
+
+def create(context, name):
+    """Create the custom class ``name``.
+
+    :raises exception.ResourceClassExists: the name is taken.
+    :raises exception.MaxDBRetriesExceeded: concurrent creators kept
+        taking the next id.
+    """
+    for _attempt in range(_MAX_CREATE_RETRIES):
+        try:
+            return _create_once(context, name)
+        except db_exc.DBDuplicateEntry as exc:
+            if 'name' in (exc.columns or []):
+                raise exception.ResourceClassExists(resource_class=name)
+            # Either the id or the name: re-read both and try again.
+            LOG.debug('Resource class %s: id taken concurrently, retrying',
+                      name)
+    # A name clash shows on the next read; report it as such.
+    try:
+        get_by_name(context, name)
+    except exception.ResourceClassNotFound:
+        raise exception.MaxDBRetriesExceeded(
+            action='create resource class %s' % name)
+    raise exception.ResourceClassExists(resource_class=name)
+
+
+@db_api.writer
+def _rename(context, old_name, new_name):
+    row = context.session.execute(
+        sa.select(_RC_TBL).where(_RC_TBL.c.name == old_name)).first()
+    if row is None:
+        raise exception.ResourceClassNotFound(resource_class=old_name)
+    if is_standard(old_name):
+        raise exception.ResourceClassCannotUpdateStandard(
+            resource_class=old_name)
+    if context.session.execute(
+            sa.select(_RC_TBL.c.id).where(
+                _RC_TBL.c.name == new_name)).first():
+        raise exception.ResourceClassExists(resource_class=new_name)
+    now = timeutils.utcnow()
+    context.session.execute(
+        _RC_TBL.update().where(_RC_TBL.c.id == row.id).values(
+            name=new_name, updated_at=now))
+    return ResourceClass(id=row.id, name=new_name,
+                         created_at=row.created_at, updated_at=now)
+
+
+def rename(context, old_name, new_name):
+    """Rename a custom class (the API's pre-1.7 PUT).
+
+    :raises exception.ResourceClassNotFound: no class ``old_name``.
+    :raises exception.ResourceClassCannotUpdateStandard: a standard class.
+    :raises exception.ResourceClassExists: ``new_name`` is taken.
+    """
+    try:
+        rc = _rename(context, old_name, new_name)
+    except db_exc.DBDuplicateEntry:
+        raise exception.ResourceClassExists(resource_class=new_name)
+    attribute_cache.clear()
+    return rc
+
+
+@db_api.writer
+def _destroy(context, name):
+    row = context.session.execute(
+        sa.select(_RC_TBL.c.id).where(_RC_TBL.c.name == name)).first()
+    if row is None:
+        raise exception.ResourceClassNotFound(resource_class=name)
+    if is_standard(name):
+        raise exception.ResourceClassCannotDeleteStandard(
+            resource_class=name)
+    in_use = context.session.execute(
+        sa.select(_INV_TBL.c.id).where(
+            _INV_TBL.c.resource_class_id == row.id).limit(1)).first()
+    if in_use:
+        raise exception.ResourceClassInUse(resource_class=name)
+    context.session.execute(_RC_TBL.delete().where(_RC_TBL.c.id == row.id))
+
+
+def destroy(context, name):
+    """Delete the custom class ``name``.
+
+    :raises exception.ResourceClassNotFound: no such class.
+    :raises exception.ResourceClassCannotDeleteStandard: a standard class.
+    :raises exception.ResourceClassInUse: some provider has inventory of it.
+    """
+    _destroy(context, name)
+    # The id may be handed to the next new class.
+    attribute_cache.clear()

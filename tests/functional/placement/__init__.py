@@ -1,0 +1,1 @@
+"""HTTP-level tests of the Placement API (gabbi YAML and Python)."""
