@@ -1,0 +1,150 @@
+"""The interface of node allocation backends, and how one is loaded.
+
+Exactly one backend is active in a conductor: the entry point of the
+``alloc_framework.allocation.backends`` namespace named by
+``[allocation]backend``. It is loaded once, when the conductor starts, and
+a backend that is unknown or fails to load stops the start.
+
+The conductor (:mod:`alloc_framework.conductor.allocations`) owns the
+allocation's life cycle: it creates the allocation in ``allocating`` with
+its own ``conductor_affinity``, runs :meth:`AllocationBackend.allocate` in
+its worker pool, records failures as ``error`` with the backend's message,
+and takes allocations of dead conductors over. A backend only decides
+*which* node serves an allocation and performs the reservation; it never
+changes an allocation's affinity.
+
+Invariants every backend keeps, because API clients rely on them:
+
+* an allocation is ``active`` exactly when it has a ``node_id``, and that
+  node's ``instance_uuid`` is the allocation's UUID and its
+  ``allocation_id`` the allocation's id; both sides change in one database
+  transaction (:mod:`alloc_framework.objects.node_reservation` offers the
+  transactions);
+* a node is reserved for at most one allocation;
+* updates of an ``allocating`` allocation are guarded by its
+  ``conductor_affinity`` (:class:`~alloc_framework.common.exception.
+  AllocationTakenOver` tells that another conductor took it over).
+
+A backend backed by an external service (a ``placement`` backend, for
+example) claims the node there first, then reserves it in the database
+with :func:`~alloc_framework.objects.node_reservation.reserve_node`
+restricted to the claimed node, and undoes its claim when that fails.
+"""
+
+import abc
+
+from oslo_log import log
+from stevedore import driver as stevedore_driver
+
+from alloc_framework.common import exception
+
+LOG = log.getLogger(__name__)
+
+NAMESPACE = 'alloc_framework.allocation.backends'
+
+
+class AllocationBackend(abc.ABC):
+    """A way of choosing and reserving nodes for allocations.
+
+    :param conf: the ``oslo_config.cfg.ConfigOpts`` of the service.
+    """
+
+    def __init__(self, conf):
+        self.conf = conf
+
+    def validate(self, context, allocation):
+        """Check that this backend can serve ``allocation`` at all.
+
+        Called by the conductor before the allocation is created, so that
+        a request the backend can never serve is refused with a 4xx and
+        leaves nothing behind. The default accepts everything.
+
+        :param context: a request context.
+        :param allocation: the ``Allocation`` about to be created.
+        :raises: InvalidParameterValue when the request cannot be served.
+        """
+
+    @abc.abstractmethod
+    def allocate(self, context, allocation):
+        """Find a node for an ``allocating`` allocation and reserve it.
+
+        Runs in a conductor worker thread; it must not sleep. On success
+        the allocation is ``active`` in the database and the object is
+        updated (``node_id``, ``state``).
+
+        :param context: an admin context.
+        :param allocation: an ``Allocation`` in state ``allocating`` whose
+            ``conductor_affinity`` is the calling conductor.
+        :returns: the UUID of the reserved node.
+        :raises: AllocationFailed (its ``error`` keyword argument becomes
+            the allocation's ``last_error``; it says which filter left no
+            node) when no node can serve the allocation now.
+        :raises: AllocationTakenOver or AllocationNotFound when the
+            allocation was taken over or deleted meanwhile; nothing is
+            reserved then.
+        """
+
+    @abc.abstractmethod
+    def backfill(self, context, allocation, node_id):
+        """Record ``allocation`` for a node deployed without one.
+
+        Creates the allocation directly ``active`` on the node. All checks
+        happen before anything is written; on error nothing is left.
+
+        :param context: a request context.
+        :param allocation: a new ``Allocation`` (not created yet); a
+            missing ``uuid`` defaults to the node's ``instance_uuid`` and a
+            missing ``resource_class`` to the node's.
+        :param node_id: the database id of the node.
+        :returns: the created ``Allocation``.
+        :raises: InvalidParameterValue when the node is not ``active`` or
+            does not match the resource class, traits or candidate nodes.
+        :raises: NodeAssociated when the node belongs to another instance
+            or allocation; NodeLocked when another task holds its lock;
+            NodeNotFound; InstanceAssociated, AllocationAlreadyExists,
+            AllocationDuplicateName as :meth:`Allocation.create`.
+        """
+
+    @abc.abstractmethod
+    def deallocate(self, context, allocation):
+        """Release the allocation's node and delete the allocation.
+
+        :param context: a request context.
+        :param allocation: an existing ``Allocation`` (any state).
+        :raises: NodeIsAllocated when the node is ``active`` or in a state
+            that forbids updates and is not in maintenance.
+        :raises: NodeLocked when another task holds the node's lock.
+        :raises: AllocationNotFound when it is already gone.
+        """
+
+
+def load_backend(conf):
+    """Load the backend named by ``[allocation]backend``.
+
+    :returns: an :class:`AllocationBackend` instance.
+    :raises: DriverLoadError when the backend is unknown, fails to import
+        or is not an :class:`AllocationBackend`.
+    """
+    name = conf.allocation.backend
+
+    def _failed(manager, entrypoint, exc):
+        raise exception.DriverLoadError(name=name, namespace=NAMESPACE,
+                                        reason=exc)
+
+    try:
+        manager = stevedore_driver.DriverManager(
+            NAMESPACE, name, invoke_on_load=True, invoke_args=(conf,),
+            on_load_failure_callback=_failed)
+    except exception.DriverLoadError:
+        raise
+    except Exception as exc:
+        # stevedore reports an unknown name as NoMatches.
+        raise exception.DriverLoadError(name=name, namespace=NAMESPACE,
+                                        reason=exc)
+    backend = manager.driver
+    if not isinstance(backend, AllocationBackend):
+        raise exception.DriverLoadError(
+            name=name, namespace=NAMESPACE,
+            reason='%r is not an AllocationBackend' % type(backend))
+    LOG.info('Using the "%s" node allocation backend', name)
+    return backend

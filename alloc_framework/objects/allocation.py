@@ -1,0 +1,408 @@
+"""The node *Allocation* versioned object and its SQL.
+
+An allocation asks for one node of a resource class (optionally with traits
+and among candidate nodes). It moves from ``allocating`` to ``active`` (a
+node is reserved for it) or to ``error``. ``conductor_affinity`` is the id
+of the conductor processing it; every update made through :meth:`save` is
+guarded by the affinity the object was loaded with, so a conductor that
+lost the allocation to a take-over cannot overwrite the new owner's work.
+
+Reserving and releasing nodes touches nodes and allocations together and
+lives in :mod:`alloc_framework.objects.node_reservation`.
+"""
+
+from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import utils as db_utils
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from alloc_framework.common import exception
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects import base
+from alloc_framework.objects import fields
+
+# The allocation state machine: ALLOCATING -> ACTIVE | ERROR.
+ALLOCATING = 'allocating'
+ACTIVE = 'active'
+ERROR = 'error'
+STATES = (ALLOCATING, ACTIVE, ERROR)
+
+ALLOCATIONS = models.NodeAllocation.__table__
+TRAITS = models.NodeAllocationTrait.__table__
+NODES = models.Node.__table__
+
+# Columns the list may be sorted by (JSON columns are not sortable).
+SORT_KEYS = ('id', 'uuid', 'name', 'node_id', 'state', 'owner',
+             'resource_class', 'conductor_affinity', 'created_at',
+             'updated_at')
+FILTERS = ('state', 'resource_class', 'node_id', 'owner',
+           'conductor_affinity', 'conductor_affinity_not_in')
+
+_COLUMNS = ('id', 'uuid', 'name', 'node_id', 'state', 'owner', 'last_error',
+            'resource_class', 'candidate_nodes', 'extra',
+            'conductor_affinity', 'created_at', 'updated_at')
+
+
+def _is_int_like(value):
+    if isinstance(value, int):
+        return not isinstance(value, bool)
+    return isinstance(value, str) and value.isdigit()
+
+
+def _load_traits(session, allocation_ids):
+    """Traits of many allocations in one query: {id: sorted list}."""
+    result = {i: [] for i in allocation_ids}
+    if not allocation_ids:
+        return result
+    rows = session.execute(
+        sa.select(TRAITS.c.allocation_id, TRAITS.c.trait).where(
+            TRAITS.c.allocation_id.in_(allocation_ids)))
+    for allocation_id, trait in rows:
+        result[allocation_id].append(trait)
+    for traits in result.values():
+        traits.sort()
+    return result
+
+
+def _get_row(session, column, value, ident):
+    row = session.execute(
+        sa.select(ALLOCATIONS).where(column == value)).first()
+    if row is None:
+        raise exception.AllocationNotFound(allocation=ident)
+    return row
+
+
+def insert_allocation(session, values, traits):
+    """Insert an allocation row and its traits; return the new id.
+
+    Shared by :meth:`Allocation.create` and the backfill, which must write
+    the allocation and the node in one transaction.
+
+    :raises: AllocationAlreadyExists, AllocationDuplicateName
+    """
+    now = base.utcnow()
+    values = dict(values, created_at=now, updated_at=None)
+    try:
+        # A savepoint keeps the outer transaction usable after a
+        # duplicate: PostgreSQL aborts the whole transaction otherwise.
+        with session.begin_nested():
+            result = session.execute(sa.insert(ALLOCATIONS).values(values))
+    except db_exc.DBDuplicateEntry as exc:
+        if 'name' in (exc.columns or ()):
+            raise exception.AllocationDuplicateName(name=values['name'])
+        raise exception.AllocationAlreadyExists(uuid=values['uuid'])
+    allocation_id = result.inserted_primary_key[0]
+    if traits:
+        session.execute(sa.insert(TRAITS), [
+            {'allocation_id': allocation_id, 'trait': t, 'created_at': now}
+            for t in sorted(set(traits))])
+    return allocation_id
+
+
+def check_instance_uuid_free(session, uuid, node_id=None):
+    """Refuse an allocation UUID used as ``instance_uuid`` of a node.
+
+    ``node_id`` (a backfill) is the one node allowed to carry it already.
+
+    :raises: InstanceAssociated
+    """
+    query = sa.select(NODES.c.id, NODES.c.uuid).where(
+        NODES.c.instance_uuid == uuid)
+    row = session.execute(query).first()
+    if row is not None and row.id != node_id:
+        raise exception.InstanceAssociated(instance_uuid=uuid, node=row.uuid)
+
+
+@base.AllocObjectRegistry.register
+class Allocation(base.AllocObject):
+    """A request for a node; see the module docstring."""
+
+    # Version 1.0: initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.IntegerField(),
+        'uuid': fields.UUIDField(nullable=True),
+        'name': fields.StringField(nullable=True),
+        'node_id': fields.IntegerField(nullable=True),
+        'state': fields.StringField(),
+        'owner': fields.StringField(nullable=True),
+        'last_error': fields.StringField(nullable=True),
+        'resource_class': fields.StringField(nullable=True),
+        'traits': fields.ListOfStringsField(nullable=True),
+        'candidate_nodes': fields.ListOfStringsField(nullable=True),
+        'extra': fields.FlexibleDictField(nullable=True),
+        'conductor_affinity': fields.IntegerField(nullable=True),
+        'created_at': fields.DateTimeField(nullable=True),
+        'updated_at': fields.DateTimeField(nullable=True),
+    }
+
+    # The affinity the row had when this object last read or wrote it: the
+    # guard of the next save().
+    _guard_affinity = None
+
+    @classmethod
+    def _from_row(cls, context, row, traits):
+        obj = cls(context)
+        for name in _COLUMNS:
+            value = getattr(row, name)
+            if name == 'candidate_nodes' and value == []:
+                value = None
+            setattr(obj, name, value)
+        obj.traits = traits
+        obj._guard_affinity = row.conductor_affinity
+        obj.obj_reset_changes()
+        return obj
+
+    # --- reading ------------------------------------------------------------
+
+    @classmethod
+    def get(cls, context, ident):
+        """Find an allocation by id (int), UUID or name.
+
+        :raises: AllocationNotFound
+        """
+        if _is_int_like(ident):
+            return cls.get_by_id(context, int(ident))
+        if uuidutils.is_uuid_like(ident):
+            return cls.get_by_uuid(context, ident)
+        return cls.get_by_name(context, ident)
+
+    @classmethod
+    def get_by_id(cls, context, allocation_id):
+        return cls._get(context, ALLOCATIONS.c.id, allocation_id)
+
+    @classmethod
+    def get_by_uuid(cls, context, uuid):
+        return cls._get(context, ALLOCATIONS.c.uuid, uuid)
+
+    @classmethod
+    def get_by_name(cls, context, name):
+        return cls._get(context, ALLOCATIONS.c.name, name)
+
+    @classmethod
+    @db_api.reader
+    def _get(cls, context, column, value):
+        row = _get_row(context.session, column, value, value)
+        traits = _load_traits(context.session, [row.id])[row.id]
+        return cls._from_row(context, row, traits)
+
+    @classmethod
+    @db_api.reader
+    def list(cls, context, filters=None, limit=None, marker=None,
+             sort_key='id', sort_dir='asc'):
+        """List allocations.
+
+        :param filters: dict with any of ``state``, ``resource_class``,
+            ``node_id``, ``owner``, ``conductor_affinity`` and
+            ``conductor_affinity_not_in`` (a list of conductor ids; matches
+            also allocations without affinity).
+        :param marker: UUID (or object) of the last allocation of the
+            previous page.
+        :raises: InvalidParameterValue on an unknown filter or sort key
+        :raises: AllocationNotFound when the marker does not exist
+        """
+        filters = dict(filters or {})
+        unknown = set(filters) - set(FILTERS)
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err='Unknown allocation filters: %s'
+                    % ', '.join(sorted(unknown)))
+        if sort_key not in SORT_KEYS:
+            raise exception.InvalidParameterValue(
+                err='The sort_key value "%s" is invalid. Allowed values '
+                    'are: %s' % (sort_key, ', '.join(SORT_KEYS)))
+        if sort_dir not in ('asc', 'desc'):
+            raise exception.InvalidParameterValue(
+                err='Invalid sort direction: %s. Acceptable values are '
+                    '"asc" or "desc"' % sort_dir)
+        session = context.session
+        model = models.NodeAllocation
+        query = session.query(model)
+        for key in ('state', 'resource_class', 'node_id', 'owner',
+                    'conductor_affinity'):
+            if key in filters:
+                query = query.filter(getattr(model, key) == filters[key])
+        if 'conductor_affinity_not_in' in filters:
+            ids = list(filters['conductor_affinity_not_in'])
+            column = model.conductor_affinity
+            query = query.filter(sa.or_(column.is_(None),
+                                        column.notin_(ids) if ids
+                                        else sa.true()))
+        marker_row = None
+        if marker is not None:
+            marker_uuid = getattr(marker, 'uuid', marker)
+            marker_row = query.session.query(model).filter_by(
+                uuid=marker_uuid).first()
+            if marker_row is None:
+                raise exception.AllocationNotFound(allocation=marker_uuid)
+        sort_keys = [sort_key] if sort_key == 'id' else [sort_key, 'id']
+        query = db_utils.paginate_query(query, model, limit, sort_keys,
+                                        marker=marker_row,
+                                        sort_dir=sort_dir)
+        rows = query.all()
+        traits = _load_traits(session, [r.id for r in rows])
+        return [cls._from_row(context, r, traits[r.id]) for r in rows]
+
+    def refresh(self, context=None):
+        """Reload every field from the database.
+
+        :raises: AllocationNotFound
+        """
+        self._refresh(context or self._context)
+
+    @db_api.reader
+    def _refresh(self, context):
+        row = _get_row(context.session, ALLOCATIONS.c.id, self.id, self.uuid)
+        traits = _load_traits(context.session, [row.id])[row.id]
+        fresh = self._from_row(context, row, traits)
+        for name in self.fields:
+            setattr(self, name, getattr(fresh, name))
+        self._guard_affinity = fresh._guard_affinity
+        self.obj_reset_changes()
+
+    # --- writing ------------------------------------------------------------
+
+    def _values_for_db(self, names):
+        values = {}
+        for name in names:
+            if name in ('id', 'traits', 'created_at', 'updated_at'):
+                continue
+            if self.obj_attr_is_set(name):
+                values[name] = base.to_db_value(getattr(self, name))
+        return values
+
+    def create(self, context=None):
+        """Create the allocation (default state ``allocating``).
+
+        :raises: AllocationAlreadyExists, AllocationDuplicateName,
+            InstanceAssociated (the UUID is a node's ``instance_uuid``)
+        """
+        context = context or self._context
+        if not self.obj_attr_is_set('uuid') or not self.uuid:
+            self.uuid = uuidutils.generate_uuid()
+        if not self.obj_attr_is_set('state'):
+            self.state = ALLOCATING
+        self._create(context)
+
+    @oslo_db_api.retry_on_deadlock
+    @db_api.writer
+    def _create(self, context):
+        session = context.session
+        node_id = self.node_id if self.obj_attr_is_set('node_id') else None
+        check_instance_uuid_free(session, self.uuid, node_id)
+        values = self._values_for_db(_COLUMNS)
+        traits = self.traits if self.obj_attr_is_set('traits') else None
+        allocation_id = insert_allocation(session, values, traits)
+        row = _get_row(session, ALLOCATIONS.c.id, allocation_id, self.uuid)
+        fresh = self._from_row(context, row, sorted(set(traits or ())))
+        for name in self.fields:
+            setattr(self, name, getattr(fresh, name))
+        self._guard_affinity = fresh._guard_affinity
+        self._context = context
+        self.obj_reset_changes()
+
+    def save(self, context=None):
+        """Write the changed fields.
+
+        The UPDATE only matches while the row still has the
+        ``conductor_affinity`` this object read: a conductor that lost the
+        allocation to a take-over cannot overwrite it.
+
+        :raises: AllocationNotFound, AllocationDuplicateName,
+            AllocationTakenOver (the affinity changed meanwhile)
+        """
+        context = context or self._context
+        changed = self.obj_what_changed()
+        if not changed:
+            return
+        if 'uuid' in changed:
+            raise exception.InvalidParameterValue(
+                err='Cannot overwrite the UUID of an existing allocation.')
+        self._save(context, changed)
+
+    @oslo_db_api.retry_on_deadlock
+    @db_api.writer
+    def _save(self, context, changed):
+        session = context.session
+        values = self._values_for_db(changed)
+        now = base.utcnow()
+        values['updated_at'] = now
+        guard = ALLOCATIONS.c.conductor_affinity
+        guard = (guard.is_(None) if self._guard_affinity is None
+                 else guard == self._guard_affinity)
+        try:
+            with session.begin_nested():
+                result = session.execute(
+                    sa.update(ALLOCATIONS)
+                    .where(ALLOCATIONS.c.id == self.id, guard)
+                    .values(values))
+        except db_exc.DBDuplicateEntry:
+            raise exception.AllocationDuplicateName(name=self.name)
+        if result.rowcount != 1:
+            row = session.execute(sa.select(ALLOCATIONS.c.conductor_affinity)
+                                  .where(ALLOCATIONS.c.id == self.id)).first()
+            if row is None:
+                raise exception.AllocationNotFound(allocation=self.uuid)
+            raise exception.AllocationTakenOver(
+                allocation=self.uuid, conductor=row.conductor_affinity)
+        if 'traits' in changed:
+            session.execute(sa.delete(TRAITS).where(
+                TRAITS.c.allocation_id == self.id))
+            if self.traits:
+                session.execute(sa.insert(TRAITS), [
+                    {'allocation_id': self.id, 'trait': t, 'created_at': now}
+                    for t in sorted(set(self.traits))])
+        self.updated_at = now
+        if 'conductor_affinity' in changed:
+            self._guard_affinity = self.conductor_affinity
+        self.obj_reset_changes()
+
+    def destroy(self, context=None):
+        """Delete the allocation and release its node, in one transaction.
+
+        Unconditional (node deletion uses it); the checks of an explicit
+        deallocation are in :func:`node_reservation.release_node`.
+
+        :raises: AllocationNotFound
+        """
+        self._destroy(context or self._context)
+
+    @oslo_db_api.retry_on_deadlock
+    @db_api.writer
+    def _destroy(self, context):
+        session = context.session
+        session.execute(
+            sa.update(NODES).where(NODES.c.allocation_id == self.id)
+            .values(instance_uuid=None, allocation_id=None,
+                    updated_at=base.utcnow()))
+        session.execute(sa.delete(TRAITS).where(
+            TRAITS.c.allocation_id == self.id))
+        result = session.execute(sa.delete(ALLOCATIONS).where(
+            ALLOCATIONS.c.id == self.id))
+        if result.rowcount != 1:
+            raise exception.AllocationNotFound(allocation=self.uuid)
+        self.obj_reset_changes()
+
+    @staticmethod
+    @oslo_db_api.retry_on_deadlock
+    @db_api.writer
+    def take_over(context, allocation_id, old_conductor_id,
+                  new_conductor_id):
+        """Move an allocation to another conductor (compare-and-swap).
+
+        :returns: True when this call moved it; False when the allocation
+            no longer belongs to ``old_conductor_id`` (another conductor
+            was faster) or no longer exists.
+        """
+        guard = ALLOCATIONS.c.conductor_affinity
+        guard = (guard.is_(None) if old_conductor_id is None
+                 else guard == old_conductor_id)
+        result = context.session.execute(
+            sa.update(ALLOCATIONS)
+            .where(ALLOCATIONS.c.id == allocation_id, guard)
+            .values(conductor_affinity=new_conductor_id,
+                    updated_at=base.utcnow()))
+        return result.rowcount == 1

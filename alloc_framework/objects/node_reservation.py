@@ -1,0 +1,348 @@
+"""Reserving and releasing nodes for allocations (nodes + allocations SQL).
+
+Each public function is one transaction that touches a node and an
+allocation together, so that a node is never reserved for an allocation
+that is not ``active`` (or the other way round).
+
+Picking a node costs the same whatever the size of the pool: instead of
+loading every candidate, :func:`reserve_node` starts at a random node id
+and takes the first free node at or after it (wrapping around), which
+``nodes_alloc_idx`` (provision_state, resource_class, instance_uuid, id)
+answers directly. On PostgreSQL and MariaDB/MySQL the row is read with
+``FOR UPDATE SKIP LOCKED``: concurrent allocations skip each other's
+nodes instead of queueing on them. SQLite serializes writers (the engine
+begins every transaction with ``BEGIN IMMEDIATE``), so it needs no row
+locks. The UPDATE that reserves the node repeats every condition anyway;
+its row count decides.
+"""
+
+import random
+
+from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from alloc_framework.common import exception
+from alloc_framework.common import states
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects import allocation as alloc_obj
+from alloc_framework.objects import base
+
+NODES = models.Node.__table__
+NODE_TRAITS = models.NodeTrait.__table__
+ALLOCATIONS = alloc_obj.ALLOCATIONS
+
+# How many times a picked node may turn out to be taken (only possible when
+# the database has no row locks) before the allocation gives up this round.
+_MAX_PICKS = 5
+
+
+def _field(obj, name):
+    """``obj.name``, or None when the field was never set."""
+    return getattr(obj, name) if obj.obj_attr_is_set(name) else None
+
+
+def _locking(session):
+    return session.bind.dialect.name != 'sqlite'
+
+
+def _free_conditions(allocation, with_traits=True, with_candidates=True,
+                     with_unlocked=True):
+    """WHERE conditions of a node that can serve ``allocation`` now."""
+    conds = [NODES.c.provision_state == states.AVAILABLE,
+             NODES.c.resource_class == _field(allocation, 'resource_class'),
+             NODES.c.instance_uuid.is_(None),
+             NODES.c.maintenance == sa.false(),
+             # Very old API versions could create nodes directly in
+             # "available" without ever reading their power state.
+             NODES.c.power_state.isnot(None)]
+    if with_unlocked:
+        conds.append(NODES.c.reservation.is_(None))
+    owner = _field(allocation, 'owner')
+    if owner:
+        conds.append(sa.or_(NODES.c.owner == owner, NODES.c.lessee == owner))
+    candidates = _field(allocation, 'candidate_nodes')
+    if with_candidates and candidates:
+        conds.append(NODES.c.uuid.in_(list(candidates)))
+    if with_traits:
+        for trait in sorted(set(_field(allocation, 'traits') or ())):
+            conds.append(sa.exists().where(NODE_TRAITS.c.node_id == NODES.c.id,
+                                           NODE_TRAITS.c.trait == trait))
+    return conds
+
+
+def _pick(session, conds):
+    """The free node with the lowest id matching ``conds``, locked."""
+    query = (sa.select(NODES.c.id, NODES.c.uuid, NODES.c.instance_info)
+             .where(*conds).order_by(NODES.c.id).limit(1))
+    if _locking(session):
+        query = query.with_for_update(skip_locked=True)
+    return session.execute(query).first()
+
+
+def _pick_from_random_start(session, conds, randomize):
+    """Pick the first free node at or after a random id, wrapping around."""
+    if not randomize:
+        return _pick(session, conds)
+    low, high = session.execute(
+        sa.select(sa.func.min(NODES.c.id), sa.func.max(NODES.c.id))).one()
+    if low is None:
+        return None
+    start = random.randint(low, high)
+    return (_pick(session, conds + [NODES.c.id >= start])
+            or _pick(session, conds + [NODES.c.id < start]))
+
+
+def _claim(session, node, allocation):
+    """Reserve ``node``; False if it stopped being free meanwhile."""
+    info = dict(node.instance_info or {})
+    # As upstream: the requested traits tell the deploy what was matched.
+    info['traits'] = sorted(set(allocation.traits or ()))
+    try:
+        with session.begin_nested():
+            result = session.execute(
+                sa.update(NODES)
+                .where(NODES.c.id == node.id,
+                       *_free_conditions(allocation))
+                .values(instance_uuid=allocation.uuid,
+                        allocation_id=allocation.id,
+                        instance_info=info,
+                        updated_at=base.utcnow()))
+    except db_exc.DBDuplicateEntry:
+        # The allocation's UUID became a node's instance_uuid since the
+        # allocation was created.
+        other = session.execute(sa.select(NODES.c.uuid).where(
+            NODES.c.instance_uuid == allocation.uuid)).scalar()
+        raise exception.InstanceAssociated(instance_uuid=allocation.uuid,
+                                           node=other)
+    return result.rowcount == 1
+
+
+def _activate(session, allocation, node_id):
+    """Mark the allocation active on ``node_id``, guarded by its affinity.
+
+    :raises: AllocationNotFound, AllocationTakenOver
+    """
+    guard = ALLOCATIONS.c.conductor_affinity
+    guard = (guard.is_(None) if allocation.conductor_affinity is None
+             else guard == allocation.conductor_affinity)
+    result = session.execute(
+        sa.update(ALLOCATIONS)
+        .where(ALLOCATIONS.c.id == allocation.id,
+               ALLOCATIONS.c.state == alloc_obj.ALLOCATING, guard)
+        .values(node_id=node_id, state=alloc_obj.ACTIVE, last_error=None,
+                updated_at=base.utcnow()))
+    if result.rowcount == 1:
+        return
+    row = session.execute(
+        sa.select(ALLOCATIONS.c.conductor_affinity, ALLOCATIONS.c.state)
+        .where(ALLOCATIONS.c.id == allocation.id)).first()
+    if row is None:
+        raise exception.AllocationNotFound(allocation=allocation.uuid)
+    raise exception.AllocationTakenOver(allocation=allocation.uuid,
+                                        conductor=row.conductor_affinity)
+
+
+@oslo_db_api.retry_on_deadlock
+@db_api.writer
+def _reserve_node(context, allocation, randomize):
+    session = context.session
+    conds = _free_conditions(allocation)
+    tried = []
+    for _attempt in range(_MAX_PICKS):
+        extra = [NODES.c.id.notin_(tried)] if tried else []
+        node = None
+        if allocation.name and not tried:
+            # Metalsmith-style deployments name allocations after nodes:
+            # the namesake node goes first when it fits.
+            node = _pick(session, conds + [NODES.c.name == allocation.name])
+        if node is None:
+            node = _pick_from_random_start(session, conds + extra, randomize)
+        if node is None:
+            return None
+        if _claim(session, node, allocation):
+            _activate(session, allocation, node.id)
+            return node
+        tried.append(node.id)
+    return None
+
+
+def reserve_node(context, allocation, randomize=True):
+    """Reserve a free node for an ``allocating`` allocation.
+
+    In one transaction: pick a free node matching the allocation, set its
+    ``instance_uuid`` (the allocation's UUID), ``allocation_id`` and the
+    ``traits`` key of its ``instance_info``; set the allocation's
+    ``node_id`` and state ``active`` (guarded by its affinity). The object
+    is updated on success.
+
+    :param randomize: start from a random node (the default) rather than
+        the lowest id (deterministic, for the ``fake`` backend).
+    :returns: the UUID of the reserved node, or None when no node could be
+        reserved (see :func:`explain_no_node`).
+    :raises: AllocationNotFound, AllocationTakenOver, InstanceAssociated
+    """
+    node = _reserve_node(context, allocation, randomize)
+    if node is None:
+        return None
+    allocation.node_id = node.id
+    allocation.state = alloc_obj.ACTIVE
+    allocation.last_error = None
+    allocation.obj_reset_changes(['node_id', 'state', 'last_error'])
+    return node.uuid
+
+
+def _exists(session, conds):
+    return session.execute(
+        sa.select(NODES.c.id).where(*conds).limit(1)).first() is not None
+
+
+@db_api.reader
+def explain_no_node(context, allocation):
+    """Say which filter left no node for ``allocation`` (``last_error``)."""
+    session = context.session
+    rc = allocation.resource_class
+    owner = (' owned by or leased to project %s' % allocation.owner
+             if allocation.owner else '')
+    if not _exists(session, _free_conditions(allocation, with_traits=False,
+                                             with_unlocked=False)):
+        if allocation.candidate_nodes:
+            return ('none of the requested candidate nodes are available '
+                    'and match the resource class %s%s' % (rc, owner))
+        return 'no available nodes match the resource class %s%s' % (
+            rc, owner)
+    if allocation.traits and not _exists(
+            session, _free_conditions(allocation, with_unlocked=False)):
+        what = ('candidate nodes' if allocation.candidate_nodes
+                else 'nodes')
+        return ('no available %s of resource class %s%s have the requested '
+                'traits %s' % (what, rc, owner,
+                               ', '.join(sorted(allocation.traits))))
+    return ('could not reserve any suitable node of resource class %s: all '
+            'of them are locked by other operations or were reserved '
+            'concurrently' % rc)
+
+
+def _node_traits(session, node_id):
+    return {r.trait for r in session.execute(
+        sa.select(NODE_TRAITS.c.trait).where(
+            NODE_TRAITS.c.node_id == node_id))}
+
+
+def _lock_node_row(session, conds):
+    query = sa.select(NODES).where(*conds)
+    if _locking(session):
+        query = query.with_for_update()
+    return session.execute(query).first()
+
+
+@oslo_db_api.retry_on_deadlock
+@db_api.writer
+def _backfill(context, allocation, node_id):
+    session = context.session
+    node = _lock_node_row(session, [NODES.c.id == node_id])
+    if node is None:
+        raise exception.NodeNotFound(node=node_id)
+    if node.reservation:
+        raise exception.NodeLocked(node=node.uuid, host=node.reservation)
+    if not _field(allocation, 'uuid'):
+        # Backfilling without a UUID adopts the deployed instance's UUID.
+        allocation.uuid = node.instance_uuid or uuidutils.generate_uuid()
+    if not _field(allocation, 'resource_class'):
+        allocation.resource_class = node.resource_class
+
+    errors = []
+    # Backfill records allocations of nodes deployed without one; it is
+    # not a way around the allocation process, hence "active" only.
+    if node.provision_state != states.ACTIVE:
+        errors.append('the node must be in the "active" state, but it is '
+                      'in "%s"' % node.provision_state)
+    if node.resource_class != allocation.resource_class:
+        errors.append('its resource class %s does not match the requested '
+                      'resource class %s' % (node.resource_class,
+                                             allocation.resource_class))
+    wanted = set(_field(allocation, 'traits') or ())
+    if wanted:
+        missing = wanted - _node_traits(session, node.id)
+        if missing:
+            errors.append('it lacks the requested traits %s'
+                          % ', '.join(sorted(missing)))
+    candidates = _field(allocation, 'candidate_nodes')
+    if candidates and node.uuid not in candidates:
+        errors.append('candidate_nodes must be empty or contain the node')
+    if errors:
+        raise exception.InvalidParameterValue(
+            err='Cannot backfill an allocation for node %s: %s'
+                % (node.uuid, '; '.join(errors)))
+    if node.allocation_id is not None:
+        raise exception.NodeAssociated(node=node.uuid,
+                                       instance=node.instance_uuid)
+    if node.instance_uuid and node.instance_uuid != allocation.uuid:
+        raise exception.NodeAssociated(node=node.uuid,
+                                       instance=node.instance_uuid)
+    alloc_obj.check_instance_uuid_free(session, allocation.uuid, node.id)
+
+    values = allocation._values_for_db(alloc_obj._COLUMNS)
+    values.update(uuid=allocation.uuid, node_id=node.id,
+                  state=alloc_obj.ACTIVE, last_error=None,
+                  resource_class=allocation.resource_class)
+    allocation_id = alloc_obj.insert_allocation(session, values, wanted)
+    info = dict(node.instance_info or {})
+    info['traits'] = sorted(wanted)
+    session.execute(
+        sa.update(NODES).where(NODES.c.id == node.id)
+        .values(instance_uuid=allocation.uuid, allocation_id=allocation_id,
+                instance_info=info, updated_at=base.utcnow()))
+    return allocation_id
+
+
+def backfill(context, allocation, node_id):
+    """Create ``allocation`` directly ``active`` on an already deployed node.
+
+    Everything is checked before anything is written, in the transaction
+    that writes: on any error nothing is left behind.
+
+    :returns: the created allocation, re-read from the database.
+    :raises: NodeNotFound, NodeLocked, InvalidParameterValue (the node does
+        not match the request or is not ``active``), NodeAssociated (the
+        node belongs to another instance or allocation), InstanceAssociated,
+        AllocationAlreadyExists, AllocationDuplicateName
+    """
+    allocation_id = _backfill(context, allocation, node_id)
+    return alloc_obj.Allocation.get_by_id(context, allocation_id)
+
+
+@oslo_db_api.retry_on_deadlock
+@db_api.writer
+def release_node(context, allocation):
+    """Delete ``allocation`` and release its node, in one transaction.
+
+    Refused while the node is ``active`` or in a state that forbids
+    updates, unless the node is in maintenance (as the API specifies).
+
+    :raises: AllocationNotFound, NodeLocked, NodeIsAllocated
+    """
+    session = context.session
+    node = _lock_node_row(session, [NODES.c.allocation_id == allocation.id])
+    if node is not None:
+        if node.reservation:
+            raise exception.NodeLocked(node=node.uuid, host=node.reservation)
+        if not node.maintenance and (
+                node.provision_state == states.ACTIVE
+                or (node.target_provision_state and node.provision_state
+                    not in states.UPDATE_ALLOWED_STATES)):
+            raise exception.NodeIsAllocated(node=node.uuid,
+                                            allocation=allocation.uuid)
+        values = {'allocation_id': None, 'updated_at': base.utcnow()}
+        if node.instance_uuid == allocation.uuid:
+            values['instance_uuid'] = None
+        session.execute(sa.update(NODES).where(NODES.c.id == node.id)
+                        .values(values))
+    session.execute(sa.delete(alloc_obj.TRAITS).where(
+        alloc_obj.TRAITS.c.allocation_id == allocation.id))
+    result = session.execute(sa.delete(ALLOCATIONS).where(
+        ALLOCATIONS.c.id == allocation.id))
+    if result.rowcount != 1:
+        raise exception.AllocationNotFound(allocation=allocation.uuid)

@@ -1,0 +1,71 @@
+"""Loading allocation backends and the behaviour of the shipped ones."""
+
+from alloc_framework.common import exception
+from alloc_framework.drivers.allocation import base as backend_base
+from alloc_framework.drivers.allocation import database
+from alloc_framework.drivers.allocation import fake
+from alloc_framework import objects
+from alloc_framework.objects import allocation as alloc_obj
+from tests import base
+from tests.functional.allocation import fixtures as f
+
+
+class TestLoadBackend(base.TestCase):
+
+    def test_default_is_database(self):
+        backend = backend_base.load_backend(self.conf)
+        self.assertIsInstance(backend, database.DatabaseBackend)
+        self.assertIs(self.conf, backend.conf)
+
+    def test_fake(self):
+        self.config(backend='fake', group='allocation')
+        self.assertIsInstance(backend_base.load_backend(self.conf),
+                              fake.FakeBackend)
+
+    def test_unknown_fails_fast(self):
+        self.config(backend='no-such-backend', group='allocation')
+        exc = self.assertRaises(exception.DriverLoadError,
+                                backend_base.load_backend, self.conf)
+        self.assertIn('no-such-backend', str(exc))
+        self.assertIn(backend_base.NAMESPACE, str(exc))
+
+    def test_interface_is_abstract(self):
+        self.assertRaises(TypeError, backend_base.AllocationBackend,
+                          self.conf)
+
+
+class TestBackends(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = f.admin_context()
+
+    def test_fake_is_deterministic(self):
+        nodes = [f.make_node(self.ctx) for _ in range(3)]
+        backend = fake.FakeBackend(self.conf)
+        for node in nodes:
+            a = f.make_allocation(self.ctx)
+            self.assertEqual(node.uuid, backend.allocate(self.ctx, a))
+            self.assertEqual(alloc_obj.ACTIVE, a.state)
+
+    def test_database_failure_names_the_filter(self):
+        f.make_node(self.ctx, traits=['CUSTOM_A'])
+        backend = database.DatabaseBackend(self.conf)
+        a = f.make_allocation(self.ctx, traits=['CUSTOM_B'])
+        exc = self.assertRaises(exception.AllocationFailed,
+                                backend.allocate, self.ctx, a)
+        self.assertIn('traits CUSTOM_B', exc.kwargs['error'])
+        a = f.make_allocation(self.ctx, resource_class='gpu')
+        exc = self.assertRaises(exception.AllocationFailed,
+                                backend.allocate, self.ctx, a)
+        self.assertIn('resource class gpu', exc.kwargs['error'])
+
+    def test_database_deallocate(self):
+        node = f.make_node(self.ctx)
+        backend = database.DatabaseBackend(self.conf)
+        a = f.make_allocation(self.ctx)
+        backend.allocate(self.ctx, a)
+        backend.deallocate(self.ctx, a)
+        node.refresh()
+        self.assertIsNone(node.instance_uuid)
+        self.assertEqual([], objects.Allocation.list(self.ctx))
