@@ -1,0 +1,1 @@
+"""The REST APIs: bare metal (``baremetal``) and Placement (``placement``)."""
