@@ -1,0 +1,1 @@
+"""Drivers: hardware types, hardware interfaces and allocation backends."""

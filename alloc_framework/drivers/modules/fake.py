@@ -1,0 +1,134 @@
+"""The ``fake`` interfaces: instant, and recording what they were asked.
+
+They touch no hardware. What they did is recorded on the node (its power
+state, and ``driver_internal_info``) so tests can observe it. A few
+``driver_info`` keys make them fail on purpose, to exercise the failure
+paths of the state machine.
+"""
+
+from alloc_framework.common import exception
+from alloc_framework.common import states
+from alloc_framework.drivers import base
+
+# How many past power actions are kept in driver_internal_info.
+_HISTORY = 10
+
+FAIL_KEYS = {
+    'fake_fail_power': 'Optional. When true, power actions fail.',
+    'fake_fail_deploy': 'Optional. When true, deployment fails.',
+    'fake_fail_clean': 'Optional. When true, cleaning steps fail.',
+}
+
+
+def _failing(task, key):
+    return bool(task.node.driver_info.get(key))
+
+
+def _record(task, key, value):
+    info = dict(task.node.driver_internal_info or {})
+    info[key] = value
+    task.node.driver_internal_info = info
+
+
+def _append(task, key, value):
+    info = dict(task.node.driver_internal_info or {})
+    info[key] = (list(info.get(key) or []) + [value])[-_HISTORY:]
+    task.node.driver_internal_info = info
+
+
+class FakePower(base.PowerInterface):
+    """Keeps the power state in the node record only."""
+
+    def get_properties(self):
+        return {'fake_fail_power': FAIL_KEYS['fake_fail_power']}
+
+    def validate(self, task):
+        pass
+
+    def get_power_state(self, task):
+        return task.node.power_state or states.POWER_OFF
+
+    def set_power_state(self, task, power_state, timeout=None):
+        if power_state not in states.POWER_STATES:
+            raise exception.InvalidParameterValue(
+                err='Unsupported power state %s' % power_state)
+        if _failing(task, 'fake_fail_power'):
+            raise exception.PowerStateFailure(pstate=power_state)
+        task.node.power_state = power_state
+        _append(task, 'fake_power_actions', power_state)
+
+    def reboot(self, task, timeout=None):
+        if _failing(task, 'fake_fail_power'):
+            raise exception.PowerStateFailure(pstate=states.REBOOT)
+        task.node.power_state = states.POWER_ON
+        _append(task, 'fake_power_actions', states.REBOOT)
+
+
+class FakeDeploy(base.DeployInterface):
+    """Deploys and tears down instantly."""
+
+    def get_properties(self):
+        return {k: FAIL_KEYS[k] for k in ('fake_fail_deploy',
+                                          'fake_fail_clean')}
+
+    def validate(self, task):
+        pass
+
+    def deploy(self, task):
+        if _failing(task, 'fake_fail_deploy'):
+            raise exception.InstanceDeployFailure(
+                reason='fake_fail_deploy is set in driver_info')
+        _record(task, 'fake_deployed', True)
+        return None
+
+    def tear_down(self, task):
+        _record(task, 'fake_deployed', False)
+        return None
+
+    @base.clean_step(priority=10)
+    def erase_devices_metadata(self, task):
+        """Automated cleaning: "wipes" the disks' metadata."""
+        if _failing(task, 'fake_fail_clean'):
+            raise exception.NodeCleaningFailure(
+                node=task.node.uuid,
+                reason='fake_fail_clean is set in driver_info')
+        _record(task, 'fake_cleaned', 'erase_devices_metadata')
+
+    @base.clean_step(priority=0, abortable=True,
+                     argsinfo={'passes': {'description': 'How many times '
+                                          'the disks are overwritten.',
+                                          'required': False}})
+    def erase_devices(self, task, passes=1):
+        """Manual cleaning only: "overwrites" the disks."""
+        if _failing(task, 'fake_fail_clean'):
+            raise exception.NodeCleaningFailure(
+                node=task.node.uuid,
+                reason='fake_fail_clean is set in driver_info')
+        _record(task, 'fake_cleaned', 'erase_devices:%s' % passes)
+
+
+class FakeManagement(base.ManagementInterface):
+    """Remembers the boot device on the node."""
+
+    BOOT_DEVICES = ['pxe', 'disk', 'cdrom', 'bios']
+
+    def get_properties(self):
+        return {}
+
+    def validate(self, task):
+        pass
+
+    def get_supported_boot_devices(self, task):
+        return list(self.BOOT_DEVICES)
+
+    def set_boot_device(self, task, device, persistent=False):
+        if device not in self.BOOT_DEVICES:
+            raise exception.InvalidParameterValue(
+                err='Invalid boot device %s; valid devices are %s'
+                    % (device, ', '.join(self.BOOT_DEVICES)))
+        _record(task, 'fake_boot_device',
+                {'boot_device': device, 'persistent': persistent})
+
+    def get_boot_device(self, task):
+        return (task.node.driver_internal_info.get('fake_boot_device')
+                or {'boot_device': None, 'persistent': False})
