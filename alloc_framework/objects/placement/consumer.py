@@ -1,0 +1,177 @@
+"""Consumers: the owners of allocations.
+
+A consumer row (uuid, project, user, generation, consumer type) is created
+by the first write of allocations for its uuid and deleted when its last
+allocation goes. Its generation increases on every write of its
+allocations; from microversion 1.28 clients must present it.
+
+The functions here run inside the caller's transaction (the allocation
+writer); only :func:`get_by_uuid` is meant to be called on its own.
+"""
+
+import sqlalchemy as sa
+
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects.placement import consumer_type as ct_obj
+from alloc_framework.objects.placement import exception
+from alloc_framework.objects.placement import project as project_obj
+from alloc_framework.objects.placement import user as user_obj
+
+CONSUMER_TBL = models.Consumer.__table__
+_ALLOC_TBL = models.Allocation.__table__
+_PROJECT_TBL = models.Project.__table__
+_USER_TBL = models.User.__table__
+_TYPE_TBL = models.ConsumerType.__table__
+
+
+class Consumer:
+    """A consumer with its project, user, generation and type name."""
+
+    def __init__(self, id=None, uuid=None, project=None, user=None,
+                 generation=0, consumer_type_id=None, consumer_type=None):
+        self.id = id
+        self.uuid = uuid
+        self.project = project
+        self.user = user
+        self.generation = generation
+        self.consumer_type_id = consumer_type_id
+        # The type's name, or None for a consumer without a type.
+        self.consumer_type = consumer_type
+
+    def __repr__(self):
+        return 'Consumer(uuid=%r, generation=%r)' % (
+            self.uuid, self.generation)
+
+
+def _select():
+    return sa.select(
+        CONSUMER_TBL.c.id, CONSUMER_TBL.c.uuid, CONSUMER_TBL.c.generation,
+        CONSUMER_TBL.c.consumer_type_id,
+        _TYPE_TBL.c.name.label('type_name'),
+        _PROJECT_TBL.c.id.label('project_id'),
+        _PROJECT_TBL.c.external_id.label('project_external_id'),
+        _USER_TBL.c.id.label('user_id'),
+        _USER_TBL.c.external_id.label('user_external_id'),
+    ).select_from(
+        CONSUMER_TBL.join(
+            _PROJECT_TBL, CONSUMER_TBL.c.project_id == _PROJECT_TBL.c.id
+        ).join(
+            _USER_TBL, CONSUMER_TBL.c.user_id == _USER_TBL.c.id
+        ).outerjoin(
+            _TYPE_TBL, CONSUMER_TBL.c.consumer_type_id == _TYPE_TBL.c.id))
+
+
+def _from_row(row):
+    return Consumer(
+        id=row.id, uuid=row.uuid, generation=row.generation,
+        consumer_type_id=row.consumer_type_id, consumer_type=row.type_name,
+        project=project_obj.Project(id=row.project_id,
+                                    external_id=row.project_external_id),
+        user=user_obj.User(id=row.user_id, external_id=row.user_external_id))
+
+
+@db_api.reader
+def get_by_uuid(context, uuid):
+    """Return the :class:`Consumer` or raise ``ConsumerNotFound``."""
+    row = context.session.execute(
+        _select().where(CONSUMER_TBL.c.uuid == uuid)).first()
+    if row is None:
+        raise exception.ConsumerNotFound(consumer=uuid)
+    return _from_row(row)
+
+
+@db_api.reader
+def get_by_uuids(context, uuids):
+    """Return a dict, keyed by uuid, of the existing consumers in ``uuids``.
+    """
+    if not uuids:
+        return {}
+    rows = context.session.execute(
+        _select().where(CONSUMER_TBL.c.uuid.in_(sorted(uuids))))
+    return {row.uuid: _from_row(row) for row in rows}
+
+
+@db_api.writer
+def create(context, uuid, project_id, user_id, consumer_type=None):
+    """Create a consumer (generation 0) and return it.
+
+    ``project_id`` and ``user_id`` are external ids; their rows are created
+    when missing. ``consumer_type`` is a type name or None. A concurrent
+    creation of the same uuid raises ``DBDuplicateEntry``.
+    """
+    project = project_obj.ensure(context, project_id)
+    user = user_obj.ensure(context, user_id)
+    type_id = None
+    if consumer_type is not None:
+        type_id = ct_obj.ensure(context, consumer_type).id
+    result = context.session.execute(CONSUMER_TBL.insert().values(
+        uuid=uuid, project_id=project.id, user_id=user.id, generation=0,
+        consumer_type_id=type_id))
+    return Consumer(id=result.inserted_primary_key[0], uuid=uuid,
+                    project=project, user=user, generation=0,
+                    consumer_type_id=type_id, consumer_type=consumer_type)
+
+
+@db_api.writer
+def update_owner(context, consumer, project_id, user_id, consumer_type=None):
+    """Move ``consumer`` to another project/user/type when they differ.
+
+    ``consumer_type`` None leaves the type alone (requests older than 1.38
+    do not send one). The generation is not touched here: the allocation
+    write that calls this bumps it once.
+    """
+    values = {}
+    if project_id != consumer.project.external_id:
+        consumer.project = project_obj.ensure(context, project_id)
+        values['project_id'] = consumer.project.id
+    if user_id != consumer.user.external_id:
+        consumer.user = user_obj.ensure(context, user_id)
+        values['user_id'] = consumer.user.id
+    if (consumer_type is not None and
+            consumer_type != consumer.consumer_type):
+        consumer.consumer_type_id = ct_obj.ensure(context, consumer_type).id
+        consumer.consumer_type = consumer_type
+        values['consumer_type_id'] = consumer.consumer_type_id
+    if values:
+        context.session.execute(CONSUMER_TBL.update().where(
+            CONSUMER_TBL.c.id == consumer.id).values(**values))
+
+
+@db_api.writer
+def increment_generation(context, consumer):
+    """Compare-and-swap the consumer's generation to the next value.
+
+    :raises: ConsumerConcurrentUpdateDetected when another transaction
+        changed the consumer since it was read.
+    """
+    new_generation = consumer.generation + 1
+    result = context.session.execute(CONSUMER_TBL.update().where(
+        sa.and_(CONSUMER_TBL.c.id == consumer.id,
+                CONSUMER_TBL.c.generation == consumer.generation)
+    ).values(generation=new_generation))
+    if result.rowcount != 1:
+        raise exception.ConsumerConcurrentUpdateDetected(uuid=consumer.uuid)
+    consumer.generation = new_generation
+
+
+@db_api.writer
+def delete_if_no_allocations(context, consumers):
+    """Delete those of ``consumers`` that have no allocation left.
+
+    The delete is guarded by the generation read earlier in the
+    transaction, so a consumer changed concurrently is detected rather than
+    silently removed.
+    """
+    for consumer in consumers:
+        has_allocs = context.session.execute(
+            sa.select(_ALLOC_TBL.c.id).where(
+                _ALLOC_TBL.c.consumer_id == consumer.uuid).limit(1)).first()
+        if has_allocs is not None:
+            continue
+        result = context.session.execute(CONSUMER_TBL.delete().where(
+            sa.and_(CONSUMER_TBL.c.id == consumer.id,
+                    CONSUMER_TBL.c.generation == consumer.generation)))
+        if result.rowcount != 1:
+            raise exception.ConsumerConcurrentUpdateDetected(
+                uuid=consumer.uuid)

@@ -1,0 +1,133 @@
+"""Usages: sums of allocations per resource class.
+
+Two views: per resource provider (``GET /resource_providers/{uuid}/usages``)
+and per project and optionally user (``GET /usages``), the latter grouped
+by consumer type from microversion 1.38.
+"""
+
+import collections
+
+import sqlalchemy as sa
+
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects.placement import attribute_cache
+from alloc_framework.objects.placement import consumer_type as ct_obj
+from alloc_framework.objects.placement import exception
+
+_ALLOC_TBL = models.Allocation.__table__
+_CONSUMER_TBL = models.Consumer.__table__
+_INV_TBL = models.Inventory.__table__
+_PROJECT_TBL = models.Project.__table__
+_RP_TBL = models.ResourceProvider.__table__
+_TYPE_TBL = models.ConsumerType.__table__
+_USER_TBL = models.User.__table__
+
+
+@db_api.reader
+def get_all_by_resource_provider_uuid(context, rp_uuid):
+    """Return ``(generation, {resource class: used})`` of one provider.
+
+    Every resource class the provider has inventory of is listed, with 0
+    when nothing is allocated.
+
+    :raises: ResourceProviderNotFound
+    """
+    provider = context.session.execute(
+        sa.select(_RP_TBL.c.id, _RP_TBL.c.generation)
+        .where(_RP_TBL.c.uuid == rp_uuid)).first()
+    if provider is None:
+        raise exception.ResourceProviderNotFound(
+            'No such resource provider %s.' % rp_uuid, uuids=[rp_uuid])
+    used = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC_TBL.c.used), 0))
+            .where(sa.and_(
+                _ALLOC_TBL.c.resource_provider_id ==
+                _INV_TBL.c.resource_provider_id,
+                _ALLOC_TBL.c.resource_class_id ==
+                _INV_TBL.c.resource_class_id))
+            .scalar_subquery())
+    rows = context.session.execute(
+        sa.select(_INV_TBL.c.resource_class_id, used.label('used'))
+        .where(_INV_TBL.c.resource_provider_id == provider.id))
+    usages = {attribute_cache.rc_name(context, row.resource_class_id):
+              int(row.used) for row in rows}
+    return provider.generation, usages
+
+
+def _owner_filter(query, project_id, user_id):
+    query = query.where(_PROJECT_TBL.c.external_id == project_id)
+    if user_id is not None:
+        query = query.where(_USER_TBL.c.external_id == user_id)
+    return query
+
+
+def _owned_allocations(*columns):
+    return sa.select(*columns).select_from(
+        _ALLOC_TBL.join(
+            _CONSUMER_TBL, _ALLOC_TBL.c.consumer_id == _CONSUMER_TBL.c.uuid
+        ).join(
+            _PROJECT_TBL, _CONSUMER_TBL.c.project_id == _PROJECT_TBL.c.id
+        ).join(
+            _USER_TBL, _CONSUMER_TBL.c.user_id == _USER_TBL.c.id
+        ).outerjoin(
+            _TYPE_TBL, _CONSUMER_TBL.c.consumer_type_id == _TYPE_TBL.c.id))
+
+
+@db_api.reader
+def get_all_by_project_user(context, project_id, user_id=None):
+    """Return ``{resource class: used}`` of a project (and user)."""
+    query = _owner_filter(_owned_allocations(
+        _ALLOC_TBL.c.resource_class_id,
+        sa.func.sum(_ALLOC_TBL.c.used).label('used')), project_id, user_id)
+    rows = context.session.execute(
+        query.group_by(_ALLOC_TBL.c.resource_class_id))
+    return {attribute_cache.rc_name(context, row.resource_class_id):
+            int(row.used) for row in rows}
+
+
+@db_api.reader
+def get_by_consumer_type(context, project_id, user_id=None,
+                         consumer_type=None):
+    """Return usages grouped by consumer type (microversion 1.38).
+
+    :param consumer_type: None groups by every type (consumers without a
+        type under ``unknown``); ``all`` folds everything under ``all``;
+        ``unknown`` keeps only consumers without a type; any other name
+        keeps only that type.
+    :returns: ``{group: {resource class: used, 'consumer_count': n}}``
+    """
+    fold_all = consumer_type == ct_obj.ALL_CONSUMERS
+    type_name = sa.func.coalesce(_TYPE_TBL.c.name,
+                                 ct_obj.NULL_CONSUMER_TYPE_ALIAS)
+    # Folding into "all" is done here rather than in SQL: PostgreSQL does
+    # not group by a constant.
+    group_cols = [] if fold_all else [type_name.label('grp')]
+    base = _owner_filter(_owned_allocations(), project_id, user_id)
+    if consumer_type == ct_obj.NULL_CONSUMER_TYPE_ALIAS:
+        base = base.where(_CONSUMER_TBL.c.consumer_type_id.is_(None))
+    elif consumer_type not in (None, ct_obj.ALL_CONSUMERS):
+        base = base.where(_TYPE_TBL.c.name == consumer_type)
+    group_by = [] if fold_all else [type_name]
+
+    usage_rows = context.session.execute(
+        base.add_columns(*group_cols, _ALLOC_TBL.c.resource_class_id,
+                         sa.func.sum(_ALLOC_TBL.c.used).label('used'))
+        .group_by(*group_by, _ALLOC_TBL.c.resource_class_id))
+    # Consumers are counted apart from the sums: a consumer using several
+    # resource classes must count once.
+    count_query = base.add_columns(
+        *group_cols,
+        sa.func.count(sa.distinct(_CONSUMER_TBL.c.id)).label('n'))
+    if group_by:
+        count_query = count_query.group_by(*group_by)
+    count_rows = context.session.execute(count_query)
+    result = collections.defaultdict(dict)
+    for row in usage_rows:
+        grp = ct_obj.ALL_CONSUMERS if fold_all else row.grp
+        rc_name = attribute_cache.rc_name(context, row.resource_class_id)
+        result[grp][rc_name] = int(row.used)
+    for row in count_rows:
+        grp = ct_obj.ALL_CONSUMERS if fold_all else row.grp
+        if int(row.n) or grp in result:
+            result[grp]['consumer_count'] = int(row.n)
+    return dict(result)
