@@ -1,0 +1,1 @@
+"""Bare metal API (``/v1/nodes``, ``/v1/allocations``): WSGI app."""

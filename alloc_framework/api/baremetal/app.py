@@ -1,0 +1,61 @@
+"""Build the bare metal API WSGI application.
+
+The stack, outermost first: CORS, request ids (``X-OpenStack-Request-Id``),
+the fault wrapper (no traceback ever reaches a client), authentication
+(``[DEFAULT]auth_strategy``) and the dispatcher of the route table.
+"""
+
+from oslo_log import log
+from oslo_middleware import cors
+from oslo_middleware import http_proxy_to_wsgi
+from oslo_middleware import request_id
+
+from alloc_framework.api.baremetal import auth
+from alloc_framework.api.baremetal import errors
+from alloc_framework.api.baremetal import handler
+from alloc_framework.api.baremetal import microversion
+
+LOG = log.getLogger(__name__)
+
+
+class FaultWrapper:
+    """Turn any uncaught exception into a 500 in the API's error format."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        try:
+            return self.app(environ, start_response)
+        except Exception:
+            LOG.exception('Unexpected error serving %s %s',
+                          environ.get('REQUEST_METHOD'),
+                          environ.get('PATH_INFO'))
+            resp = errors.response(
+                500, 'An unexpected error prevented the server from '
+                     'fulfilling the request.', errors.INTERNAL_ERROR)
+            microversion.add_headers(resp, None)
+            return resp(environ, start_response)
+
+
+def setup_app(conf, auth_middleware=None):
+    """Return the WSGI application of the bare metal API.
+
+    :param conf: the oslo.config ConfigOpts to use.
+    :param auth_middleware: a callable ``(app, conf) -> app`` replacing the
+        one chosen by ``[DEFAULT]auth_strategy`` (tests use it to stand in
+        for keystonemiddleware).
+    """
+    app = handler.Dispatcher(conf)
+    wrapper = auth_middleware or auth.wrap
+    app = wrapper(app, conf)
+    app = FaultWrapper(app)
+    app = request_id.RequestId(app)
+    app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    cors.set_defaults(
+        allow_headers=['X-Auth-Token', microversion.HEADER,
+                       'X-OpenStack-Request-Id', 'Content-Type'],
+        expose_headers=[microversion.HEADER, microversion.MIN_HEADER,
+                        microversion.MAX_HEADER, 'X-OpenStack-Request-Id'],
+        allow_methods=['GET', 'PUT', 'POST', 'DELETE', 'PATCH'])
+    return cors.CORS(app, conf)

@@ -1,0 +1,143 @@
+"""The route table of the bare metal API and the request dispatcher.
+
+``ROUTES`` is the one declarative table: URL template -> HTTP method ->
+handler. A URL that matches with a method it does not list answers 405
+with ``Allow``. A trailing ``.json`` on a path that matches nothing is
+stripped and the path matched again, as the upstream service accepts it.
+
+The dispatcher negotiates the API version, builds the request context,
+calls the handler and turns domain exceptions into error responses.
+"""
+
+import routes
+import webob
+
+from alloc_framework.api.baremetal import errors
+from alloc_framework.api.baremetal.handlers import allocation
+from alloc_framework.api.baremetal.handlers import node
+from alloc_framework.api.baremetal.handlers import node_extra
+from alloc_framework.api.baremetal.handlers import root
+from alloc_framework.api.baremetal import microversion
+from alloc_framework.api.baremetal import policy
+from alloc_framework.common import context as af_context
+
+NODE = '/v1/nodes/{node_ident}'
+ALLOCATION = '/v1/allocations/{allocation_ident}'
+
+ROUTES = {
+    '/': {'GET': root.home},
+    '/v1': {'GET': root.v1},
+    '/v1/nodes': {'GET': node.list_nodes, 'POST': node.create_node},
+    '/v1/nodes/detail': {'GET': node.list_nodes_detail},
+    NODE: {'GET': node.get_node, 'PATCH': node.update_node,
+           'DELETE': node.delete_node},
+    NODE + '/traits': {'GET': node_extra.list_traits,
+                       'PUT': node_extra.set_traits,
+                       'DELETE': node_extra.delete_traits},
+    NODE + '/traits/{trait}': {'PUT': node_extra.add_trait,
+                               'DELETE': node_extra.delete_trait},
+    NODE + '/states': {'GET': node_extra.get_states},
+    NODE + '/states/provision': {'PUT': node_extra.set_provision_state},
+    NODE + '/states/power': {'PUT': node_extra.set_power_state},
+    NODE + '/maintenance': {'PUT': node_extra.set_maintenance,
+                            'DELETE': node_extra.clear_maintenance},
+    NODE + '/history': {'GET': node_extra.list_history},
+    NODE + '/history/{event_ident}': {'GET': node_extra.get_history},
+    NODE + '/allocation': {'GET': allocation.get_node_allocation,
+                           'DELETE': allocation.delete_node_allocation},
+    '/v1/allocations': {'GET': allocation.list_allocations,
+                        'POST': allocation.create_allocation},
+    ALLOCATION: {'GET': allocation.get_allocation,
+                 'PATCH': allocation.update_allocation,
+                 'DELETE': allocation.delete_allocation},
+}
+
+# Paths answered without authentication (the version documents).
+PUBLIC_PATHS = ('/', '/v1', '/v1/', '/.json', '/v1.json')
+
+
+class Request(webob.Request):
+    """A request with the API's per-request state attached."""
+
+    context = None
+    version = None
+    conf = None
+    policy = None
+    dispatcher = None
+
+    @property
+    def rpcapi(self):
+        return self.dispatcher.rpcapi
+
+
+def _make_mapper():
+    mapper = routes.Mapper()
+    for template, methods in ROUTES.items():
+        # Routes turns extra arguments into strings: keep the template.
+        mapper.connect(template, _template=template)
+        if template != '/':
+            mapper.connect(template + '/', _template=template)
+    return mapper
+
+
+class Dispatcher:
+    """The WSGI application behind the middleware."""
+
+    def __init__(self, conf):
+        self.conf = conf
+        self.mapper = _make_mapper()
+        self.policy = policy.Policy(conf)
+        self._rpcapi = None
+
+    @property
+    def rpcapi(self):
+        """The conductor RPC client, made on first use."""
+        if self._rpcapi is None:
+            from alloc_framework.conductor import rpcapi
+            self._rpcapi = rpcapi.ConductorAPI(self.conf)
+        return self._rpcapi
+
+    def _match(self, path):
+        match = self.mapper.match(path)
+        if match is None and path.endswith('.json'):
+            match = self.mapper.match(path[:-len('.json')])
+        return match
+
+    def __call__(self, environ, start_response):
+        req = Request(environ)
+        req.conf = self.conf
+        req.policy = self.policy
+        req.dispatcher = self
+        version = None
+        try:
+            under_v1 = (req.path_info == '/v1'
+                        or req.path_info.startswith('/v1/')
+                        or req.path_info.startswith('/v1.'))
+            version = microversion.negotiate(req.headers)
+            req.version = version
+            req.context = af_context.RequestContext.from_environ(environ)
+            resp = self._dispatch(req)
+        except Exception as exc:
+            resp = errors.from_exception(exc)
+            if resp is None:
+                raise
+        if under_v1 or req.path_info in ('/', ''):
+            microversion.add_headers(resp, version)
+        return resp(environ, start_response)
+
+    def _dispatch(self, req):
+        match = self._match(req.path_info or '/')
+        if match is None:
+            raise errors.HTTPError(
+                404, 'The resource could not be found.', errors.NOT_FOUND)
+        methods = ROUTES[match.pop('_template')]
+        handler = methods.get(req.method)
+        if handler is None and req.method == 'HEAD':
+            handler = methods.get('GET')
+        if handler is None:
+            allow = ', '.join(sorted(methods))
+            raise errors.HTTPError(
+                405, 'The method %s is not allowed for this resource.'
+                % req.method, errors.METHOD_NOT_ALLOWED,
+                headers={'Allow': allow})
+        return handler(req, **match)

@@ -1,0 +1,1 @@
+"""Handlers of the bare metal API, one module per resource."""

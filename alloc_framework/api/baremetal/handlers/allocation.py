@@ -1,0 +1,332 @@
+"""Allocations: ``/v1/allocations`` and ``/v1/nodes/{node}/allocation``.
+
+Creation and deletion go to a conductor (it processes the allocation and
+releases nodes); reads and the name/extra PATCH use the object directly.
+A project without ``baremetal:allocation:list_all`` sees only the
+allocations it owns, and one without ``create_restricted`` creates
+allocations owned by its project.
+"""
+
+from oslo_utils import uuidutils
+
+from alloc_framework.api.baremetal import errors
+from alloc_framework.api.baremetal import microversion as mv
+from alloc_framework.api.baremetal import policy
+from alloc_framework.api.baremetal.schemas import allocation as schema
+from alloc_framework.api.baremetal import util
+from alloc_framework.common import exception
+from alloc_framework.common import states
+from alloc_framework.objects import allocation as allocation_obj
+from alloc_framework.objects import node as node_obj
+from alloc_framework.objects import trait as trait_obj
+
+Allocation = allocation_obj.Allocation
+
+# Fields of the representation -> first minor version.
+FIELDS = {
+    'uuid': 1, 'name': 1, 'node_uuid': 1, 'state': 1, 'last_error': 1,
+    'resource_class': 1, 'traits': 1, 'candidate_nodes': 1, 'extra': 1,
+    'owner': mv.ALLOCATION_OWNER, 'created_at': 1, 'updated_at': 1,
+}
+SORT_KEYS = ('id', 'uuid', 'name', 'state', 'resource_class',
+             'created_at', 'updated_at')
+
+
+def _require_api(req):
+    if not req.version.check(mv.ALLOCATIONS):
+        raise util.resource_not_found()
+
+
+def serialize(req, allocation, fields=None, node_uuid=None):
+    data = {}
+    for name, minor in FIELDS.items():
+        if not req.version.check(minor):
+            continue
+        if fields is not None and name not in fields:
+            continue
+        if name == 'node_uuid':
+            value = node_uuid
+            if value is None and allocation.node_id:
+                try:
+                    value = node_obj.Node.get_by_id(
+                        req.context, allocation.node_id).uuid
+                except exception.NodeNotFound:
+                    value = None
+        elif name == 'traits':
+            value = list(allocation.traits or [])
+        elif name == 'extra':
+            value = allocation.extra or {}
+        else:
+            value = getattr(allocation, name)
+        data[name] = value
+    data['links'] = util.links(req, 'allocations', allocation.uuid)
+    return data
+
+
+def _fetch(req, ident, rule):
+    """The allocation, or 404 also when the caller may not see it."""
+    allocation = util.get_allocation(req, ident)
+    if not req.policy.check(req.context, rule,
+                            policy.allocation_target(allocation)):
+        # Do not reveal that allocations of other projects exist.
+        if req.policy.check(req.context, 'baremetal:allocation:get',
+                            policy.allocation_target(allocation)):
+            req.policy.authorize(req.context, rule,
+                                 policy.allocation_target(allocation))
+        raise exception.AllocationNotFound(allocation=ident)
+    return allocation
+
+
+def _fields(req):
+    return util.fields_param(req, FIELDS)
+
+
+# --- reading -----------------------------------------------------------------
+
+def list_allocations(req):
+    _require_api(req)
+    req.policy.authorize(req.context, 'baremetal:allocation:list')
+    fields = _fields(req)
+    filters = {}
+    state = req.GET.get('state')
+    if state is not None:
+        if state not in allocation_obj.STATES:
+            raise errors.HTTPError(
+                400, 'Invalid state %r: expected one of %s.'
+                % (state, ', '.join(allocation_obj.STATES)),
+                errors.INVALID_QUERY)
+        filters['state'] = state
+    resource_class = req.GET.get('resource_class')
+    if resource_class is not None:
+        if not resource_class or len(resource_class) > 80:
+            raise errors.HTTPError(
+                400, 'Invalid resource_class %r: expected 1 to 80 '
+                     'characters.' % resource_class, errors.INVALID_QUERY)
+        filters['resource_class'] = resource_class
+    node_ident = req.GET.get('node')
+    if node_ident is not None:
+        filters['node_id'] = _node_for(req, node_ident, 'node').id
+    owner = req.GET.get('owner')
+    if owner is not None:
+        if not req.version.check(mv.ALLOCATION_OWNER):
+            raise util.not_acceptable(req, 'The owner filter')
+        filters['owner'] = owner
+    if not req.policy.check(req.context, 'baremetal:allocation:list_all'):
+        project = req.context.project_id
+        if owner is not None and owner != project:
+            raise errors.HTTPError(
+                403, 'baremetal:allocation:list_all is disallowed by '
+                     'policy: you may only list allocations of your '
+                     'project.', errors.POLICY_FORBIDDEN)
+        filters['owner'] = project
+    limit, marker, sort_key, sort_dir = util.pagination(req, SORT_KEYS)
+    if marker is not None:
+        try:
+            Allocation.get_by_uuid(req.context, marker)
+        except exception.AllocationNotFound:
+            raise errors.HTTPError(400, 'Invalid marker %s: no such '
+                                   'allocation.' % marker,
+                                   errors.INVALID_QUERY)
+    allocations = Allocation.list(req.context, filters=filters, limit=limit,
+                                  marker=marker, sort_key=sort_key,
+                                  sort_dir=sort_dir)
+    items = [util.filter_fields(serialize(req, a, fields), fields)
+             for a in allocations]
+    return util.json_response(util.collection(req, 'allocations', items,
+                                              limit))
+
+
+def get_allocation(req, allocation_ident):
+    _require_api(req)
+    allocation = _fetch(req, allocation_ident, 'baremetal:allocation:get')
+    fields = _fields(req)
+    return util.json_response(
+        util.filter_fields(serialize(req, allocation, fields), fields))
+
+
+def _node_allocation(req, node_ident, rule):
+    _require_api(req)
+    node = util.get_node(req, node_ident)
+    if not node.allocation_id:
+        if node.instance_uuid:
+            raise errors.HTTPError(
+                400, 'Node %s has instance_uuid %s that does not belong to '
+                     'an allocation.' % (node.uuid, node.instance_uuid),
+                errors.NODE_ALLOCATION_MISMATCH)
+        raise exception.AllocationNotFound(
+            allocation='of node %s' % node.uuid)
+    try:
+        allocation = Allocation.get_by_id(req.context, node.allocation_id)
+    except exception.AllocationNotFound:
+        raise exception.AllocationNotFound(
+            allocation='of node %s' % node.uuid)
+    if not req.policy.check(req.context, rule,
+                            policy.allocation_target(allocation)):
+        raise exception.AllocationNotFound(
+            allocation='of node %s' % node.uuid)
+    return node, allocation
+
+
+def get_node_allocation(req, node_ident):
+    node, allocation = _node_allocation(req, node_ident,
+                                        'baremetal:allocation:get')
+    fields = _fields(req)
+    return util.json_response(util.filter_fields(
+        serialize(req, allocation, fields, node_uuid=node.uuid), fields))
+
+
+# --- creation ----------------------------------------------------------------
+
+def _node_for(req, ident, field):
+    """A node named in a body or query; unknown -> 400 naming ``field``."""
+    try:
+        return util.get_node(req, ident)
+    except (exception.NodeNotFound, exception.InvalidIdentity):
+        raise errors.HTTPError(
+            400, 'Invalid %s: node %s could not be found.' % (field, ident),
+            errors.INVALID_FIELD)
+
+
+def _check_owner(req, body):
+    """Callers without create_restricted allocate for their project."""
+    if req.policy.check(req.context,
+                        'baremetal:allocation:create_restricted'):
+        return body.get('owner')
+    project = req.context.project_id
+    owner = body.get('owner')
+    if owner is not None and owner != project:
+        raise errors.HTTPError(
+            403, 'baremetal:allocation:create_restricted is disallowed by '
+                 'policy: the owner must be your project.',
+            errors.POLICY_FORBIDDEN)
+    return project
+
+
+def _backfill(req, body, values):
+    """Check that the request matches the node it backfills.
+
+    Everything is checked before anything is written, so a refused
+    backfill leaves nothing behind.
+    """
+    node = _node_for(req, body['node'], 'node')
+    if node.allocation_id:
+        raise exception.NodeAssociated(node=node.uuid,
+                                       instance=node.instance_uuid)
+    rc = values.get('resource_class')
+    if rc is None:
+        values['resource_class'] = node.resource_class
+    elif rc != node.resource_class:
+        raise errors.HTTPError(
+            400, 'Invalid resource_class %s: node %s has resource class '
+                 '%s.' % (rc, node.uuid, node.resource_class),
+            errors.INVALID_FIELD)
+    missing = set(values.get('traits') or ()) - set(node.traits or ())
+    if missing:
+        raise errors.HTTPError(
+            400, 'Invalid traits: node %s does not have %s.'
+            % (node.uuid, ', '.join(sorted(missing))), errors.INVALID_FIELD)
+    candidates = values.get('candidate_nodes')
+    if candidates and node.uuid not in candidates:
+        raise errors.HTTPError(
+            400, 'Invalid candidate_nodes: node %s is not one of them.'
+            % node.uuid, errors.INVALID_FIELD)
+    if node.instance_uuid:
+        if values.get('uuid') is None:
+            values['uuid'] = node.instance_uuid
+        elif values['uuid'] != node.instance_uuid:
+            raise errors.HTTPError(
+                400, 'Invalid uuid %s: node %s has instance_uuid %s.'
+                % (values['uuid'], node.uuid, node.instance_uuid),
+                errors.INVALID_FIELD)
+    values['node_id'] = node.id
+    return node
+
+
+def create_allocation(req):
+    _require_api(req)
+    req.policy.authorize(req.context, 'baremetal:allocation:create')
+    body = schema.validate_post(req, util.json_object(req))
+    values = {'resource_class': body.get('resource_class'),
+              'name': body.get('name'),
+              'extra': body.get('extra') or {},
+              'uuid': body.get('uuid')}
+    owner = _check_owner(req, body)
+    if req.version.check(mv.ALLOCATION_OWNER) or owner is not None:
+        values['owner'] = owner
+    if body.get('traits'):
+        values['traits'] = trait_obj.validate_traits(body['traits'])
+    if body.get('candidate_nodes'):
+        uuids = []
+        for ident in body['candidate_nodes']:
+            candidate = _node_for(req, ident, 'candidate_nodes')
+            if candidate.uuid not in uuids:
+                uuids.append(candidate.uuid)
+        values['candidate_nodes'] = uuids
+    node = None
+    if body.get('node') is not None:
+        node = _backfill(req, body, values)
+    if values['uuid'] is None:
+        values['uuid'] = uuidutils.generate_uuid()
+    allocation = Allocation(req.context, **{k: v for k, v in values.items()
+                                            if v is not None})
+    allocation = req.rpcapi.create_allocation(req.context, allocation)
+    allocation = Allocation.get_by_uuid(req.context, allocation.uuid)
+    return util.json_response(
+        serialize(req, allocation, node_uuid=node.uuid if node else None),
+        status=201,
+        headers={'Location': util.links(req, 'allocations',
+                                        allocation.uuid)[0]['href']})
+
+
+# --- changes -----------------------------------------------------------------
+
+def update_allocation(req, allocation_ident):
+    _require_api(req)
+    if not req.version.check(mv.ALLOCATION_UPDATE):
+        raise errors.HTTPError(
+            405, 'Updating allocations needs API version 1.57 or newer.',
+            errors.METHOD_NOT_ALLOWED, headers={'Allow': 'DELETE, GET'})
+    allocation = _fetch(req, allocation_ident, 'baremetal:allocation:update')
+    patch = util.json_body(req)
+    if isinstance(patch, list):
+        schema.validate_patch_paths([op for op in patch
+                                     if isinstance(op, dict)
+                                     and isinstance(op.get('path'), str)])
+    doc = {'name': allocation.name, 'extra': allocation.extra or {}}
+    doc = util.apply_patch(doc, patch if isinstance(patch, list) else None)
+    doc.setdefault('name', None)
+    doc.setdefault('extra', {})
+    schema.validate_patched(doc)
+    for name in schema.PATCHABLE:
+        if doc[name] != getattr(allocation, name):
+            setattr(allocation, name, doc[name])
+    allocation.save(req.context)
+    return util.json_response(serialize(req, allocation))
+
+
+def _destroy(req, allocation):
+    if allocation.node_id:
+        try:
+            node = node_obj.Node.get_by_id(req.context, allocation.node_id)
+        except exception.NodeNotFound:
+            node = None
+        if (node is not None and not node.maintenance
+                and (node.provision_state == states.ACTIVE
+                     or node.provision_state
+                     not in states.UPDATE_ALLOWED_STATES)):
+            raise exception.NodeIsAllocated(node=node.uuid,
+                                            allocation=allocation.uuid)
+    req.rpcapi.destroy_allocation(req.context, allocation)
+    return util.no_content()
+
+
+def delete_allocation(req, allocation_ident):
+    _require_api(req)
+    allocation = _fetch(req, allocation_ident, 'baremetal:allocation:delete')
+    return _destroy(req, allocation)
+
+
+def delete_node_allocation(req, node_ident):
+    _node, allocation = _node_allocation(req, node_ident,
+                                         'baremetal:allocation:delete')
+    return _destroy(req, allocation)

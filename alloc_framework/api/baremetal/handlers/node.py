@@ -1,0 +1,257 @@
+"""Nodes: ``/v1/nodes``, ``/v1/nodes/detail`` and ``/v1/nodes/{node}``.
+
+Reads come straight from the Node object; creation, updates and deletion
+go through the conductor (it validates drivers and holds the node lock).
+"""
+
+from oslo_utils import uuidutils
+
+from alloc_framework.api.baremetal import errors
+from alloc_framework.api.baremetal import microversion as mv
+from alloc_framework.api.baremetal import policy
+from alloc_framework.api.baremetal.schemas import node as schema
+from alloc_framework.api.baremetal import util
+from alloc_framework.common import exception
+from alloc_framework.common import states
+from alloc_framework.objects import allocation as allocation_obj
+from alloc_framework.objects import node as node_obj
+
+# Every field of the node representation -> first minor version.
+FIELDS = {
+    'uuid': 1, 'name': mv.NAME, 'driver': 1, 'driver_info': 1,
+    'driver_internal_info': 1, 'properties': 1, 'extra': 1,
+    'instance_info': 1, 'instance_uuid': 1, 'power_state': 1,
+    'target_power_state': 1, 'provision_state': 1,
+    'target_provision_state': 1, 'provision_updated_at': 1,
+    'maintenance': 1, 'maintenance_reason': 1, 'last_error': 1,
+    'reservation': 1, 'console_enabled': 1, 'created_at': 1,
+    'updated_at': 1, 'clean_step': mv.CLEAN_STEP,
+    'resource_class': mv.RESOURCE_CLASS,
+    'power_interface': mv.INTERFACES, 'deploy_interface': mv.INTERFACES,
+    'management_interface': mv.INTERFACES, 'traits': mv.TRAITS,
+    'fault': mv.FAULT, 'deploy_step': mv.DEPLOY_STEP,
+    'conductor_group': mv.CONDUCTOR_GROUP,
+    'automated_clean': mv.AUTOMATED_CLEAN, 'protected': mv.PROTECTED,
+    'protected_reason': mv.PROTECTED, 'conductor': mv.CONDUCTOR,
+    'owner': mv.OWNER, 'description': mv.DESCRIPTION,
+    'allocation_uuid': mv.ALLOCATIONS, 'retired': mv.RETIRED,
+    'retired_reason': mv.RETIRED, 'lessee': mv.LESSEE,
+}
+# What ``GET /v1/nodes`` shows without ``fields`` or ``detail``.
+SUMMARY_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
+                  'provision_state', 'maintenance')
+SORT_KEYS = node_obj.SORT_KEYS
+
+# Query filters of the listing -> first minor version.
+FILTERS = {
+    'instance_uuid': 1, 'associated': 1, 'maintenance': 1,
+    'provision_state': mv.PROVISION_STATE_FILTER,
+    'driver': mv.DRIVER_FILTER, 'resource_class': mv.RESOURCE_CLASS,
+    'fault': mv.FAULT, 'conductor_group': mv.CONDUCTOR_GROUP,
+    'owner': mv.OWNER, 'lessee': mv.LESSEE, 'retired': mv.RETIRED,
+}
+
+
+def _allocation_uuid(req, node):
+    if not node.allocation_id:
+        return None
+    try:
+        return allocation_obj.Allocation.get_by_id(
+            req.context, node.allocation_id).uuid
+    except exception.AllocationNotFound:
+        return None
+
+
+def serialize(req, node, fields=None):
+    """The API representation of a node for the request's version."""
+    wanted = [name for name, minor in FIELDS.items()
+              if req.version.check(minor)
+              and (fields is None or name in fields)]
+    target = policy.node_target(node)
+    data = {}
+    for name in wanted:
+        if name == 'allocation_uuid':
+            value = _allocation_uuid(req, node)
+        elif name == 'console_enabled':
+            value = False
+        elif name == 'conductor':
+            value = None
+        else:
+            value = getattr(node, name)
+        if name == 'driver_info':
+            value = util.mask_secrets(value)
+            if not req.policy.check(req.context,
+                                    'baremetal:node:get:driver_info',
+                                    target):
+                value = {}
+        elif name == 'instance_info':
+            value = util.mask_secrets(value)
+        elif name in ('driver_internal_info', 'last_error', 'reservation'):
+            rule = 'baremetal:node:get:' + name
+            if not req.policy.check(req.context, rule, target):
+                value = {} if name == 'driver_internal_info' else None
+        data[name] = value
+    data['links'] = util.links(req, 'nodes', node.uuid)
+    return data
+
+
+def _list(req, detail):
+    req.policy.authorize(req.context, 'baremetal:node:list')
+    fields = util.fields_param(req, FIELDS)
+    if fields is not None and not req.version.check(mv.FIELDS):
+        raise util.not_acceptable(req, 'The fields parameter')
+    if detail is None:
+        detail = util.query_bool(req, 'detail')
+        if detail is not None and not req.version.check(mv.DETAIL_QUERY):
+            raise util.not_acceptable(req, 'The detail parameter')
+        if detail and fields is not None:
+            raise errors.HTTPError(400, 'Can not specify ?detail=True and '
+                                   'fields in the same request.',
+                                   errors.INVALID_QUERY)
+    elif fields is not None:
+        raise errors.HTTPError(400, 'The fields parameter is not accepted '
+                               'by /v1/nodes/detail.', errors.INVALID_QUERY)
+    filters = _filters(req)
+    limit, marker, sort_key, sort_dir = util.pagination(req, SORT_KEYS)
+    if not req.policy.check(req.context, 'baremetal:node:list_all'):
+        # A project sees the nodes it owns or leases.
+        filters['project'] = req.context.project_id
+    nodes = node_obj.Node.list(req.context, filters=filters, limit=limit,
+                               marker=marker, sort_key=sort_key,
+                               sort_dir=sort_dir)
+    if fields is None and not detail:
+        fields = SUMMARY_FIELDS
+    items = [util.filter_fields(serialize(req, n, fields), fields)
+             for n in nodes]
+    path = 'nodes/detail' if req.path_info.rstrip('/').endswith(
+        ('/detail', '/detail.json')) else 'nodes'
+    return util.json_response(util.collection(req, 'nodes', items, limit,
+                                              path=path))
+
+
+def _filters(req):
+    filters = {}
+    for name, minor in FILTERS.items():
+        if name not in req.GET:
+            continue
+        if not req.version.check(minor):
+            raise util.not_acceptable(req, 'The %s filter' % name)
+        if name in ('maintenance', 'associated', 'fault_bool', 'retired'):
+            filters[name] = util.query_bool(req, name)
+        elif name == 'instance_uuid':
+            value = req.GET[name]
+            if not uuidutils.is_uuid_like(value):
+                raise errors.HTTPError(400, 'Invalid instance_uuid %r: '
+                                       'expected a UUID.' % value,
+                                       errors.INVALID_QUERY)
+            filters[name] = value
+        elif name == 'provision_state':
+            value = req.GET[name]
+            if value not in states.ALL_STATES:
+                raise errors.HTTPError(
+                    400, 'Invalid provision_state %r' % value,
+                    errors.INVALID_QUERY)
+            filters[name] = value
+        elif name == 'conductor_group':
+            filters[name] = req.GET[name].lower()
+        else:
+            filters[name] = req.GET[name]
+    return filters
+
+
+def list_nodes(req):
+    return _list(req, None)
+
+
+def list_nodes_detail(req):
+    return _list(req, True)
+
+
+def get_node(req, node_ident):
+    node = util.get_node(req, node_ident)
+    req.policy.authorize(req.context, 'baremetal:node:get',
+                         policy.node_target(node))
+    fields = util.fields_param(req, FIELDS)
+    if fields is not None and not req.version.check(mv.FIELDS):
+        raise util.not_acceptable(req, 'The fields parameter')
+    return util.json_response(
+        util.filter_fields(serialize(req, node, fields), fields))
+
+
+def create_node(req):
+    req.policy.authorize(req.context, 'baremetal:node:create')
+    body = util.json_object(req)
+    values = schema.validate_create(req, body)
+    if not req.version.check(mv.ENROLL):
+        # Old clients expect a node that is immediately usable.
+        values['provision_state'] = states.AVAILABLE
+        values['power_state'] = states.POWER_OFF
+    node = node_obj.Node(req.context, **values)
+    node = req.rpcapi.create_node(req.context, node)
+    node = node_obj.Node.get_by_uuid(req.context, node.uuid)
+    return util.json_response(
+        serialize(req, node), status=201,
+        headers={'Location': util.links(req, 'nodes', node.uuid)[0]['href']})
+
+
+def _patch_document(node):
+    return {name: getattr(node, name) for name in schema.PATCH_DOCUMENT}
+
+
+def update_node(req, node_ident):
+    node = util.get_node(req, node_ident)
+    target = policy.node_target(node)
+    req.policy.authorize(req.context, 'baremetal:node:update', target)
+    patch = util.json_body(req)
+    doc = _patch_document(node)
+    doc['allocation_uuid'] = _allocation_uuid(req, node)
+    util.apply_patch(doc, patch if isinstance(patch, list) else None)
+    changes = schema.validate_patch(req, patch, doc, node)
+    for name in changes:
+        rule = schema.FIELD_RULES.get(name)
+        if rule:
+            req.policy.authorize(req.context, rule, target)
+    if 'instance_uuid' in changes and node.allocation_id:
+        _release_allocation(req, node)
+        node = node_obj.Node.get_by_id(req.context, node.id)
+    for name, value in changes.items():
+        setattr(node, name, value)
+    if node.obj_what_changed():
+        node = req.rpcapi.update_node(req.context, node)
+        node = node_obj.Node.get_by_uuid(req.context, node.uuid)
+    return util.json_response(serialize(req, node))
+
+
+def _release_allocation(req, node):
+    """Unsetting the instance of an allocated node ends the allocation.
+
+    Refused (409) while the node is deployed or busy, unless it is in
+    maintenance.
+    """
+    busy = (node.provision_state == states.ACTIVE
+            or node.provision_state not in states.UPDATE_ALLOWED_STATES)
+    try:
+        allocation = allocation_obj.Allocation.get_by_id(
+            req.context, node.allocation_id)
+    except exception.AllocationNotFound:
+        return
+    if busy and not node.maintenance:
+        raise exception.NodeIsAllocated(node=node.uuid,
+                                        allocation=allocation.uuid)
+    req.rpcapi.destroy_allocation(req.context, allocation)
+
+
+def delete_node(req, node_ident):
+    node = util.get_node(req, node_ident)
+    req.policy.authorize(req.context, 'baremetal:node:delete',
+                         policy.node_target(node))
+    allocation_id = node.allocation_id
+    req.rpcapi.destroy_node(req.context, node.id)
+    if allocation_id:
+        # The allocation of a deleted node has nothing left to hold.
+        try:
+            allocation_obj.Allocation.get_by_id(
+                req.context, allocation_id).destroy(req.context)
+        except exception.AllocationNotFound:
+            pass
+    return util.no_content()

@@ -1,0 +1,224 @@
+"""Node sub-resources: traits, states, maintenance and history."""
+
+from oslo_utils import uuidutils
+
+from alloc_framework.api.baremetal import errors
+from alloc_framework.api.baremetal import microversion as mv
+from alloc_framework.api.baremetal import policy
+from alloc_framework.api.baremetal import util
+from alloc_framework.common import exception
+from alloc_framework.common import states
+from alloc_framework.objects import node_history as history_obj
+from alloc_framework.objects import trait as trait_obj
+
+# Provision actions -> first minor version that accepts them.
+PROVISION_VERBS = {
+    'active': 1, 'deleted': 1, 'rebuild': 1, 'manage': 4, 'provide': 4,
+    'abort': mv.ABORT, 'clean': mv.MANUAL_CLEAN,
+    'deploy': mv.DEPLOY_VERBS, 'undeploy': mv.DEPLOY_VERBS,
+}
+POWER_TARGETS = (states.POWER_ON, states.POWER_OFF, states.REBOOT)
+
+
+def _node(req, node_ident, rule, minor=1):
+    if not req.version.check(minor):
+        raise util.resource_not_found()
+    node = util.get_node(req, node_ident)
+    req.policy.authorize(req.context, rule, policy.node_target(node))
+    return node
+
+
+# --- traits ------------------------------------------------------------------
+
+def list_traits(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:traits:list', mv.TRAITS)
+    return util.json_response({'traits': sorted(node.traits or [])})
+
+
+def set_traits(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:traits:set', mv.TRAITS)
+    body = util.json_object(req)
+    if set(body) != {'traits'} or not isinstance(body['traits'], list):
+        raise errors.HTTPError(400, 'The body must be {"traits": [...]}',
+                               errors.INVALID_BODY)
+    traits = trait_obj.validate_traits(body['traits'])
+    req.rpcapi.add_node_traits(req.context, node.id, traits, replace=True)
+    return util.no_content()
+
+
+def add_trait(req, node_ident, trait):
+    node = _node(req, node_ident, 'baremetal:node:traits:set', mv.TRAITS)
+    if req.body:
+        raise errors.HTTPError(400, 'Adding one trait takes no body.',
+                               errors.INVALID_BODY)
+    trait_obj.validate_trait(trait)
+    req.rpcapi.add_node_traits(req.context, node.id, [trait])
+    return util.no_content()
+
+
+def delete_traits(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:traits:delete', mv.TRAITS)
+    req.rpcapi.remove_node_traits(req.context, node.id, None)
+    return util.no_content()
+
+
+def delete_trait(req, node_ident, trait):
+    node = _node(req, node_ident, 'baremetal:node:traits:delete', mv.TRAITS)
+    if trait not in (node.traits or []):
+        raise exception.NodeTraitNotFound(node_id=node.uuid, trait=trait)
+    req.rpcapi.remove_node_traits(req.context, node.id, [trait])
+    return util.no_content()
+
+
+# --- states ------------------------------------------------------------------
+
+def get_states(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:get_states')
+    last_error = node.last_error
+    if not req.policy.check(req.context, 'baremetal:node:get:last_error',
+                            policy.node_target(node)):
+        last_error = None
+    return util.json_response({
+        'console_enabled': False,
+        'last_error': last_error,
+        'power_state': node.power_state,
+        'provision_state': node.provision_state,
+        'provision_updated_at': node.provision_updated_at,
+        'target_power_state': node.target_power_state,
+        'target_provision_state': node.target_provision_state,
+    })
+
+
+def _accepted(req, node):
+    resp = util.no_content(202)
+    resp.headers['Location'] = '%s/v1/nodes/%s/states' % (
+        util.base_url(req), node.uuid)
+    return resp
+
+
+def set_provision_state(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:set_provision_state')
+    body = util.json_object(req)
+    unknown = set(body) - {'target', 'clean_steps', 'configdrive'}
+    if unknown:
+        raise errors.HTTPError(400, 'Unknown attribute(s): %s'
+                               % ', '.join(sorted(unknown)),
+                               errors.INVALID_BODY)
+    target = body.get('target')
+    if not isinstance(target, str) or target not in PROVISION_VERBS:
+        raise errors.HTTPError(
+            400, 'Invalid provision state target %r; valid targets are %s.'
+            % (target, ', '.join(sorted(PROVISION_VERBS))),
+            errors.INVALID_FIELD)
+    if not req.version.check(PROVISION_VERBS[target]):
+        raise util.not_acceptable(req, 'The "%s" provision action' % target)
+    clean_steps = body.get('clean_steps')
+    if target == 'clean':
+        if not isinstance(clean_steps, list) or not all(
+                isinstance(s, dict) and isinstance(s.get('interface'), str)
+                and isinstance(s.get('step'), str) for s in clean_steps):
+            raise errors.HTTPError(
+                400, '"clean_steps" is required for the clean action and '
+                     'must be a list of {"interface": ..., "step": ...}.',
+                errors.INVALID_FIELD)
+    elif clean_steps is not None:
+        raise errors.HTTPError(400, '"clean_steps" is only valid with the '
+                               'clean action.', errors.INVALID_FIELD)
+    if target in ('active', 'deploy', 'rebuild') and node.maintenance:
+        raise exception.NodeInMaintenance(op='provisioning', node=node.uuid)
+    event = states.event_for_verb(target)
+    if not states.MACHINE.is_valid_event(node.provision_state, event):
+        raise exception.InvalidStateRequested(
+            action=target, node=node.uuid, state=node.provision_state)
+    req.rpcapi.do_provisioning_action(req.context, node.id, target,
+                                      clean_steps=clean_steps)
+    return _accepted(req, node)
+
+
+def set_power_state(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:set_power_state')
+    body = util.json_object(req)
+    unknown = set(body) - {'target', 'timeout'}
+    if unknown:
+        raise errors.HTTPError(400, 'Unknown attribute(s): %s'
+                               % ', '.join(sorted(unknown)),
+                               errors.INVALID_BODY)
+    target = body.get('target')
+    if target not in POWER_TARGETS:
+        raise errors.HTTPError(
+            400, 'Invalid power state target %r; valid targets are %s.'
+            % (target, ', '.join(POWER_TARGETS)), errors.INVALID_FIELD)
+    req.rpcapi.change_node_power_state(req.context, node.id, target)
+    return _accepted(req, node)
+
+
+# --- maintenance -------------------------------------------------------------
+
+def _set_maintenance(req, node, flag, reason):
+    node.maintenance = flag
+    node.maintenance_reason = reason
+    if not flag:
+        node.fault = None
+    req.rpcapi.update_node(req.context, node)
+    return util.no_content(202)
+
+
+def set_maintenance(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:set_maintenance')
+    reason = req.GET.get('reason')
+    if req.body:
+        body = util.json_object(req)
+        unknown = set(body) - {'reason'}
+        if unknown:
+            raise errors.HTTPError(400, 'Unknown attribute(s): %s'
+                                   % ', '.join(sorted(unknown)),
+                                   errors.INVALID_BODY)
+        reason = body.get('reason', reason)
+    if reason is not None and not isinstance(reason, str):
+        raise errors.HTTPError(400, 'The maintenance reason must be a '
+                               'string.', errors.INVALID_FIELD)
+    return _set_maintenance(req, node, True, reason)
+
+
+def clear_maintenance(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:clear_maintenance')
+    return _set_maintenance(req, node, False, None)
+
+
+# --- history -----------------------------------------------------------------
+
+HISTORY_FIELDS = ('uuid', 'created_at', 'severity', 'event')
+HISTORY_DETAIL_FIELDS = HISTORY_FIELDS + ('event_type', 'conductor', 'user')
+
+
+def _history(req, node, event, fields):
+    data = {name: getattr(event, name) for name in fields}
+    data['links'] = [{'href': '%s/v1/nodes/%s/history/%s' % (
+        util.base_url(req), node.uuid, event.uuid), 'rel': 'self'}]
+    return data
+
+
+def list_history(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:history:get',
+                 mv.NODE_HISTORY)
+    detail = util.query_bool(req, 'detail')
+    limit, marker, _key, _dir = util.pagination(req, ('created_at',),
+                                                default_sort='created_at')
+    events = history_obj.NodeHistory.list_by_node_id(
+        req.context, node.id, limit=limit, marker=marker)
+    fields = HISTORY_DETAIL_FIELDS if detail else HISTORY_FIELDS
+    items = [_history(req, node, e, fields) for e in events]
+    return util.json_response(util.collection(
+        req, 'history', items, limit, path='nodes/%s/history' % node.uuid))
+
+
+def get_history(req, node_ident, event_ident):
+    node = _node(req, node_ident, 'baremetal:node:history:get',
+                 mv.NODE_HISTORY)
+    if not uuidutils.is_uuid_like(event_ident):
+        raise exception.InvalidUUID(uuid=event_ident)
+    event = history_obj.NodeHistory.get_by_uuid(req.context, event_ident)
+    if event.node_id != node.id:
+        raise exception.NodeHistoryNotFound(history=event_ident)
+    return util.json_response(_history(req, node, event,
+                                       HISTORY_DETAIL_FIELDS))

@@ -1,0 +1,172 @@
+"""API versions of the bare metal API and the version negotiation.
+
+Clients pick a version with the ``X-OpenStack-Ironic-API-Version`` header
+(``1.N`` or ``latest``); without it the minimum version is used, as the
+upstream bare metal service does. Every response under ``/v1`` names the
+supported range and the version used.
+
+``VERSIONS`` is the canonical list: one line per version that changed
+behaviour we implement. Handlers gate on the named constants below and
+nothing else, so a gate is always greppable.
+"""
+
+import re
+
+from alloc_framework.api.baremetal import errors
+
+HEADER = 'X-OpenStack-Ironic-API-Version'
+MIN_HEADER = 'X-OpenStack-Ironic-API-Minimum-Version'
+MAX_HEADER = 'X-OpenStack-Ironic-API-Maximum-Version'
+# keystoneauth sends the generic header too; it is used when the specific
+# one is absent.
+GENERIC_HEADER = 'OpenStack-API-Version'
+SERVICE_TYPE = 'baremetal'
+
+# Minor versions (major is always 1) and what they brought.
+VERSIONS = {
+    1: 'initial version',
+    5: 'node name',
+    7: 'node clean_step',
+    8: 'fields query parameter',
+    9: 'filter nodes by provision_state',
+    11: 'new nodes start in enroll',
+    13: 'abort provision verb',
+    15: 'manual cleaning (clean verb, clean_steps)',
+    16: 'filter nodes by driver',
+    21: 'node resource_class and filter',
+    31: 'node per-interface fields',
+    37: 'node traits',
+    42: 'node fault and filter',
+    43: 'detail query parameter on /v1/nodes',
+    44: 'node deploy_step',
+    46: 'node conductor_group and filter',
+    47: 'node automated_clean',
+    48: 'node protected and protected_reason',
+    49: 'node conductor field',
+    50: 'node owner and filter',
+    51: 'node description',
+    52: 'allocations and node allocation_uuid',
+    57: 'PATCH /v1/allocations/{allocation}',
+    58: 'allocation backfill (node in the POST body)',
+    60: 'allocation owner',
+    61: 'node retired and retired_reason',
+    65: 'node lessee and filter',
+    73: 'deploy and undeploy provision verbs',
+    78: 'node history',
+}
+
+MIN_VERSION = (1, min(VERSIONS))
+MAX_VERSION = (1, max(VERSIONS))
+
+NAME = 5
+CLEAN_STEP = 7
+FIELDS = 8
+PROVISION_STATE_FILTER = 9
+ENROLL = 11
+ABORT = 13
+MANUAL_CLEAN = 15
+DRIVER_FILTER = 16
+RESOURCE_CLASS = 21
+INTERFACES = 31
+TRAITS = 37
+FAULT = 42
+DETAIL_QUERY = 43
+DEPLOY_STEP = 44
+CONDUCTOR_GROUP = 46
+AUTOMATED_CLEAN = 47
+PROTECTED = 48
+CONDUCTOR = 49
+OWNER = 50
+DESCRIPTION = 51
+ALLOCATIONS = 52
+ALLOCATION_UPDATE = 57
+ALLOCATION_BACKFILL = 58
+ALLOCATION_OWNER = 60
+RETIRED = 61
+LESSEE = 65
+DEPLOY_VERBS = 73
+NODE_HISTORY = 78
+
+_VERSION_RE = re.compile(r'^1\.(0|[1-9][0-9]*)$')
+
+
+def version_string(version):
+    return '%d.%d' % version
+
+
+class Version:
+    """The negotiated version of one request."""
+
+    def __init__(self, minor):
+        self.minor = minor
+
+    def __ge__(self, minor):
+        return self.minor >= minor
+
+    def __lt__(self, minor):
+        return self.minor < minor
+
+    def __str__(self):
+        return version_string((1, self.minor))
+
+    def check(self, minor):
+        """True when this request's version is at least 1.``minor``."""
+        return self.minor >= minor
+
+
+def _requested(headers):
+    value = headers.get(HEADER)
+    if value is None:
+        generic = headers.get(GENERIC_HEADER)
+        if generic:
+            for part in generic.split(','):
+                words = part.strip().split()
+                if len(words) == 2 and words[0].lower() == SERVICE_TYPE:
+                    value = words[1]
+    return value
+
+
+def negotiate(headers):
+    """Return the Version asked for by ``headers``.
+
+    :raises: HTTPError 400 for a malformed value, 406 for a version
+        outside the supported range.
+    """
+    value = _requested(headers)
+    if value is None:
+        return Version(MIN_VERSION[1])
+    value = value.strip()
+    if value.lower() == 'latest':
+        return Version(MAX_VERSION[1])
+    if not _VERSION_RE.match(value):
+        if re.match(r'^[0-9]+\.[0-9]+$', value):
+            raise errors.HTTPError(406, _range_message(value),
+                                   errors.VERSION_NOT_ACCEPTABLE)
+        raise errors.HTTPError(
+            400, 'Invalid value for %s header: %r. Expected "latest" or '
+                 '"1.N".' % (HEADER, value), errors.VERSION_INVALID)
+    minor = int(value.split('.')[1])
+    if not MIN_VERSION[1] <= minor <= MAX_VERSION[1]:
+        raise errors.HTTPError(406, _range_message(value),
+                               errors.VERSION_NOT_ACCEPTABLE)
+    return Version(minor)
+
+
+def _range_message(value):
+    return ('Version %s was requested but is not supported by this '
+            'service. The supported version range is: [%s, %s].'
+            % (value, version_string(MIN_VERSION),
+               version_string(MAX_VERSION)))
+
+
+def add_headers(response, version):
+    """Advertise the range and, when known, the version used."""
+    response.headers[MIN_HEADER] = version_string(MIN_VERSION)
+    response.headers[MAX_HEADER] = version_string(MAX_VERSION)
+    if version is not None:
+        response.headers[HEADER] = str(version)
+        vary = response.headers.get('Vary')
+        if not vary:
+            response.headers['Vary'] = HEADER
+        elif HEADER not in vary:
+            response.headers['Vary'] = vary + ', ' + HEADER

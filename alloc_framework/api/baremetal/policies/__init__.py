@@ -1,0 +1,12 @@
+"""Every policy rule of the bare metal API (oslo.policy in code)."""
+
+import itertools
+
+from alloc_framework.api.baremetal.policies import allocation
+from alloc_framework.api.baremetal.policies import base
+from alloc_framework.api.baremetal.policies import node
+
+
+def list_rules():
+    return list(itertools.chain(base.list_rules(), node.list_rules(),
+                                allocation.list_rules()))

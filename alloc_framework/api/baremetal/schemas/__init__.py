@@ -1,0 +1,1 @@
+"""Request body validation of the bare metal API."""

@@ -1,0 +1,180 @@
+"""Validation of node bodies: ``POST /v1/nodes`` and JSON patches.
+
+Each writable field has a JSON schema and the minor version that
+introduced it; a field of a later version is refused with 406, as the
+upstream service does, and anything else unknown or read-only with 400
+naming the field.
+"""
+
+import jsonschema
+
+from alloc_framework.api.baremetal import errors
+from alloc_framework.api.baremetal import microversion as mv
+from alloc_framework.common import utils
+
+_STRING_255 = {'type': ['string', 'null'], 'maxLength': 255}
+_DICT = {'type': ['object', 'null']}
+_BOOL = {'type': 'boolean'}
+_UUID = {'type': ['string', 'null'], 'format': 'uuid'}
+
+# Writable fields: name -> (schema, first minor version).
+WRITABLE = {
+    'uuid': ({'type': 'string', 'format': 'uuid'}, 1),
+    'name': ({'type': ['string', 'null'], 'format': 'logical_name'},
+             mv.NAME),
+    'driver': ({'type': 'string', 'minLength': 1, 'maxLength': 255}, 1),
+    'driver_info': (_DICT, 1),
+    'properties': (_DICT, 1),
+    'extra': (_DICT, 1),
+    'instance_info': (_DICT, 1),
+    'instance_uuid': (_UUID, 1),
+    'maintenance': (_BOOL, 1),
+    'maintenance_reason': ({'type': ['string', 'null']}, 1),
+    'resource_class': ({'type': ['string', 'null'], 'maxLength': 80},
+                       mv.RESOURCE_CLASS),
+    'power_interface': (_STRING_255, mv.INTERFACES),
+    'deploy_interface': (_STRING_255, mv.INTERFACES),
+    'management_interface': (_STRING_255, mv.INTERFACES),
+    'conductor_group': ({'type': ['string', 'null'], 'maxLength': 255,
+                         'pattern': r'^[a-zA-Z0-9_\-\.]*$'},
+                        mv.CONDUCTOR_GROUP),
+    'automated_clean': ({'type': ['boolean', 'null']}, mv.AUTOMATED_CLEAN),
+    'protected': (_BOOL, mv.PROTECTED),
+    'protected_reason': ({'type': ['string', 'null']}, mv.PROTECTED),
+    'owner': (_STRING_255, mv.OWNER),
+    'description': ({'type': ['string', 'null'], 'maxLength': 4096},
+                    mv.DESCRIPTION),
+    'retired': (_BOOL, mv.RETIRED),
+    'retired_reason': ({'type': ['string', 'null']}, mv.RETIRED),
+    'lessee': (_STRING_255, mv.LESSEE),
+}
+# Fields set only at creation.
+CREATE_ONLY = ('uuid',)
+# Fields the API shows but no client may write.
+READ_ONLY = ('uuid', 'created_at', 'updated_at', 'provision_state',
+             'target_provision_state', 'power_state', 'target_power_state',
+             'provision_updated_at', 'last_error', 'reservation',
+             'clean_step', 'deploy_step', 'driver_internal_info',
+             'allocation_uuid', 'traits', 'fault', 'conductor',
+             'console_enabled', 'links', 'id')
+# The document a PATCH applies to.
+PATCH_DOCUMENT = tuple(WRITABLE) + tuple(
+    f for f in READ_ONLY if f not in ('allocation_uuid', 'conductor',
+                                      'console_enabled', 'links', 'id'))
+# Extra policy rule checked when a field changes.
+FIELD_RULES = {
+    'driver_info': 'baremetal:node:update:driver_info',
+    'properties': 'baremetal:node:update:properties',
+    'instance_uuid': 'baremetal:node:update:instance_uuid',
+    'lessee': 'baremetal:node:update:lessee',
+    'owner': 'baremetal:node:update:owner',
+    'driver': 'baremetal:node:update:driver_interfaces',
+    'power_interface': 'baremetal:node:update:driver_interfaces',
+    'deploy_interface': 'baremetal:node:update:driver_interfaces',
+    'management_interface': 'baremetal:node:update:driver_interfaces',
+    'conductor_group': 'baremetal:node:update:conductor_group',
+    'name': 'baremetal:node:update:name',
+    'retired': 'baremetal:node:update:retired',
+    'retired_reason': 'baremetal:node:update:retired',
+    'extra': 'baremetal:node:update_extra',
+    'instance_info': 'baremetal:node:update_instance_info',
+}
+
+_CHECKER = jsonschema.FormatChecker()
+
+
+@_CHECKER.checks('uuid')
+def _is_uuid(value):
+    from oslo_utils import uuidutils
+    return not isinstance(value, str) or uuidutils.is_uuid_like(value)
+
+
+@_CHECKER.checks('logical_name')
+def _is_name(value):
+    return not isinstance(value, str) or utils.is_valid_logical_name(value)
+
+
+def _check_value(name, value):
+    schema = WRITABLE[name][0]
+    try:
+        jsonschema.validate(value, schema, format_checker=_CHECKER)
+    except jsonschema.ValidationError as exc:
+        if exc.validator == 'format' and name == 'name':
+            message = ('Cannot use %r as the node name: a name may only '
+                       'contain letters, digits and -._~ and must not look '
+                       'like a UUID.' % (value,))
+        else:
+            message = 'Invalid value for field %s: %s' % (name, exc.message)
+        raise errors.HTTPError(400, message, errors.INVALID_FIELD)
+
+
+def _check_version(req, name):
+    minor = WRITABLE[name][1]
+    if not req.version.check(minor):
+        raise errors.HTTPError(
+            406, 'Field %s is not available in API version %s.'
+            % (name, req.version), errors.VERSION_NOT_ACCEPTABLE)
+
+
+def validate_create(req, body):
+    """Return the values of a new node from a POST body."""
+    for name in body:
+        if name in WRITABLE:
+            continue
+        if name in READ_ONLY:
+            raise errors.HTTPError(400, "'%s' is a read-only attribute and "
+                                   "can not be set at creation." % name,
+                                   errors.READ_ONLY_FIELD)
+        raise errors.HTTPError(400, "Unknown attribute for node: %s" % name,
+                               errors.INVALID_FIELD)
+    if 'driver' not in body:
+        raise errors.HTTPError(400, 'Mandatory field missing: driver',
+                               errors.INVALID_FIELD)
+    values = {}
+    for name, value in body.items():
+        _check_version(req, name)
+        _check_value(name, value)
+        if name == 'conductor_group' and value is None:
+            value = ''
+        if value is not None or name not in ('maintenance', 'protected',
+                                             'retired'):
+            values[name] = value
+    return values
+
+
+def validate_patch(req, patch, doc, node):
+    """Return {field: new value} for the fields a patch changed.
+
+    :param doc: the patched document (see PATCH_DOCUMENT).
+    :raises: 400 naming a read-only or unknown field.
+    """
+    for op in patch:
+        root = op['path'].lstrip('/').split('/')[0]
+        if root in READ_ONLY:
+            raise errors.HTTPError(
+                400, "'/%s' is a read-only attribute and can not be "
+                     "updated." % root, errors.READ_ONLY_FIELD)
+        if root not in WRITABLE:
+            raise errors.HTTPError(
+                400, "Unknown attribute for node: %s" % root,
+                errors.INVALID_FIELD)
+        _check_version(req, root)
+    changes = {}
+    for name in WRITABLE:
+        if name in CREATE_ONLY:
+            continue
+        if name not in doc:
+            # A removed attribute goes back to its empty value.
+            doc[name] = {} if WRITABLE[name][0] is _DICT else None
+            if name in ('maintenance', 'protected', 'retired'):
+                doc[name] = False
+        value = doc[name]
+        if value != getattr(node, name):
+            _check_value(name, value)
+            if name == 'driver' and not value:
+                raise errors.HTTPError(400, 'Node driver can not be '
+                                       'removed.', errors.INVALID_FIELD)
+            if name == 'conductor_group' and value is None:
+                value = ''
+            changes[name] = value
+    return changes
