@@ -1,0 +1,161 @@
+"""Authentication strategies and policy (project-scoped owners)."""
+
+import base64
+import os
+
+import bcrypt
+from oslo_utils import uuidutils
+
+from alloc_framework.api.baremetal import app as bm_app
+from alloc_framework.objects import allocation as allocation_obj
+from tests.functional.baremetal import base
+
+
+def basic(user, password):
+    token = base64.b64encode(('%s:%s' % (user, password)).encode())
+    return {'Authorization': 'Basic ' + token.decode()}
+
+
+class TestHTTPBasic(base.BaremetalTestCase):
+    with_conductor = False
+
+    def setUp(self):
+        super().setUp()
+        path = os.path.join(self.state_path, 'htpasswd')
+        hashed = bcrypt.hashpw(b'secret', bcrypt.gensalt(rounds=4)).decode()
+        # Apache's htpasswd -B writes the $2y$ prefix.
+        apache = '$2y$' + hashed[4:]
+        with open(path, 'w') as stream:
+            stream.write('# users\nalice:%s\nbob:%s\n' % (hashed, apache))
+        self.config(auth_strategy='http_basic',
+                    http_basic_auth_user_file=path)
+        self.app = bm_app.setup_app(self.conf)
+
+    def test_no_credentials_is_401(self):
+        resp = self.get('/v1/nodes')
+        self.assertError(resp, 401, 'baremetal.auth_required')
+        self.assertEqual('Basic realm="Baremetal API"',
+                         resp.headers['WWW-Authenticate'])
+
+    def test_wrong_password_is_401(self):
+        resp = self.get('/v1/nodes', headers=basic('alice', 'nope'))
+        self.assertError(resp, 401)
+        resp = self.get('/v1/nodes', headers=basic('carol', 'secret'))
+        self.assertError(resp, 401)
+        resp = self.get('/v1/nodes', headers={'Authorization': 'Basic !!'})
+        self.assertError(resp, 401)
+
+    def test_good_credentials(self):
+        self.get('/v1/nodes', headers=basic('alice', 'secret'), status=200)
+        self.get('/v1/nodes', headers=basic('bob', 'secret'), status=200)
+
+    def test_version_documents_are_public(self):
+        self.get('/', status=200)
+        self.get('/v1', status=200)
+
+    def test_non_bcrypt_file_refused_at_start(self):
+        path = os.path.join(self.state_path, 'plain')
+        with open(path, 'w') as stream:
+            stream.write('alice:{SHA}abcdef\n')
+        self.config(http_basic_auth_user_file=path)
+        self.assertRaises(ValueError, bm_app.setup_app, self.conf)
+
+
+def identity(project, roles, system=False):
+    headers = {'X-Roles': ','.join(roles), 'X-User-Id': 'user-' + project}
+    if system:
+        headers['OpenStack-System-Scope'] = 'all'
+    else:
+        headers['X-Project-Id'] = project
+    return headers
+
+
+ADMIN = identity('admin', ['admin', 'member', 'reader'], system=True)
+P1 = identity('p1', ['member', 'reader'])
+P2 = identity('p2', ['member', 'reader'])
+P1_READER = identity('p1', ['reader'])
+
+
+class TestKeystonePolicy(base.BaremetalTestCase):
+    with_conductor = False
+    auth_strategy = 'keystone'
+
+    def _allocation(self, owner, **kw):
+        allocation = allocation_obj.Allocation(
+            self.context, resource_class='baremetal', owner=owner,
+            uuid=uuidutils.generate_uuid(), state='error', **kw)
+        allocation.create(self.context)
+        return allocation
+
+    def test_project_sees_only_its_allocations(self):
+        mine = self._allocation('p1')
+        self._allocation('p2')
+        body = self.get('/v1/allocations', headers=P1, status=200).json_body
+        self.assertEqual([mine.uuid],
+                         [a['uuid'] for a in body['allocations']])
+        body = self.get('/v1/allocations', headers=ADMIN,
+                        status=200).json_body
+        self.assertEqual(2, len(body['allocations']))
+
+    def test_project_cannot_list_other_owner(self):
+        self._allocation('p2')
+        resp = self.get('/v1/allocations?owner=p2', headers=P1)
+        self.assertError(resp, 403, 'baremetal.policy_forbidden')
+
+    def test_project_cannot_see_or_delete_others(self):
+        other = self._allocation('p2')
+        self.assertError(self.get('/v1/allocations/%s' % other.uuid,
+                                  headers=P1), 404)
+        self.assertError(self.delete('/v1/allocations/%s' % other.uuid,
+                                     headers=P1), 404)
+        self.assertError(self.patch('/v1/allocations/%s' % other.uuid,
+                                    [{'op': 'add', 'path': '/extra/a',
+                                      'value': 1}], headers=P1), 404)
+        self.get('/v1/allocations/%s' % other.uuid, headers=P2, status=200)
+
+    def test_reader_cannot_update(self):
+        mine = self._allocation('p1')
+        self.get('/v1/allocations/%s' % mine.uuid, headers=P1_READER,
+                 status=200)
+        resp = self.patch('/v1/allocations/%s' % mine.uuid,
+                          [{'op': 'add', 'path': '/name', 'value': 'x'}],
+                          headers=P1_READER)
+        self.assertError(resp, 403, 'baremetal.policy_forbidden')
+
+    def test_project_member_updates_own(self):
+        mine = self._allocation('p1')
+        body = self.patch('/v1/allocations/%s' % mine.uuid,
+                          [{'op': 'add', 'path': '/name', 'value': 'x'}],
+                          headers=P1, status=200).json_body
+        self.assertEqual('x', body['name'])
+
+    def test_foreign_owner_on_create_is_403(self):
+        resp = self.post('/v1/allocations',
+                         {'resource_class': 'baremetal', 'owner': 'p2'},
+                         headers=P1)
+        self.assertError(resp, 403, 'baremetal.policy_forbidden')
+
+    def test_reader_cannot_create(self):
+        resp = self.post('/v1/allocations', {'resource_class': 'rc'},
+                         headers=P1_READER)
+        self.assertError(resp, 403)
+
+    def test_project_cannot_create_nodes(self):
+        resp = self.post('/v1/nodes', {'driver': 'fake-hardware'},
+                         headers=P1)
+        self.assertError(resp, 403, 'baremetal.policy_forbidden',
+                         'baremetal:node:create')
+
+    def test_project_sees_owned_and_leased_nodes(self):
+        owned = self.make_node(owner='p1')
+        leased = self.make_node(lessee='p1')
+        self.make_node(owner='p2')
+        body = self.get('/v1/nodes', headers=P1, status=200).json_body
+        self.assertEqual(sorted([owned.uuid, leased.uuid]),
+                         sorted(n['uuid'] for n in body['nodes']))
+        body = self.get('/v1/nodes', headers=ADMIN, status=200).json_body
+        self.assertEqual(3, len(body['nodes']))
+
+    def test_no_roles_is_forbidden(self):
+        resp = self.get('/v1/nodes', headers={'X-Project-Id': 'p1'})
+        self.assertError(resp, 403)
