@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""Benchmark of the bare metal node Allocation API over HTTP.
+
+Enrolls N ``fake-hardware`` nodes into a running bare metal API (ours or
+upstream's: the script speaks only the public REST API), brings them to
+``available``, then runs C concurrent clients that create allocations
+until the nodes run out. Each client cycles through three kinds of
+request: resource class only, resource class plus a trait (a third of the
+nodes have it), and resource class plus ten random candidate nodes. It
+prints allocations per second, POST-to-``active`` latency (p50, p99) and
+the errors; with ``--baseline-url`` it runs the same scenario against a
+second server and prints both results and the ratio.
+
+Example::
+
+    python benchmarks/allocation_bench.py --url http://127.0.0.1:6385 \\
+        --nodes 1000 --clients 16
+
+See benchmarks/README.md.
+"""
+
+import argparse
+import collections
+import json
+import random
+import statistics
+import sys
+import threading
+import time
+import uuid
+
+import requests
+
+API_VERSION = '1.58'  # allocations (1.52), backfill and owner (1.58/1.60)
+TRAIT = 'CUSTOM_BENCH_GPU'
+TERMINAL = ('active', 'error')
+
+
+class Client:
+    """A thin, thread-confined client of the bare metal API."""
+
+    def __init__(self, url, token=None, timeout=60):
+        self.url = url.rstrip('/')
+        self.session = requests.Session()
+        self.session.headers.update({
+            'X-OpenStack-Ironic-API-Version': API_VERSION,
+            'Content-Type': 'application/json',
+            'Accept': 'application/json'})
+        if token:
+            self.session.headers['X-Auth-Token'] = token
+        self.timeout = timeout
+
+    def call(self, method, path, body=None, ok=(200, 201, 202, 204)):
+        resp = self.session.request(
+            method, self.url + path, timeout=self.timeout,
+            data=json.dumps(body) if body is not None else None)
+        if resp.status_code not in ok:
+            raise RuntimeError('%s %s -> %s %s' % (
+                method, path, resp.status_code, resp.text[:300]))
+        return resp.json() if resp.content else None
+
+
+def _parallel(func, items, workers, client_factory):
+    """Run func(client, item) for every item on ``workers`` threads."""
+    items = list(items)
+    lock = threading.Lock()
+    errors = []
+
+    def run(client):
+        while True:
+            with lock:
+                if not items:
+                    return
+                item = items.pop()
+            try:
+                func(client, item)
+            except Exception as exc:  # reported at the end
+                with lock:
+                    errors.append(str(exc))
+
+    threads = [threading.Thread(target=run, args=(client_factory(),))
+               for _ in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def _wait_state(client, node_uuid, wanted, deadline):
+    while time.monotonic() < deadline:
+        node = client.call('GET', '/v1/nodes/%s?fields=provision_state,'
+                                  'last_error' % node_uuid)
+        state = node['provision_state']
+        if state == wanted:
+            return
+        if state in ('enroll', 'clean failed', 'error') and wanted != state:
+            raise RuntimeError('node %s ended in %s: %s' % (
+                node_uuid, state, node.get('last_error')))
+        time.sleep(0.1)
+    raise RuntimeError('node %s not %s in time' % (node_uuid, wanted))
+
+
+def enroll(client_factory, count, resource_class, workers, timeout):
+    """Create ``count`` nodes and bring them to ``available``."""
+    uuids = [str(uuid.uuid4()) for _ in range(count)]
+    with_trait = set(uuids[::3])
+
+    def one(client, node_uuid):
+        client.call('POST', '/v1/nodes', {
+            'uuid': node_uuid, 'driver': 'fake-hardware',
+            'resource_class': resource_class,
+            'name': 'bench-%s' % node_uuid[:13]})
+        if node_uuid in with_trait:
+            client.call('PUT', '/v1/nodes/%s/traits/%s' % (node_uuid, TRAIT))
+        deadline = time.monotonic() + timeout
+        client.call('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'manage'})
+        _wait_state(client, node_uuid, 'manageable', deadline)
+        client.call('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'provide'})
+        _wait_state(client, node_uuid, 'available', deadline)
+
+    started = time.monotonic()
+    errors = _parallel(one, uuids, workers, client_factory)
+    if errors:
+        raise RuntimeError('%d nodes failed to enroll, first: %s'
+                           % (len(errors), errors[0]))
+    return uuids, time.monotonic() - started
+
+
+class Results:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.latencies = []
+        self.by_kind = collections.Counter()
+        self.errors = collections.Counter()
+        self.allocations = []
+        self.exhausted = threading.Event()
+
+    def ok(self, kind, latency, allocation_uuid):
+        with self.lock:
+            self.latencies.append(latency)
+            self.by_kind[kind] += 1
+            self.allocations.append(allocation_uuid)
+
+    def error(self, kind, reason, allocation_uuid=None):
+        with self.lock:
+            self.errors['%s: %s' % (kind, reason[:90])] += 1
+            if allocation_uuid:
+                self.allocations.append(allocation_uuid)
+
+
+def _await_allocation(client, allocation_uuid, timeout):
+    """Poll until the allocation leaves ``allocating``; no busy loop."""
+    delay = 0.002
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        body = client.call('GET', '/v1/allocations/%s?fields=state,'
+                                  'last_error' % allocation_uuid)
+        if body['state'] in TERMINAL:
+            return body
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.05)
+    return {'state': 'timeout', 'last_error': 'still allocating after %ss'
+            % timeout}
+
+
+def allocate_until_exhausted(client_factory, nodes, resource_class,
+                             clients, timeout, max_allocations):
+    results = Results()
+    counter = iter(range(max_allocations))
+    counter_lock = threading.Lock()
+    kinds = ('plain', 'traits', 'candidates')
+
+    def worker(index):
+        client = client_factory()
+        rng = random.Random(index)
+        turn = index
+        while not results.exhausted.is_set():
+            with counter_lock:
+                if next(counter, None) is None:
+                    return
+            kind = kinds[turn % len(kinds)]
+            turn += 1
+            body = {'resource_class': resource_class}
+            if kind == 'traits':
+                body['traits'] = [TRAIT]
+            elif kind == 'candidates':
+                body['candidate_nodes'] = rng.sample(nodes,
+                                                     min(10, len(nodes)))
+            started = time.monotonic()
+            try:
+                created = client.call('POST', '/v1/allocations', body)
+                final = created
+                if created['state'] not in TERMINAL:
+                    final = _await_allocation(client, created['uuid'],
+                                              timeout)
+            except Exception as exc:
+                results.error(kind, 'HTTP %s' % exc)
+                continue
+            latency = time.monotonic() - started
+            if final['state'] == 'active':
+                results.ok(kind, latency, created['uuid'])
+                continue
+            reason = final.get('last_error') or final['state']
+            results.error(kind, reason, created['uuid'])
+            if kind == 'plain' and 'no available nodes' in reason:
+                # A plain request found nothing: the pool is exhausted.
+                results.exhausted.set()
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=worker, args=(i,))
+               for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    results.elapsed = time.monotonic() - started
+    return results
+
+
+def cleanup(client_factory, allocations, nodes, workers):
+    def drop_allocation(client, allocation_uuid):
+        client.call('DELETE', '/v1/allocations/%s' % allocation_uuid,
+                    ok=(204, 404))
+
+    def drop_node(client, node_uuid):
+        client.call('DELETE', '/v1/nodes/%s' % node_uuid, ok=(204, 404))
+
+    _parallel(drop_allocation, allocations, workers, client_factory)
+    _parallel(drop_node, nodes, workers, client_factory)
+
+
+def _percentile(values, pct):
+    if not values:
+        return float('nan')
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, int(round(pct / 100.0 * len(ordered))))
+    return ordered[index]
+
+
+def run(url, args):
+    def factory():
+        return Client(url, token=args.token)
+
+    resource_class = args.resource_class or 'bench-%s' % uuid.uuid4().hex[:8]
+    print('== %s: enrolling %d nodes (resource class %s)'
+          % (url, args.nodes, resource_class), flush=True)
+    nodes, enroll_time = enroll(factory, args.nodes, resource_class,
+                                args.enroll_workers, args.timeout)
+    print('   enrolled in %.1fs' % enroll_time, flush=True)
+    print('== %s: %d clients allocating' % (url, args.clients), flush=True)
+    results = allocate_until_exhausted(
+        factory, nodes, resource_class, args.clients, args.timeout,
+        max_allocations=args.nodes * 3)
+    active = len(results.latencies)
+    summary = {
+        'url': url,
+        'nodes': args.nodes,
+        'clients': args.clients,
+        'active': active,
+        'by_kind': dict(results.by_kind),
+        'seconds': round(results.elapsed, 3),
+        'allocations_per_second': round(active / results.elapsed, 2)
+        if results.elapsed else 0.0,
+        'latency_p50_ms': round(_percentile(results.latencies, 50) * 1000,
+                                1),
+        'latency_p99_ms': round(_percentile(results.latencies, 99) * 1000,
+                                1),
+        'latency_mean_ms': round(statistics.mean(results.latencies) * 1000,
+                                 1) if results.latencies else None,
+        'errors': dict(results.errors),
+    }
+    if not args.keep:
+        cleanup(factory, results.allocations, nodes, args.enroll_workers)
+    return summary
+
+
+def _print(summary):
+    print('-- %(url)s  N=%(nodes)d C=%(clients)d' % summary)
+    print('   active allocations : %(active)d %(by_kind)s' % summary)
+    print('   allocations/s      : %(allocations_per_second).2f '
+          '(%(seconds).1fs)' % summary)
+    print('   POST->active p50   : %(latency_p50_ms).1f ms' % summary)
+    print('   POST->active p99   : %(latency_p99_ms).1f ms' % summary)
+    if summary['errors']:
+        print('   errors (expected once nodes run out):')
+        for reason, count in sorted(summary['errors'].items(),
+                                    key=lambda kv: -kv[1]):
+            print('     %6d  %s' % (count, reason))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--url', default='http://127.0.0.1:6385',
+                        help='Bare metal API endpoint to measure.')
+    parser.add_argument('--baseline-url',
+                        help='A second endpoint (e.g. upstream ironic) to '
+                             'measure with the same scenario; the ratio '
+                             'url/baseline is printed.')
+    parser.add_argument('--nodes', '-n', type=int, default=1000,
+                        help='Number of nodes to enroll (N).')
+    parser.add_argument('--clients', '-c', type=int, default=16,
+                        help='Concurrent allocation clients (C).')
+    parser.add_argument('--resource-class',
+                        help='Resource class of the enrolled nodes '
+                             '(default: a fresh random one).')
+    parser.add_argument('--enroll-workers', type=int, default=16,
+                        help='Threads enrolling and cleaning up nodes.')
+    parser.add_argument('--timeout', type=float, default=300,
+                        help='Seconds to wait for one node or allocation.')
+    parser.add_argument('--token', help='X-Auth-Token to send, if any.')
+    parser.add_argument('--keep', action='store_true',
+                        help='Keep nodes and allocations afterwards.')
+    parser.add_argument('--json', action='store_true',
+                        help='Also print the results as JSON.')
+    args = parser.parse_args(argv)
+
+    summaries = [run(args.url, args)]
+    if args.baseline_url:
+        summaries.append(run(args.baseline_url, args))
+    print()
+    for summary in summaries:
+        _print(summary)
+    if len(summaries) == 2:
+        ours, base = summaries
+        if base['allocations_per_second']:
+            print('ratio allocations/s : %.1fx' % (
+                ours['allocations_per_second']
+                / base['allocations_per_second']))
+        if ours['latency_p50_ms']:
+            print('ratio p50 latency   : %.1fx lower' % (
+                base['latency_p50_ms'] / ours['latency_p50_ms']))
+    if args.json:
+        print(json.dumps(summaries, indent=2))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
