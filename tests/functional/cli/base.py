@@ -80,3 +80,36 @@ class PlacementCLITestCase(CLITestCase):
         self.useFixture(fixtures.EnvironmentVariable(
             'OS_PLACEMENT_API_VERSION'))
         self.useFixture(fixtures.EnvironmentVariable('OS_AUTH_TYPE'))
+
+
+class BaremetalCLITestCase(CLITestCase):
+    """The bare metal API served on a random port, noauth.
+
+    With ``with_conductor`` a conductor runs in this process and the API
+    reaches it through the ``local`` RPC transport, as in ``alloc-server``.
+    """
+
+    with_conductor = True
+
+    def configure(self):
+        """Hook: adjust the server's configuration before it starts."""
+        self.config(auth_strategy='noauth')
+
+    def setUp(self):
+        super().setUp()
+        from alloc_framework.api.baremetal import app as bm_app
+        self.config(rpc_transport='local')
+        self.configure()
+        if self.with_conductor:
+            from alloc_framework.conductor import manager as manager_mod
+            manager = manager_mod.ConductorManager('test-host', self.conf)
+            manager.init_host()
+            self.addCleanup(manager.del_host)
+            self.manager = manager
+        server = self.useFixture(base.Server(bm_app.setup_app(self.conf),
+                                             name='baremetal-cli'))
+        self.useFixture(fixtures.EnvironmentVariable(
+            'ALLOC_BAREMETAL_ENDPOINT', server.url))
+        self.useFixture(fixtures.EnvironmentVariable(
+            'OS_BAREMETAL_API_VERSION'))
+        self.useFixture(fixtures.EnvironmentVariable('OS_AUTH_TYPE'))
