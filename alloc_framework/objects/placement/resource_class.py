@@ -54,22 +54,36 @@ def _sync_standard(context):
     missing = [{'id': index, 'name': name, 'created_at': now}
                for index, name in enumerate(STANDARDS)
                if name not in existing]
-    if missing:
+    if not missing:
+        return 0
+    mysql = context.session.bind.dialect.name == 'mysql'
+    if mysql:
+        # VCPU's id is 0, which MySQL otherwise reads as "next
+        # auto-increment value".
+        mode = context.session.execute(
+            sa.text('SELECT @@SESSION.sql_mode')).scalar()
+        context.session.execute(sa.text(
+            "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO'"))
+    try:
         context.session.execute(_RC_TBL.insert(), missing)
+    finally:
+        if mysql:
+            context.session.execute(
+                sa.text('SET SESSION sql_mode = :mode'), {'mode': mode})
     return len(missing)
 
 
 def sync_standard(context):
     """Insert the standard classes the database lacks.
 
-    Several API processes may start together: losing the race to insert
-    is fine, the winner inserted the same rows.
+    Several API processes may start together: the loser of the race to
+    insert retries once and then finds nothing missing.
     """
     try:
         added = _sync_standard(context)
     except db_exc.DBDuplicateEntry:
         LOG.debug('Standard resource classes synced concurrently')
-        return
+        added = _sync_standard(context)
     if added:
         LOG.info('Added %d standard resource classes', added)
 

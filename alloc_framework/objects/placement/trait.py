@@ -65,12 +65,12 @@ def _sync_standard(context):
 
 
 def sync_standard(context):
-    """Insert the standard traits the database lacks (race tolerant)."""
+    """Insert the standard traits the database lacks (retries a race)."""
     try:
         added = _sync_standard(context)
     except db_exc.DBDuplicateEntry:
         LOG.debug('Standard traits synced concurrently')
-        return
+        added = _sync_standard(context)
     if added:
         LOG.info('Added %d standard traits', added)
 

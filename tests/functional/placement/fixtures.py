@@ -12,8 +12,8 @@ that forwards to the application of the running fixture.
 import os
 import uuid
 
+import fixtures
 from gabbi import fixture
-from oslo_config import cfg
 from oslo_config import fixture as config_fixture
 from oslo_policy import opts as policy_opts
 
@@ -41,14 +41,18 @@ class APIFixture(fixture.GabbiFixture):
 
     def start_fixture(self):
         global CONF
-        conf = cfg.ConfigOpts()
-        af_conf.register_opts(conf)
-        conf([], project='alloc_framework', default_config_files=[])
+        # The process-wide CONF, as tests.base.TestCase uses it: the
+        # enginefacade falls back to it before anything configures it.
+        conf = af_conf.CONF
         self.conf_fixture = config_fixture.Config(conf)
         self.conf_fixture.setUp()
+        # oslo.policy looks for policy files: the parser must have run.
+        conf([], project='alloc_framework', default_config_files=[])
+        self.tempdir = fixtures.TempDir()
+        self.tempdir.setUp()
+        self.conf_fixture.config(state_path=self.tempdir.path)
         self.conf_fixture.config(auth_strategy='noauth',
                                  group='placement_api')
-        self.conf_fixture.config(state_path='/nonexistent')
         # [oslo_policy] must exist before fixtures override it.
         policy_opts.set_defaults(conf)
         self.db = base.Database()
@@ -74,6 +78,7 @@ class APIFixture(fixture.GabbiFixture):
         attribute_cache.clear()
         self.db.cleanUp()
         self.conf_fixture.cleanUp()
+        self.tempdir.cleanUp()
         CONF = None
 
 
@@ -85,3 +90,31 @@ class SecureRBACFixture(APIFixture):
         self.conf_fixture.config(enforce_new_defaults=True,
                                  enforce_scope=True, group='oslo_policy')
         self.build_app()
+
+
+class AllocationFixture(APIFixture):
+    """APIFixture plus two providers with inventory, made by the objects.
+
+    ``RP_UUID`` (name ``RP_NAME``): VCPU total 10, reserved 2 (capacity
+    8), max_unit 4; MEMORY_MB total 2048, min_unit 64, max_unit 1024,
+    step_size 64. ``RP_UUID2``: DISK_GB total 1000, allocation_ratio 1.5
+    (capacity 1500).
+    """
+
+    def start_fixture(self):
+        super().start_fixture()
+        from alloc_framework.common import context as af_context
+        from alloc_framework.objects.placement import inventory as inv_obj
+        from alloc_framework.objects.placement import (
+            resource_provider as rp_obj)
+        ctx = af_context.get_admin_context()
+        rp = rp_obj.create(ctx, os.environ['RP_NAME'],
+                           uuid=os.environ['RP_UUID'])
+        inv_obj.set_inventories(ctx, rp, [
+            inv_obj.Inventory('VCPU', 10, reserved=2, max_unit=4),
+            inv_obj.Inventory('MEMORY_MB', 2048, min_unit=64,
+                              max_unit=1024, step_size=64)])
+        rp2 = rp_obj.create(ctx, os.environ['RP_NAME'] + '-2',
+                            uuid=os.environ['RP_UUID2'])
+        inv_obj.set_inventories(ctx, rp2, [
+            inv_obj.Inventory('DISK_GB', 1000, allocation_ratio=1.5)])
