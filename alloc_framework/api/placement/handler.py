@@ -11,7 +11,11 @@ import routes
 import webob
 import webob.exc
 
+from alloc_framework.api.placement.handlers import aggregate
+from alloc_framework.api.placement.handlers import inventory
 from alloc_framework.api.placement.handlers import resource_class
+from alloc_framework.api.placement.handlers import resource_provider
+from alloc_framework.api.placement.handlers import resource_provider_trait
 from alloc_framework.api.placement.handlers import root
 from alloc_framework.api.placement.handlers import trait
 from alloc_framework.api.placement import util
@@ -31,6 +35,36 @@ ROUTE_DECLARATIONS = {
         'GET': resource_class.get_resource_class,
         'PUT': resource_class.update_resource_class,
         'DELETE': resource_class.delete_resource_class,
+    },
+    '/resource_providers': {
+        'GET': resource_provider.list_resource_providers,
+        'POST': resource_provider.create_resource_provider,
+    },
+    '/resource_providers/{uuid}': {
+        'GET': resource_provider.get_resource_provider,
+        'PUT': resource_provider.update_resource_provider,
+        'DELETE': resource_provider.delete_resource_provider,
+    },
+    '/resource_providers/{uuid}/inventories': {
+        'GET': inventory.get_inventories,
+        'POST': inventory.create_inventory,
+        'PUT': inventory.set_inventories,
+        'DELETE': inventory.delete_inventories,
+    },
+    '/resource_providers/{uuid}/inventories/{resource_class}': {
+        'GET': inventory.get_inventory,
+        'PUT': inventory.update_inventory,
+        'DELETE': inventory.delete_inventory,
+    },
+    '/resource_providers/{uuid}/aggregates': {
+        'GET': aggregate.get_aggregates,
+        'PUT': aggregate.set_aggregates,
+    },
+    '/resource_providers/{uuid}/traits': {
+        'GET': resource_provider_trait.list_traits_for_resource_provider,
+        'PUT': resource_provider_trait.update_traits_for_resource_provider,
+        'DELETE':
+            resource_provider_trait.delete_traits_for_resource_provider,
     },
     '/traits': {
         'GET': trait.list_traits,

@@ -1,0 +1,23 @@
+"""JSON schemas of /resource_providers/{uuid}/aggregates."""
+
+import copy
+
+from alloc_framework.api.placement.schemas import resource_provider
+
+# 1.1: a bare list of aggregate uuids.
+PUT_AGGREGATES_SCHEMA_V1_1 = {
+    'type': 'array',
+    'items': resource_provider.UUID,
+    'uniqueItems': True,
+}
+
+# 1.19: an object with the provider generation.
+PUT_AGGREGATES_SCHEMA_V1_19 = {
+    'type': 'object',
+    'properties': {
+        'aggregates': copy.deepcopy(PUT_AGGREGATES_SCHEMA_V1_1),
+        'resource_provider_generation': {'type': 'integer'},
+    },
+    'required': ['aggregates', 'resource_provider_generation'],
+    'additionalProperties': False,
+}
