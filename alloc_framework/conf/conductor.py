@@ -38,6 +38,12 @@ opts = [
                  default=0.2,
                  min=0,
                  help='Seconds between attempts to lock a busy node.'),
+    cfg.BoolOpt('automated_clean',
+                default=True,
+                help='Whether nodes run the automated clean steps of their '
+                     'interfaces when they are provided and after they are '
+                     'undeployed. A node\'s own ``automated_clean`` field, '
+                     'when set, overrides this.'),
     cfg.IntOpt('hash_ring_reset_interval',
                default=15,
                min=1,

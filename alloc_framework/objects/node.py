@@ -155,9 +155,21 @@ def _create_node(context, values, traits):
     return row, sorted(traits)
 
 
+def _delete_allocation(context, allocation_id):
+    context.session.execute(
+        sa.delete(models.NodeAllocationTrait)
+        .where(models.NodeAllocationTrait.allocation_id == allocation_id))
+    context.session.execute(
+        sa.delete(models.NodeAllocation)
+        .where(models.NodeAllocation.id == allocation_id))
+
+
 @db_api.writer
-def _update_node(context, node_id, values):
+def _update_node(context, node_id, values, delete_allocation_id=None):
     values = dict(values, updated_at=base.utcnow())
+    if delete_allocation_id is not None:
+        values['allocation_id'] = None
+        _delete_allocation(context, delete_allocation_id)
     try:
         count = context.session.execute(
             sa.update(models.Node).where(models.Node.id == node_id)
@@ -179,8 +191,13 @@ def _destroy_node(context, node_id):
                     .where(models.NodeTrait.node_id == node_id))
     session.execute(sa.delete(models.NodeHistory)
                     .where(models.NodeHistory.node_id == node_id))
-    # An allocation pointing at the node survives only as an orphan the
-    # conductor deletes first; make sure no FK blocks the delete.
+    # The node's allocation has nothing left to hold: it goes with the
+    # node, in the same transaction.
+    allocation_id = session.execute(
+        sa.select(models.Node.allocation_id)
+        .where(models.Node.id == node_id)).scalar_one_or_none()
+    if allocation_id is not None:
+        _delete_allocation(context, allocation_id)
     session.execute(sa.update(models.NodeAllocation)
                     .where(models.NodeAllocation.node_id == node_id)
                     .values(node_id=None))
@@ -400,13 +417,20 @@ class Node(base.AllocObject):
         self.traits = traits
         self.obj_reset_changes()
 
-    def save(self, context=None):
+    def save(self, context=None, delete_allocation=False):
         """Write the changed fields (not ``traits``: see objects.trait).
 
+        :param delete_allocation: also delete the node's allocation and
+            clear ``allocation_id``, in the same transaction (the node's
+            instance is being released).
         :raises: NodeNotFound, DuplicateName, InstanceAssociated
         """
         context = context or self._context
         values = self._changes_for_db()
+        delete_id = None
+        if delete_allocation and self.allocation_id is not None:
+            delete_id = self.allocation_id
+            self.allocation_id = None
         values.pop('traits', None)
         values.pop('id', None)
         if 'conductor_group' in values:
@@ -414,9 +438,10 @@ class Node(base.AllocObject):
                                          or '').lower()
         if 'provision_state' in values:
             values['provision_updated_at'] = base.utcnow()
-        if not values:
+        if not values and delete_id is None:
             return
-        row, traits = _update_node(context, self.id, values)
+        row, traits = _update_node(context, self.id, values,
+                                   delete_allocation_id=delete_id)
         self._from_db_row(context, self, row, skip=_NON_COLUMN_FIELDS)
         self.traits = traits
         self.obj_reset_changes()

@@ -1,0 +1,1 @@
+"""Conductors: the services that do the work on nodes and allocations."""

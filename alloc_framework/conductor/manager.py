@@ -1,0 +1,416 @@
+"""The conductor manager: the server side of the conductor RPC API.
+
+The API checks and forwards; the manager does the work. Node work runs
+under the node lock (:mod:`task_manager`); long work runs in a bounded
+futurist thread pool of ``[conductor]workers_pool_size`` threads, and a
+full pool answers ``NoFreeConductorWorker`` (503) instead of queueing
+without bound. Periodic work (heartbeat, take-over of allocations of dead
+conductors) runs in threads that wait on an event, so stopping is
+immediate.
+
+Allocation processing lives in :mod:`alloc_framework.conductor.allocations`.
+"""
+
+import threading
+
+import futurist
+from futurist import rejection
+from oslo_log import log
+
+from alloc_framework.common import context as af_context
+from alloc_framework.common import exception
+from alloc_framework.common import states
+from alloc_framework.conductor import provisioning
+from alloc_framework.conductor import rpcapi
+from alloc_framework.conductor import task_manager
+from alloc_framework.drivers import base as drivers_base
+from alloc_framework.drivers import driver_factory as df
+from alloc_framework import objects
+from alloc_framework.objects import trait as trait_obj
+
+LOG = log.getLogger(__name__)
+
+# Fields the API may never change through update_node: they belong to the
+# conductor (locks, allocations, provisioning) or to the database.
+_INTERNAL_FIELDS = frozenset([
+    'id', 'uuid', 'reservation', 'allocation_id', 'conductor_affinity',
+    'created_at', 'updated_at', 'provision_updated_at', 'traits',
+    'provision_state', 'target_provision_state', 'target_power_state',
+    'clean_step', 'deploy_step', 'driver_internal_info'])
+_INTERFACE_FIELDS = tuple('%s_interface' % t
+                          for t in drivers_base.INTERFACE_TYPES)
+# States in which a node's driver and interfaces may change (or any state
+# in maintenance): nothing is running on the node.
+_DRIVER_CHANGE_STATES = (states.ENROLL, states.MANAGEABLE,
+                         states.AVAILABLE)
+
+
+def _allocations():
+    from alloc_framework.conductor import allocations
+    return allocations
+
+
+class ConductorManager:
+    """One conductor.
+
+    :param host: this conductor's unique name (``[DEFAULT]host``).
+    :param conf: the service's ``ConfigOpts``.
+    :param transport: the RPC transport to serve on; loaded from
+        ``[DEFAULT]rpc_transport`` when None.
+    :param driver_factory: a ``DriverFactory`` to use instead of loading
+        the enabled plugins (tests).
+    """
+
+    def __init__(self, host, conf, transport=None, driver_factory=None):
+        self.host = host
+        self.conf = conf
+        self.context = af_context.get_admin_context()
+        self.driver_factory = driver_factory
+        self.allocation_backend = None
+        self.conductor = None
+        self.transport = transport
+        self._own_transport = transport is None
+        self._executor = None
+        self._stop = threading.Event()
+        self._threads = []
+        self._started = False
+
+    # --- life cycle ---
+
+    def init_host(self):
+        """Start: load plugins, register, serve RPC, start periodics.
+
+        :raises: DriverLoadError when an enabled plugin cannot be loaded;
+            nothing is left running then.
+        """
+        if self._started:
+            return
+        if self.driver_factory is None:
+            self.driver_factory = df.DriverFactory(self.conf)
+        _allocations().get_backend(self)
+        self._stop.clear()
+        size = self.conf.conductor.workers_pool_size
+        self._executor = futurist.ThreadPoolExecutor(
+            max_workers=size,
+            check_and_reject=rejection.reject_when_reached(size))
+        # Locks left by a previous life of this host protect nothing.
+        released = objects.Node.clear_reservations(self.context, self.host)
+        if released:
+            LOG.warning('Released %d stale node locks of %s', released,
+                        self.host)
+        self.conductor = objects.Conductor.register(
+            self.context, self.host, self.conf.conductor.conductor_group,
+            drivers=self.driver_factory.names)
+        self._started = True
+        try:
+            if self.transport is None:
+                self.transport = rpcapi.load_transport(self.conf)
+            self.transport.start_server(self)
+            self._start_periodic('heartbeat',
+                                 self.conf.conductor.heartbeat_interval,
+                                 self._heartbeat)
+            _allocations().resume_allocations(self, self.context)
+            interval = self.conf.conductor.check_allocations_interval
+            if interval > 0:
+                self._start_periodic('take-over', interval,
+                                     self._take_over_allocations)
+        except Exception:
+            self.del_host()
+            raise
+        LOG.info('Conductor %(host)s started (id %(id)s, group "%(group)s",'
+                 ' hardware types %(types)s)',
+                 {'host': self.host, 'id': self.conductor.id,
+                  'group': self.conductor.conductor_group,
+                  'types': ', '.join(self.driver_factory.names)})
+
+    def del_host(self):
+        """Stop: periodics, RPC server, workers; then unregister."""
+        if not self._started:
+            return
+        self._started = False
+        self._stop.set()
+        for thread in self._threads:
+            thread.join()
+        self._threads = []
+        if self.transport is not None:
+            self.transport.stop_server(self)
+            if self._own_transport and hasattr(self.transport, 'cleanup'):
+                self.transport.cleanup()
+                self.transport = None
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+        try:
+            self.conductor.unregister(self.context)
+        except exception.ConductorNotFound:
+            pass
+        LOG.info('Conductor %s stopped', self.host)
+
+    def _start_periodic(self, name, interval, func):
+        def loop():
+            while not self._stop.wait(interval):
+                try:
+                    func()
+                except Exception:
+                    LOG.exception('Periodic task %s failed', name)
+        thread = threading.Thread(target=loop, daemon=True,
+                                  name='%s-%s' % (name, self.host))
+        thread.start()
+        self._threads.append(thread)
+
+    def _heartbeat(self):
+        try:
+            self.conductor.touch(self.context)
+        except exception.ConductorNotFound:
+            LOG.warning('Conductor %s was unregistered behind our back; '
+                        'registering again', self.host)
+            self.conductor = objects.Conductor.register(
+                self.context, self.host,
+                self.conf.conductor.conductor_group,
+                drivers=self.driver_factory.names)
+
+    def _take_over_allocations(self):
+        _allocations().take_over_dead_allocations(self, self.context)
+
+    def spawn_worker(self, func, *args, **kwargs):
+        """Run ``func`` in the bounded pool; returns its future.
+
+        :raises: NoFreeConductorWorker when the pool is full.
+        """
+        if self._executor is None:
+            raise exception.NoFreeConductorWorker()
+        try:
+            return self._executor.submit(func, *args, **kwargs)
+        except futurist.RejectedSubmission:
+            raise exception.NoFreeConductorWorker()
+
+    def _acquire(self, context, node_id, purpose, shared=False):
+        return task_manager.acquire(
+            context, node_id, shared=shared, purpose=purpose, host=self.host,
+            driver_factory=self.driver_factory, conf=self.conf,
+            stop_event=self._stop)
+
+    @staticmethod
+    def _require_driver(task):
+        if task.driver is None:
+            raise exception.DriverNotFound(driver_name=task.node.driver)
+
+    # --- nodes ---
+
+    def create_node(self, context, node_obj):
+        """Validate the driver and interfaces and create the node.
+
+        :raises: DriverNotFound, InterfaceNotFoundInEntrypoint,
+            IncompatibleInterface, NodeAlreadyExists, DuplicateName,
+            InstanceAssociated, MissingParameterValue
+        """
+        if not node_obj.obj_attr_is_set('driver') or not node_obj.driver:
+            raise exception.MissingParameterValue(
+                err='Node driver is required.')
+        self.driver_factory.check_and_update_node_interfaces(node_obj)
+        node_obj.create(context)
+        LOG.info('Node %s created', node_obj.uuid)
+        return node_obj
+
+    def update_node(self, context, node_obj):
+        """Apply the changes ``node_obj`` carries, under the node lock.
+
+        :raises: NodeLocked, NodeNotFound, NodeAssociated, NodeIsAllocated,
+            InvalidStateRequested, InvalidParameterValue, DriverNotFound,
+            InterfaceNotFoundInEntrypoint, IncompatibleInterface,
+            DuplicateName, InstanceAssociated
+        """
+        changed = set(node_obj.obj_what_changed()) - _INTERNAL_FIELDS
+        with self._acquire(context, node_obj.id, 'node update') as task:
+            node = task.node
+            if not changed:
+                return node
+            new = {f: getattr(node_obj, f) for f in changed}
+            release = self._check_update(node, new)
+            for field, value in new.items():
+                setattr(node, field, value)
+            if not node.maintenance:
+                node.maintenance_reason = None
+                node.fault = None
+            if not node.protected:
+                node.protected_reason = None
+            if not node.retired:
+                node.retired_reason = None
+            if ({'driver'} | set(_INTERFACE_FIELDS)) & changed:
+                if 'driver' in changed:
+                    # Interfaces not chosen explicitly follow the new
+                    # hardware type's defaults.
+                    for field in _INTERFACE_FIELDS:
+                        if field not in changed:
+                            setattr(node, field, None)
+                self.driver_factory.check_and_update_node_interfaces(node)
+            node.save(context, delete_allocation=release)
+            return node
+
+    def _check_update(self, node, new):
+        """Upstream's rules for an update; True to release the allocation.
+
+        :raises: NodeAssociated, NodeIsAllocated, InvalidStateRequested,
+            InvalidParameterValue
+        """
+        if ({'driver'} | set(_INTERFACE_FIELDS)) & set(new):
+            if (node.provision_state not in _DRIVER_CHANGE_STATES
+                    and not new.get('maintenance', node.maintenance)):
+                raise exception.InvalidStateRequested(
+                    action='change driver or interfaces', node=node.uuid,
+                    state=node.provision_state)
+        if new.get('protected') and node.provision_state != states.ACTIVE:
+            raise exception.InvalidStateRequested(
+                action='protect', node=node.uuid,
+                state=node.provision_state)
+        if new.get('protected_reason') and not new.get('protected',
+                                                       node.protected):
+            raise exception.InvalidParameterValue(
+                err='protected_reason can only be set on a protected node.')
+        release = False
+        if 'instance_uuid' in new:
+            old, value = node.instance_uuid, new['instance_uuid']
+            if old and value and old != value:
+                raise exception.NodeAssociated(node=node.uuid, instance=old)
+            if old and not value and node.allocation_id is not None:
+                busy = (node.provision_state == states.ACTIVE
+                        or (node.target_provision_state is not None
+                            and node.provision_state
+                            not in states.UPDATE_ALLOWED_STATES))
+                if busy and not node.maintenance:
+                    raise exception.NodeIsAllocated(
+                        node=node.uuid, allocation=node.allocation_id)
+                release = True
+        return release
+
+    def destroy_node(self, context, node_id):
+        """Delete a node, with its allocation, traits and history.
+
+        Allowed in ``DELETE_ALLOWED_STATES`` or in maintenance.
+
+        :raises: NodeLocked, NodeNotFound, NodeProtected, NodeAssociated,
+            InvalidStateRequested
+        """
+        with self._acquire(context, node_id, 'node deletion') as task:
+            node = task.node
+            if node.protected:
+                raise exception.NodeProtected(node=node.uuid)
+            if node.instance_uuid and not node.maintenance:
+                raise exception.NodeAssociated(node=node.uuid,
+                                               instance=node.instance_uuid)
+            if (node.provision_state not in states.DELETE_ALLOWED_STATES
+                    and not node.maintenance):
+                raise exception.InvalidStateRequested(
+                    action='delete', node=node.uuid,
+                    state=node.provision_state)
+            node.destroy(context)
+            LOG.info('Node %s deleted', node.uuid)
+
+    def change_node_power_state(self, context, node_id, new_state):
+        """Power a node on or off, or reboot it; waits for the result.
+
+        A failure of the power interface is recorded in ``last_error`` and
+        the node history, not raised.
+
+        :raises: InvalidParameterValue, NodeLocked, NodeNotFound,
+            DriverNotFound, NoFreeConductorWorker
+        """
+        if new_state not in states.POWER_TARGETS:
+            raise exception.InvalidParameterValue(
+                err='Invalid power state %s; valid states are %s.'
+                    % (new_state, ', '.join(states.POWER_TARGETS)))
+        task = self._acquire(context, node_id, 'power %s' % new_state)
+        try:
+            self._require_driver(task)
+            task.driver.power.validate(task)
+            node = task.node
+            node.target_power_state = (states.POWER_ON
+                                       if new_state == states.REBOOT
+                                       else new_state)
+            node.last_error = None
+            node.save(context)
+            future = self.spawn_worker(provisioning.change_power, task,
+                                       new_state)
+        except Exception:
+            task.release_resources()
+            raise
+        future.result()
+
+    def do_provisioning_action(self, context, node_id, action,
+                               clean_steps=None):
+        """Run a provisioning action; returns once it finished or waits.
+
+        Checks are made before anything changes and are raised; failures
+        of the work itself end in a failure state with ``last_error``.
+
+        :raises: InvalidParameterValue (unknown action, bad clean steps),
+            InvalidStateRequested, NodeInMaintenance, NodeProtected,
+            NodeLocked, NodeNotFound, DriverNotFound,
+            NoFreeConductorWorker
+        """
+        event = states.event_for_verb(action)
+        task = self._acquire(context, node_id, 'provisioning: %s' % action)
+        try:
+            node = task.node
+            if not states.MACHINE.is_valid_event(node.provision_state,
+                                                 event):
+                raise exception.InvalidStateRequested(
+                    action=action, node=node.uuid,
+                    state=node.provision_state)
+            if node.maintenance and event in (states.DEPLOY, states.REBUILD,
+                                              states.PROVIDE, states.CLEAN):
+                raise exception.NodeInMaintenance(op=action, node=node.uuid)
+            if node.protected and event in (states.DELETE, states.REBUILD):
+                raise exception.NodeProtected(node=node.uuid)
+            self._require_driver(task)
+            if event == states.CLEAN:
+                clean_steps = provisioning.validate_manual_clean_steps(
+                    task, clean_steps)
+            elif clean_steps:
+                raise exception.InvalidParameterValue(
+                    err='clean_steps are only accepted with the clean '
+                        'action.')
+            if event in (states.DEPLOY, states.REBUILD):
+                task.driver.power.validate(task)
+                task.driver.deploy.validate(task)
+            node.last_error = None
+            node.save(context)
+            future = self.spawn_worker(provisioning.run, self.conf, task,
+                                       event, clean_steps)
+        except Exception:
+            task.release_resources()
+            raise
+        future.result()
+
+    def add_node_traits(self, context, node_id, traits, replace=False):
+        """Add traits to a node, or replace all of them.
+
+        :raises: NodeLocked, NodeNotFound, InvalidTrait, TooManyTraits
+        """
+        with self._acquire(context, node_id, 'add traits'):
+            if replace:
+                trait_obj.set_traits(context, node_id, traits)
+            else:
+                trait_obj.add_traits(context, node_id, traits)
+
+    def remove_node_traits(self, context, node_id, traits=None):
+        """Remove traits of a node (all of them when ``traits`` is None).
+
+        :raises: NodeLocked, NodeNotFound, NodeTraitNotFound
+        """
+        with self._acquire(context, node_id, 'remove traits'):
+            if traits is None:
+                trait_obj.remove_all_traits(context, node_id)
+            else:
+                for trait in traits:
+                    trait_obj.remove_trait(context, node_id, trait)
+
+    # --- allocations ---
+
+    def create_allocation(self, context, allocation):
+        """See :func:`conductor.allocations.create_allocation`."""
+        return _allocations().create_allocation(self, context, allocation)
+
+    def destroy_allocation(self, context, allocation):
+        """See :func:`conductor.allocations.destroy_allocation`."""
+        return _allocations().destroy_allocation(self, context, allocation)

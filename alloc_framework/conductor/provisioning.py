@@ -1,0 +1,294 @@
+"""Provisioning and power work on a locked node (runs in conductor workers).
+
+Every move of ``provision_state`` goes through the state machine of
+:mod:`alloc_framework.common.states`. A failure moves the node to the
+failure state of its flow, sets ``last_error`` and records a node history
+entry; it is never raised to the API, which already answered 202. An
+interface that returns a wait state leaves the node waiting (lock
+released) until the matching ``continue_*`` call.
+"""
+
+from oslo_log import log
+
+from alloc_framework.common import exception
+from alloc_framework.common import states
+from alloc_framework import objects
+from alloc_framework.objects import node_history
+
+LOG = log.getLogger(__name__)
+
+CLEAN_FAILURE = 'clean failure'
+"""The ``fault`` of a node put in maintenance by a cleaning failure."""
+
+
+def _move(task, event):
+    node = task.node
+    node.provision_state, node.target_provision_state = (
+        states.MACHINE.process_event(node.provision_state, event,
+                                     node.target_provision_state,
+                                     node=node.uuid))
+    node.save(task.context)
+
+
+def _record(task, message, event_type=node_history.PROVISIONING):
+    try:
+        objects.NodeHistory.record(task.context, task.node, message,
+                                   event_type=event_type,
+                                   conductor=task.host)
+    except Exception:
+        # History is for operators; never let it mask the real failure.
+        LOG.exception('Could not record history of node %s',
+                      task.node.uuid)
+
+
+def _fail(task, message, fault=None):
+    """Move a node to the failure state of its flow and explain why."""
+    node = task.node
+    LOG.error('Node %(node)s: %(msg)s', {'node': node.uuid, 'msg': message})
+    node.last_error = message
+    if fault:
+        # Upstream puts a node whose cleaning failed in maintenance: it
+        # must not be handed out before an operator has looked at it.
+        node.maintenance = True
+        node.maintenance_reason = message
+        node.fault = fault
+    node.clean_step = {}
+    node.deploy_step = {}
+    _move(task, states.FAIL)
+    _record(task, message)
+
+
+# --- cleaning ----------------------------------------------------------------
+
+def automated_clean_enabled(conf, node):
+    if node.automated_clean is not None:
+        return node.automated_clean
+    return conf.conductor.automated_clean
+
+
+def _all_steps(task):
+    steps = []
+    for iface in task.driver.all_interfaces().values():
+        steps.extend(iface.get_clean_steps(task))
+    return steps
+
+
+def validate_manual_clean_steps(task, clean_steps):
+    """Check manual clean steps against the node's interfaces.
+
+    :returns: the steps with ``args`` filled in.
+    :raises: InvalidParameterValue naming the bad step.
+    """
+    if not isinstance(clean_steps, list) or not clean_steps:
+        raise exception.InvalidParameterValue(
+            err='clean_steps must be a non-empty list of steps.')
+    known = {(s['interface'], s['step']): s for s in _all_steps(task)}
+    result = []
+    for step in clean_steps:
+        if not isinstance(step, dict):
+            raise exception.InvalidParameterValue(
+                err='Each clean step must be an object, not %r.' % (step,))
+        key = (step.get('interface'), step.get('step'))
+        if key not in known:
+            raise exception.InvalidParameterValue(
+                err='Clean step %(step)s of interface %(iface)s is not '
+                    'supported by node %(node)s. Supported steps: %(ok)s'
+                    % {'step': key[1], 'iface': key[0],
+                       'node': task.node.uuid,
+                       'ok': ', '.join('%s.%s' % k for k in sorted(known))})
+        args = step.get('args') or {}
+        if not isinstance(args, dict):
+            raise exception.InvalidParameterValue(
+                err='The args of clean step %s must be an object.' % key[1])
+        argsinfo = known[key]['argsinfo']
+        unknown = set(args) - set(argsinfo)
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err='Clean step %s does not accept the argument(s) %s.'
+                    % (key[1], ', '.join(sorted(unknown))))
+        missing = [a for a, info in argsinfo.items()
+                   if info.get('required') and a not in args]
+        if missing:
+            raise exception.InvalidParameterValue(
+                err='Clean step %s requires the argument(s) %s.'
+                    % (key[1], ', '.join(missing)))
+        result.append({'interface': key[0], 'step': key[1], 'args': args})
+    return result
+
+
+def _run_clean_steps(task, steps):
+    """Run steps in order; True when all ran, False on a wait."""
+    node = task.node
+    for step in steps:
+        node.clean_step = step
+        node.save(task.context)
+        iface = getattr(task.driver, step['interface'])
+        result = iface.execute_clean_step(task, step)
+        if result == states.CLEANWAIT:
+            _move(task, states.WAIT)
+            return False
+    node.clean_step = {}
+    return True
+
+
+def do_cleaning(conf, task, manual_steps=None):
+    """Clean a node that is in ``cleaning`` and finish the flow.
+
+    Automated cleaning runs the interfaces' steps with a priority above 0
+    (highest first) unless disabled; manual cleaning runs
+    ``manual_steps``.
+    """
+    node = task.node
+    try:
+        if manual_steps is not None:
+            steps = manual_steps
+        elif automated_clean_enabled(conf, node):
+            steps = [s for s in _all_steps(task) if s['priority'] > 0]
+            steps.sort(key=lambda s: -s['priority'])
+        else:
+            steps = []
+        if not _run_clean_steps(task, steps):
+            return
+    except Exception as exc:
+        _fail(task, 'Cleaning failed: %s' % exc, fault=CLEAN_FAILURE)
+        return
+    # Manual cleaning returns to manageable, automated goes on to
+    # available: the target set when cleaning started tells which.
+    done = (states.MANAGE if node.target_provision_state
+            == states.MANAGEABLE else states.DONE)
+    _move(task, done)
+    LOG.info('Node %(node)s cleaned, now %(state)s',
+             {'node': node.uuid, 'state': node.provision_state})
+
+
+# --- the flows ---------------------------------------------------------------
+
+def do_manage(conf, task):
+    node = task.node
+    _move(task, states.MANAGE)
+    if node.provision_state != states.VERIFYING:
+        return
+    try:
+        # Verifying: the node's credentials work and its power state is
+        # readable.
+        task.driver.power.validate(task)
+        task.driver.management.validate(task)
+        node.power_state = task.driver.power.get_power_state(task)
+    except Exception as exc:
+        _fail(task, 'Failed to verify node %s: %s' % (node.uuid, exc))
+        return
+    _move(task, states.DONE)
+
+
+def do_provide(conf, task):
+    _move(task, states.PROVIDE)
+    do_cleaning(conf, task)
+
+
+def do_clean(conf, task, clean_steps):
+    _move(task, states.CLEAN)
+    do_cleaning(conf, task, manual_steps=clean_steps)
+
+
+def do_deploy(conf, task, event=states.DEPLOY):
+    node = task.node
+    _move(task, event)
+    try:
+        task.driver.power.validate(task)
+        task.driver.deploy.validate(task)
+        task.driver.deploy.prepare(task)
+        result = task.driver.deploy.deploy(task)
+    except Exception as exc:
+        _fail(task, 'Deploy failed: %s' % exc)
+        return
+    if result == states.DEPLOYWAIT:
+        _move(task, states.WAIT)
+        return
+    node.deploy_step = {}
+    _move(task, states.DONE)
+    LOG.info('Node %s deployed', node.uuid)
+
+
+def do_tear_down(conf, task):
+    node = task.node
+    _move(task, states.DELETE)
+    try:
+        task.driver.deploy.tear_down(task)
+        task.driver.deploy.clean_up(task)
+    except Exception as exc:
+        _fail(task, 'Tear down failed: %s' % exc)
+        return
+    # The instance is gone: release it and, as the allocation API says,
+    # its allocation, in the same transaction.
+    node.instance_info = {}
+    node.instance_uuid = None
+    node.protected = False
+    node.protected_reason = None
+    node.provision_state, node.target_provision_state = (
+        states.MACHINE.process_event(node.provision_state, states.DONE,
+                                     node.target_provision_state,
+                                     node=node.uuid))
+    node.save(task.context, delete_allocation=True)
+    do_cleaning(conf, task)
+
+
+def do_abort(conf, task):
+    node = task.node
+    _move(task, states.ABORT)
+    node.last_error = 'Aborted by request in state %s.' % (
+        node.provision_state)
+    node.clean_step = {}
+    node.deploy_step = {}
+    node.save(task.context)
+    _record(task, node.last_error, event_type=node_history.PROVISIONING)
+
+
+FLOWS = {
+    states.MANAGE: do_manage,
+    states.PROVIDE: do_provide,
+    states.DEPLOY: do_deploy,
+    states.REBUILD: lambda conf, task: do_deploy(conf, task,
+                                                 event=states.REBUILD),
+    states.DELETE: do_tear_down,
+    states.ABORT: do_abort,
+}
+"""Machine event -> the work that handles it (``clean`` takes steps)."""
+
+
+def run(conf, task, event, clean_steps=None):
+    """Run the flow of ``event`` and release the task (worker entry)."""
+    with task:
+        try:
+            if event == states.CLEAN:
+                do_clean(conf, task, clean_steps)
+            else:
+                FLOWS[event](conf, task)
+        except Exception:
+            # The flows record their own failures; this is a bug.
+            LOG.exception('Unexpected error in %(event)s of node %(node)s',
+                          {'event': event, 'node': task.node.uuid})
+
+
+# --- power -------------------------------------------------------------------
+
+def change_power(task, new_state):
+    """Set the power of a locked node; records failures on the node."""
+    with task:
+        node = task.node
+        power = task.driver.power
+        try:
+            if new_state == states.REBOOT:
+                power.reboot(task)
+            else:
+                power.set_power_state(task, new_state)
+            node.power_state = power.get_power_state(task)
+            node.last_error = None
+        except Exception as exc:
+            message = ('Failed to change power state to "%s": %s'
+                       % (new_state, exc))
+            LOG.error('Node %(node)s: %(msg)s', {'node': node.uuid,
+                                                 'msg': message})
+            node.last_error = message
+            _record(task, message, event_type=node_history.POWER)
+        node.target_power_state = None
+        node.save(task.context)

@@ -1,0 +1,154 @@
+"""The ``oslo`` RPC transport: oslo.messaging, for example over RabbitMQ.
+
+Conductors listen on the topic ``alloc_framework.conductor`` with their
+host name as server; the client addresses one conductor at a time. The
+broker is ``[DEFAULT]transport_url`` (e.g.
+``rabbit://guest:guest@127.0.0.1:5672/``) and calls time out after
+``[DEFAULT]rpc_response_timeout`` seconds. Exceptions of
+``alloc_framework.common.exception`` raised by a conductor are raised
+again in the caller, with their HTTP code.
+"""
+
+import threading
+
+from oslo_log import log
+import oslo_messaging as messaging
+
+from alloc_framework.common import context as af_context
+from alloc_framework.common import exception
+from alloc_framework.conductor import rpcapi
+from alloc_framework.objects import base as obj_base
+
+LOG = log.getLogger(__name__)
+
+ALLOWED_EXMODS = [exception.__name__]
+# Delivery attempts before a call fails instead of waiting for a broker
+# that is down.
+CALL_RETRY = 2
+
+_DEFAULTS_SET = False
+_DEFAULTS_LOCK = threading.Lock()
+
+
+def _set_defaults():
+    global _DEFAULTS_SET
+    with _DEFAULTS_LOCK:
+        if not _DEFAULTS_SET:
+            messaging.set_transport_defaults('alloc_framework')
+            _DEFAULTS_SET = True
+
+
+class ContextSerializer(messaging.Serializer):
+    """Versioned objects plus the request context."""
+
+    def __init__(self):
+        self._base = obj_base.AllocObjectSerializer()
+
+    def serialize_entity(self, context, entity):
+        return self._base.serialize_entity(context, entity)
+
+    def deserialize_entity(self, context, entity):
+        return self._base.deserialize_entity(context, entity)
+
+    def serialize_context(self, context):
+        return context.to_dict()
+
+    def deserialize_context(self, context):
+        return af_context.RequestContext.from_dict(context)
+
+
+class _Endpoint:
+    """Exposes the manager's RPC methods to oslo.messaging."""
+
+    target = messaging.Target(version=rpcapi.RPC_API_VERSION)
+
+    METHODS = ('create_node', 'update_node', 'destroy_node',
+               'change_node_power_state', 'do_provisioning_action',
+               'add_node_traits', 'remove_node_traits',
+               'create_allocation', 'destroy_allocation')
+
+    def __init__(self, manager):
+        self._manager = manager
+        for name in self.METHODS:
+            setattr(self, name, self._wrap(name))
+
+    def _wrap(self, name):
+        method = getattr(self._manager, name)
+
+        # Domain errors are answers, not server failures: oslo.messaging
+        # then sends them back without logging a traceback.
+        @messaging.expected_exceptions(exception.AllocFrameworkException)
+        def call(ctxt, **kwargs):
+            return method(ctxt, **kwargs)
+        call.__name__ = name
+        return call
+
+
+class OsloTransport(rpcapi.Transport):
+    """RPC over oslo.messaging."""
+
+    def __init__(self, conf):
+        super().__init__(conf)
+        _set_defaults()
+        self.serializer = ContextSerializer()
+        self._transport = None
+        self._client = None
+        self._servers = {}
+        self._lock = threading.Lock()
+
+    @property
+    def transport(self):
+        with self._lock:
+            if self._transport is None:
+                self._transport = messaging.get_rpc_transport(
+                    self.conf, allowed_remote_exmods=ALLOWED_EXMODS)
+            return self._transport
+
+    @property
+    def client(self):
+        transport = self.transport
+        with self._lock:
+            if self._client is None:
+                target = messaging.Target(topic=rpcapi.TOPIC,
+                                          version=rpcapi.RPC_API_VERSION)
+                self._client = messaging.get_rpc_client(
+                    transport, target, serializer=self.serializer)
+            return self._client
+
+    def call(self, context, host, method, **kwargs):
+        cctxt = self.client.prepare(server=host, retry=CALL_RETRY)
+        try:
+            return cctxt.call(context, method, **kwargs)
+        except (messaging.MessagingTimeout,
+                messaging.MessageDeliveryFailure) as exc:
+            LOG.warning('RPC %(method)s to conductor %(host)s failed: '
+                        '%(exc)s', {'method': method, 'host': host,
+                                    'exc': exc})
+            raise exception.TemporaryFailure(
+                'Conductor %s did not answer, please retry.' % host)
+
+    def start_server(self, manager):
+        target = messaging.Target(topic=rpcapi.TOPIC, server=manager.host)
+        server = messaging.get_rpc_server(
+            self.transport, target, [_Endpoint(manager)],
+            executor='threading', serializer=self.serializer)
+        server.start()
+        with self._lock:
+            self._servers[manager.host] = server
+        LOG.info('Conductor %s serving RPC on topic %s', manager.host,
+                 rpcapi.TOPIC)
+
+    def stop_server(self, manager):
+        with self._lock:
+            server = self._servers.pop(manager.host, None)
+        if server is not None:
+            server.stop()
+            server.wait()
+
+    def cleanup(self):
+        """Close the broker connections (after stopping servers)."""
+        with self._lock:
+            transport, self._transport, self._client = (self._transport,
+                                                        None, None)
+        if transport is not None:
+            transport.cleanup()
