@@ -12,12 +12,15 @@ import webob
 import webob.exc
 
 from alloc_framework.api.placement.handlers import aggregate
+from alloc_framework.api.placement.handlers import allocation
 from alloc_framework.api.placement.handlers import inventory
 from alloc_framework.api.placement.handlers import resource_class
 from alloc_framework.api.placement.handlers import resource_provider
 from alloc_framework.api.placement.handlers import resource_provider_trait
+from alloc_framework.api.placement.handlers import reshaper
 from alloc_framework.api.placement.handlers import root
 from alloc_framework.api.placement.handlers import trait
+from alloc_framework.api.placement.handlers import usage
 from alloc_framework.api.placement import util
 from alloc_framework.objects.placement import exception
 
@@ -65,6 +68,26 @@ ROUTE_DECLARATIONS = {
         'PUT': resource_provider_trait.update_traits_for_resource_provider,
         'DELETE':
             resource_provider_trait.delete_traits_for_resource_provider,
+    },
+    '/resource_providers/{uuid}/allocations': {
+        'GET': allocation.list_for_resource_provider,
+    },
+    '/resource_providers/{uuid}/usages': {
+        'GET': usage.list_usages,
+    },
+    '/allocations': {
+        'POST': allocation.set_allocations,
+    },
+    '/allocations/{consumer_uuid}': {
+        'GET': allocation.list_for_consumer,
+        'PUT': allocation.set_allocations_for_consumer,
+        'DELETE': allocation.delete_allocations,
+    },
+    '/usages': {
+        'GET': usage.get_total_usages,
+    },
+    '/reshaper': {
+        'POST': reshaper.reshape,
     },
     '/traits': {
         'GET': trait.list_traits,
