@@ -49,6 +49,13 @@ def _sqlite_setup(engine):
     def _on_end(conn):
         conn.info.pop('in_transaction', None)
 
+    # ``insert=True`` does not put a listener before those already
+    # registered on an Engine: move the others (oslo.db's plain BEGIN)
+    # behind ours, or BEGIN IMMEDIATE is never emitted.
+    for other in [fn for fn in engine.dispatch.begin if fn is not _on_begin]:
+        sa.event.remove(engine, 'begin', other)
+        sa.event.listen(engine, 'begin', other)
+
     # Connections opened before the listeners existed lack the set-up.
     engine.dispose()
 
