@@ -40,6 +40,8 @@ SORT_KEYS = ('id', 'uuid', 'name', 'node_id', 'state', 'owner',
 FILTERS = ('state', 'resource_class', 'node_id', 'owner',
            'conductor_affinity', 'conductor_affinity_not_in')
 
+_NO_GUARD = object()
+
 _COLUMNS = ('id', 'uuid', 'name', 'node_id', 'state', 'owner', 'last_error',
             'resource_class', 'candidate_nodes', 'extra',
             'conductor_affinity', 'created_at', 'updated_at')
@@ -140,8 +142,20 @@ class Allocation(base.AllocObject):
     }
 
     # The affinity the row had when this object last read or wrote it: the
-    # guard of the next save().
-    _guard_affinity = None
+    # guard of the next save(). Unknown (_NO_GUARD) on objects built by
+    # callers or received over RPC: see _guard().
+    _guard_affinity = _NO_GUARD
+
+    def _guard(self):
+        """The WHERE clause on the affinity for an update, or None."""
+        current = self._guard_affinity
+        if current is _NO_GUARD:
+            if (not self.obj_attr_is_set('conductor_affinity')
+                    or 'conductor_affinity' in self.obj_what_changed()):
+                return None
+            current = self.conductor_affinity
+        column = ALLOCATIONS.c.conductor_affinity
+        return column.is_(None) if current is None else column == current
 
     @classmethod
     def _from_row(cls, context, row, traits):
@@ -330,15 +344,14 @@ class Allocation(base.AllocObject):
         values = self._values_for_db(changed)
         now = base.utcnow()
         values['updated_at'] = now
-        guard = ALLOCATIONS.c.conductor_affinity
-        guard = (guard.is_(None) if self._guard_affinity is None
-                 else guard == self._guard_affinity)
+        where = [ALLOCATIONS.c.id == self.id]
+        guard = self._guard()
+        if guard is not None:
+            where.append(guard)
         try:
             with session.begin_nested():
                 result = session.execute(
-                    sa.update(ALLOCATIONS)
-                    .where(ALLOCATIONS.c.id == self.id, guard)
-                    .values(values))
+                    sa.update(ALLOCATIONS).where(*where).values(values))
         except db_exc.DBDuplicateEntry:
             raise exception.AllocationDuplicateName(name=self.name)
         if result.rowcount != 1:

@@ -125,13 +125,13 @@ def _activate(session, allocation, node_id):
 
     :raises: AllocationNotFound, AllocationTakenOver
     """
-    guard = ALLOCATIONS.c.conductor_affinity
-    guard = (guard.is_(None) if allocation.conductor_affinity is None
-             else guard == allocation.conductor_affinity)
+    where = [ALLOCATIONS.c.id == allocation.id,
+             ALLOCATIONS.c.state == alloc_obj.ALLOCATING]
+    guard = allocation._guard()
+    if guard is not None:
+        where.append(guard)
     result = session.execute(
-        sa.update(ALLOCATIONS)
-        .where(ALLOCATIONS.c.id == allocation.id,
-               ALLOCATIONS.c.state == alloc_obj.ALLOCATING, guard)
+        sa.update(ALLOCATIONS).where(*where)
         .values(node_id=node_id, state=alloc_obj.ACTIVE, last_error=None,
                 updated_at=base.utcnow()))
     if result.rowcount == 1:
