@@ -26,17 +26,6 @@ ALLOWED_EXMODS = [exception.__name__]
 # that is down.
 CALL_RETRY = 2
 
-_DEFAULTS_SET = False
-_DEFAULTS_LOCK = threading.Lock()
-
-
-def _set_defaults():
-    global _DEFAULTS_SET
-    with _DEFAULTS_LOCK:
-        if not _DEFAULTS_SET:
-            messaging.set_transport_defaults('alloc_framework')
-            _DEFAULTS_SET = True
-
 
 class ContextSerializer(messaging.Serializer):
     """Versioned objects plus the request context."""
@@ -89,7 +78,6 @@ class OsloTransport(rpcapi.Transport):
 
     def __init__(self, conf):
         super().__init__(conf)
-        _set_defaults()
         self.serializer = ContextSerializer()
         self._transport = None
         self._client = None

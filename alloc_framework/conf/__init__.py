@@ -12,13 +12,14 @@ from alloc_framework.conf import conductor
 from alloc_framework.conf import database
 from alloc_framework.conf import default
 from alloc_framework.conf import hardware
+from alloc_framework.conf import messaging
 from alloc_framework.conf import placement
 from alloc_framework.conf import placement_api
 
 CONF = cfg.CONF
 
 _MODULES = (default, database, api, placement_api, placement, conductor,
-            allocation, hardware)
+            allocation, hardware, messaging)
 
 
 def register_opts(conf):
