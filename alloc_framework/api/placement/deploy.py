@@ -43,13 +43,18 @@ def sync_standard_data():
     attribute_cache.clear()
 
 
-def deploy(conf):
-    """The WSGI stack over ``conf`` (no database work)."""
+def deploy(conf, auth_strategy=None):
+    """The WSGI stack over ``conf`` (no database work).
+
+    :param auth_strategy: 'noauth' or 'keystone' to override the
+        configured strategy (the in-process client forces noauth).
+    """
     enforcer = policy.get_enforcer(conf)
     application = handler.PlacementHandler(conf)
     application = microversion.MicroversionMiddleware(application)
     application = auth.PlacementKeystoneContext(application, enforcer)
-    if auth.get_auth_strategy(conf) == 'keystone':
+    strategy = auth_strategy or auth.get_auth_strategy(conf)
+    if strategy == 'keystone':
         application = auth.keystone_middleware(application, conf)
     else:
         application = auth.NoAuthMiddleware(application)
@@ -61,7 +66,7 @@ def deploy(conf):
     return application
 
 
-def loadapp(conf):
+def loadapp(conf, auth_strategy=None):
     """The Placement WSGI application, with standard data synced."""
     sync_standard_data()
-    return deploy(conf)
+    return deploy(conf, auth_strategy=auth_strategy)

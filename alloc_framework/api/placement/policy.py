@@ -1,8 +1,9 @@
 """Policy enforcement for the Placement API (oslo.policy).
 
 Each application owns an ``Enforcer`` built from the ``ConfigOpts`` it was
-loaded with (``[oslo_policy]`` options: policy file, ``enforce_scope``,
-``enforce_new_defaults``); the rules' defaults are in ``policies/``.
+loaded with (``[oslo_policy]`` options: policy file,
+``enforce_new_defaults`` and, on oslo.policy releases that have it,
+``enforce_scope``); the rules' defaults are in ``policies/``.
 """
 
 from oslo_log import log as logging
@@ -20,6 +21,9 @@ def get_enforcer(conf):
     # set_defaults registers [oslo_policy] on conf when needed.
     policy_opts.set_defaults(conf)
     enforcer = oslo_policy.Enforcer(conf)
+    # Every process (and test) builds an enforcer: warn about the changed
+    # defaults in the documentation, not once per build.
+    enforcer.suppress_default_change_warnings = True
     enforcer.register_defaults(policies.list_rules())
     enforcer.load_rules()
     return enforcer

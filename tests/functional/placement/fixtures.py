@@ -83,12 +83,22 @@ class APIFixture(fixture.GabbiFixture):
 
 
 class SecureRBACFixture(APIFixture):
-    """APIFixture with the new policy defaults and scope enforcement."""
+    """APIFixture with the new policy defaults only."""
 
     def start_fixture(self):
         super().start_fixture()
         self.conf_fixture.config(enforce_new_defaults=True,
-                                 enforce_scope=True, group='oslo_policy')
+                                 group='oslo_policy')
+        self.build_app()
+
+
+class LegacyPolicyFixture(APIFixture):
+    """APIFixture where the deprecated admin-only rules still apply."""
+
+    def start_fixture(self):
+        super().start_fixture()
+        self.conf_fixture.config(enforce_new_defaults=False,
+                                 group='oslo_policy')
         self.build_app()
 
 

@@ -1,0 +1,48 @@
+"""``alloc-placement-api``: serve the Placement API.
+
+Serves ``deploy.loadapp`` with cheroot threads on
+``[placement_api]host_ip``:``port``. With an SQLite database (the embedded
+default) the schema is created or upgraded first, so a standalone service
+needs no separate ``alloc-manage db sync``.
+"""
+
+import sys
+
+from oslo_log import log as logging
+from oslo_service import service
+
+from alloc_framework.api.placement import deploy
+from alloc_framework.common import service_setup
+from alloc_framework.common import wsgi_service
+from alloc_framework.db import migration
+
+LOG = logging.getLogger(__name__)
+
+
+def is_embedded_db(conf):
+    """True when the database is a local SQLite file (or memory)."""
+    return conf.database.connection.startswith('sqlite')
+
+
+def build_service(conf):
+    """The WSGIService of the Placement API over ``conf`` (not started)."""
+    if is_embedded_db(conf):
+        LOG.info('Embedded SQLite database: upgrading its schema')
+        migration.upgrade('head')
+    app = deploy.loadapp(conf)
+    return wsgi_service.WSGIService('alloc-placement-api', app,
+                                    conf.placement_api.host_ip,
+                                    conf.placement_api.port,
+                                    workers=conf.placement_api.api_workers)
+
+
+def main(argv=None):
+    conf = service_setup.prepare_service(argv)
+    server = build_service(conf)
+    launcher = service.launch(conf, server, restart_method='mutate')
+    launcher.wait()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""A test case with the Placement application over a fresh database."""
+
+import webob
+
+from alloc_framework.api.placement import deploy
+from alloc_framework.objects.placement import attribute_cache
+from tests import base
+
+
+class PlacementAppTestCase(base.DBTestCase):
+    """``self.app`` is ``deploy.loadapp(self.conf)``; ``request`` calls it."""
+
+    def setUp(self):
+        super().setUp()
+        # oslo.policy needs a parsed configuration to look for files.
+        self.conf([], project='alloc_framework', default_config_files=[])
+        attribute_cache.clear()
+        self.addCleanup(attribute_cache.clear)
+        self.app = None
+
+    def load(self, **kw):
+        self.app = deploy.loadapp(self.conf, **kw)
+        return self.app
+
+    def request(self, method, path, token='admin', version='latest',
+                headers=None, json=None):
+        if self.app is None:
+            self.load()
+        req = webob.Request.blank(path, method=method)
+        req.headers['Accept'] = 'application/json'
+        if token is not None:
+            req.headers['X-Auth-Token'] = token
+        if version is not None:
+            req.headers['OpenStack-API-Version'] = 'placement %s' % version
+        if json is not None:
+            req.json = json
+            req.content_type = 'application/json'
+        req.headers.update(headers or {})
+        return req.get_response(self.app)
