@@ -1,0 +1,42 @@
+"""``alloc-api``: serve the bare metal API.
+
+Serves the bare metal API on ``[api]host_ip``:``[api]port`` with
+``[api]api_workers`` threads. It reaches conductors over
+``[DEFAULT]rpc_transport``, which must be ``oslo`` unless a conductor runs
+in the same process (that is ``alloc-server``).
+"""
+
+import sys
+
+from oslo_log import log
+from oslo_service import service
+
+from alloc_framework.common import service_setup
+from alloc_framework.common import wsgi_service
+
+LOG = log.getLogger(__name__)
+
+
+def build_service(conf):
+    """The WSGIService of the bare metal API over ``conf`` (not started)."""
+    # Imported here so that each command works as soon as its own pieces
+    # exist, and so that a broken API module fails this command only.
+    from alloc_framework.api.baremetal import app
+    return wsgi_service.WSGIService('alloc-api', app.setup_app(conf),
+                                    conf.api.host_ip, conf.api.port,
+                                    workers=conf.api.api_workers)
+
+
+def main(argv=None):
+    conf = service_setup.prepare_service(argv)
+    if conf.rpc_transport == 'local':
+        LOG.warning('rpc_transport is "local" but no conductor runs in '
+                    'alloc-api: requests that need a conductor will fail '
+                    'with 503; use "oslo", or alloc-server')
+    launcher = service.launch(conf, build_service(conf),
+                              restart_method='mutate')
+    return launcher.wait() or 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""``alloc-conductor``: run a conductor.
+
+The conductor is named ``[DEFAULT]host`` and serves RPC over
+``[DEFAULT]rpc_transport``; with several processes that is ``oslo``
+(oslo.messaging over ``[DEFAULT]transport_url``). The database schema must
+exist (``alloc-manage db sync``).
+"""
+
+import sys
+
+from oslo_log import log
+from oslo_service import service
+
+from alloc_framework.common import service_setup
+from alloc_framework.conductor import service as conductor_service
+
+LOG = log.getLogger(__name__)
+
+
+def main(argv=None):
+    conf = service_setup.prepare_service(argv)
+    if conf.rpc_transport == 'local':
+        LOG.warning('rpc_transport is "local": only services in this '
+                    'process can reach this conductor; use "oslo" with a '
+                    'separate alloc-api')
+    launcher = service.launch(
+        conf, conductor_service.ConductorService(conf.host, conf),
+        restart_method='mutate')
+    return launcher.wait() or 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

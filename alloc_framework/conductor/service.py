@@ -1,0 +1,87 @@
+"""The conductor as an oslo.service service.
+
+``start()`` runs ``ConductorManager.init_host()`` (load plugins, register,
+serve RPC, start the heartbeat and periodics) and ``stop()`` runs
+``del_host()``; ``wait()`` returns once the service is stopped.
+"""
+
+import threading
+
+from oslo_log import log
+from oslo_service import service
+
+from alloc_framework.conductor import manager as manager_mod
+
+LOG = log.getLogger(__name__)
+
+
+class ConductorService(service.ServiceBase):
+    """Runs one :class:`ConductorManager` named ``host``."""
+
+    def __init__(self, host, conf, manager=None):
+        self.host = host
+        self.conf = conf
+        self.manager = manager or manager_mod.ConductorManager(host, conf)
+        self._stopped = threading.Event()
+
+    def start(self):
+        self._stopped.clear()
+        self.manager.init_host()
+
+    def stop(self, graceful=True):
+        try:
+            self.manager.del_host()
+        finally:
+            self._stopped.set()
+
+    def wait(self):
+        self._stopped.wait()
+
+    def reset(self):
+        pass
+
+
+class ServiceGroup(service.ServiceBase):
+    """Several services run as one, in one process.
+
+    oslo.service's threading launcher runs each launched service in a
+    process of its own; services that must share a process (the
+    all-in-one server: APIs and a conductor reached in-process) are
+    grouped here. They start in order and stop in reverse order.
+    """
+
+    def __init__(self, services):
+        self.services = list(services)
+        self._stopped = threading.Event()
+
+    def start(self):
+        self._stopped.clear()
+        started = []
+        try:
+            for svc in self.services:
+                svc.start()
+                started.append(svc)
+        except Exception:
+            for svc in reversed(started):
+                svc.stop()
+            self._stopped.set()
+            raise
+
+    def stop(self, graceful=True):
+        try:
+            for svc in reversed(self.services):
+                try:
+                    svc.stop()
+                except Exception:
+                    LOG.exception('Error while stopping %s', svc)
+        finally:
+            self._stopped.set()
+
+    def wait(self):
+        self._stopped.wait()
+        for svc in self.services:
+            svc.wait()
+
+    def reset(self):
+        for svc in self.services:
+            svc.reset()

@@ -1,0 +1,130 @@
+"""``alloc-server`` as a real process: both APIs, a conductor, clean stop."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+from tests import base
+
+BM_VERSION = {'X-OpenStack-Ironic-API-Version': 'latest'}
+# Generous: the first start creates the schema and the standard data.
+START_TIMEOUT = 90
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def _request(method, url, body=None, headers=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers=dict(headers or {}))
+    if data is not None:
+        req.add_header('Content-Type', 'application/json')
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            text = resp.read().decode()
+            return resp.status, json.loads(text) if text else None
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+class ServerProcessTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.bm_port, self.pl_port = _free_port(), _free_port()
+        config = os.path.join(self.state_path, 'alloc.conf')
+        with open(config, 'w') as f:
+            f.write('[DEFAULT]\nstate_path = %s\nhost = server-test\n'
+                    '[api]\nport = %d\n[placement_api]\nport = %d\n'
+                    % (self.state_path, self.bm_port, self.pl_port))
+        self.log = open(os.path.join(self.state_path, 'server.log'), 'w+')
+        self.addCleanup(self.log.close)
+        env = dict(os.environ)
+        env.pop('OS_TEST_TIMEOUT', None)
+        self.proc = subprocess.Popen(
+            [sys.executable, '-c',
+             'import sys; from alloc_framework.cmd import server; '
+             'sys.exit(server.main())', '--config-file', config],
+            stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.addCleanup(self._kill)
+        self.bm = 'http://127.0.0.1:%d' % self.bm_port
+        self.pl = 'http://127.0.0.1:%d' % self.pl_port
+
+    def _kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def _output(self):
+        self.log.seek(0)
+        return self.log.read()
+
+    def _until(self, check, what, timeout=START_TIMEOUT):
+        """Poll ``check`` until true; waiting on an event, not sleeping."""
+        deadline = time.monotonic() + timeout
+        pause = threading.Event()
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                self.fail('alloc-server exited (%s) while waiting for %s:\n'
+                          '%s' % (self.proc.returncode, what,
+                                  self._output()))
+            result = check()
+            if result:
+                return result
+            pause.wait(0.2)
+        self.fail('Timed out waiting for %s:\n%s' % (what, self._output()))
+
+    def _answers(self, url):
+        def check():
+            try:
+                return _request('GET', url)[0] == 200
+            except OSError:
+                return False
+        return check
+
+    def test_serves_and_stops_on_sigterm(self):
+        self._until(self._answers(self.bm + '/'), 'the bare metal API')
+        self._until(self._answers(self.pl + '/'), 'the Placement API')
+
+        # The conductor of the process does the work behind the API.
+        status, node = _request('POST', self.bm + '/v1/nodes',
+                                {'driver': 'fake-hardware',
+                                 'resource_class': 'gold'}, BM_VERSION)
+        self.assertEqual(201, status, node)
+        for action, state in (('manage', 'manageable'),
+                              ('provide', 'available')):
+            status, body = _request(
+                'PUT', self.bm + '/v1/nodes/%s/states/provision'
+                % node['uuid'], {'target': action}, BM_VERSION)
+            self.assertEqual(202, status, body)
+            self._until(lambda: _request(
+                'GET', self.bm + '/v1/nodes/' + node['uuid'],
+                headers=BM_VERSION)[1]['provision_state'] == state, state)
+        status, alloc = _request('POST', self.bm + '/v1/allocations',
+                                 {'resource_class': 'gold'}, BM_VERSION)
+        self.assertEqual(201, status, alloc)
+
+        def active():
+            body = _request('GET', self.bm + '/v1/allocations/'
+                            + alloc['uuid'], headers=BM_VERSION)[1]
+            self.assertNotEqual('error', body['state'], body)
+            return body['state'] == 'active' and body
+        done = self._until(active, 'the allocation')
+        self.assertEqual(node['uuid'], done['node_uuid'])
+
+        self.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(0, self.proc.wait(timeout=60), self._output())
+        output = self._output()
+        self.assertIn('Conductor server-test stopped', output)
+        self.assertNotIn('Traceback', output)
