@@ -205,40 +205,18 @@ def update_node(req, node_ident):
     patch = util.json_body(req)
     doc = _patch_document(node)
     doc['allocation_uuid'] = _allocation_uuid(req, node)
-    util.apply_patch(doc, patch if isinstance(patch, list) else None)
+    doc = util.apply_patch(doc, patch if isinstance(patch, list) else None)
     changes = schema.validate_patch(req, patch, doc, node)
     for name in changes:
         rule = schema.FIELD_RULES.get(name)
         if rule:
             req.policy.authorize(req.context, rule, target)
-    if 'instance_uuid' in changes and node.allocation_id:
-        _release_allocation(req, node)
-        node = node_obj.Node.get_by_id(req.context, node.id)
     for name, value in changes.items():
         setattr(node, name, value)
     if node.obj_what_changed():
         node = req.rpcapi.update_node(req.context, node)
         node = node_obj.Node.get_by_uuid(req.context, node.uuid)
     return util.json_response(serialize(req, node))
-
-
-def _release_allocation(req, node):
-    """Unsetting the instance of an allocated node ends the allocation.
-
-    Refused (409) while the node is deployed or busy, unless it is in
-    maintenance.
-    """
-    busy = (node.provision_state == states.ACTIVE
-            or node.provision_state not in states.UPDATE_ALLOWED_STATES)
-    try:
-        allocation = allocation_obj.Allocation.get_by_id(
-            req.context, node.allocation_id)
-    except exception.AllocationNotFound:
-        return
-    if busy and not node.maintenance:
-        raise exception.NodeIsAllocated(node=node.uuid,
-                                        allocation=allocation.uuid)
-    req.rpcapi.destroy_allocation(req.context, allocation)
 
 
 def delete_node(req, node_ident):
