@@ -1,0 +1,262 @@
+"""``alloc baremetal node ...`` and ``alloc baremetal allocation ...``
+end to end, against the bare metal API and an in-process conductor."""
+
+from oslo_utils import uuidutils
+
+from tests.functional.cli import base
+
+
+class TestNodeCommands(base.BaremetalCLITestCase):
+
+    def create(self, name, *extra):
+        return self.alloc('baremetal', 'node', 'create', '--driver',
+                          'fake-hardware', '--name', name, *extra)
+
+    def test_create_list_show_set_unset_delete(self):
+        uuid = uuidutils.generate_uuid()
+        node = self.create('node-0', '--uuid', uuid, '--resource-class',
+                           'gold', '--property', 'cpus=8',
+                           '--driver-info', 'user=admin',
+                           '--extra', 'rack=r1')
+        self.assertEqual(uuid, node['uuid'])
+        self.assertEqual('node-0', node['name'])
+        self.assertEqual('gold', node['resource_class'])
+        self.assertEqual('enroll', node['provision_state'])
+        self.assertEqual({'rack': 'r1'}, node['extra'])
+        self.assertNotIn('links', node)
+
+        listed = self.alloc('baremetal', 'node', 'list')
+        self.assertEqual([{'uuid': uuid, 'name': 'node-0',
+                           'instance_uuid': None,
+                           'power_state': node['power_state'],
+                           'provision_state': 'enroll',
+                           'maintenance': False}], listed)
+        long = self.alloc('baremetal', 'node', 'list', '--long')
+        self.assertEqual('gold', long[0]['resource_class'])
+        only = self.alloc('baremetal', 'node', 'list', '--fields', 'uuid',
+                          'resource_class')
+        self.assertEqual([{'uuid': uuid, 'resource_class': 'gold'}], only)
+        self.assertEqual([], self.alloc('baremetal', 'node', 'list',
+                                        '--resource-class', 'silver'))
+        self.assertEqual(1, len(self.alloc('baremetal', 'node', 'list',
+                                           '--provision-state', 'enroll',
+                                           '--no-maintenance',
+                                           '--unassociated')))
+
+        shown = self.alloc('baremetal', 'node', 'show', 'node-0')
+        self.assertEqual(uuid, shown['uuid'])
+        self.assertEqual({'cpus': '8'}, shown['properties'])
+        few = self.alloc('baremetal', 'node', 'show', uuid, '--fields',
+                         'uuid', 'name')
+        self.assertEqual({'uuid': uuid, 'name': 'node-0'}, few)
+
+        changed = self.alloc('baremetal', 'node', 'set', 'node-0',
+                             '--resource-class', 'silver',
+                             '--property', 'cpus=16',
+                             '--extra', 'row=2', '--description', 'd')
+        self.assertEqual('silver', changed['resource_class'])
+        self.assertEqual({'cpus': 16}, changed['properties'])
+        self.assertEqual({'rack': 'r1', 'row': 2}, changed['extra'])
+        changed = self.alloc('baremetal', 'node', 'unset', 'node-0',
+                             '--extra', 'rack', '--description')
+        self.assertEqual({'row': 2}, changed['extra'])
+        self.assertIsNone(changed['description'])
+
+        self.alloc('baremetal', 'node', 'delete', 'node-0', fmt=None)
+        err = self.alloc_fails('baremetal', 'node', 'show', uuid)
+        self.assertIn('(HTTP 404)', err)
+        self.assertIn(uuid, err)
+
+    def test_bad_input_reports_server_message(self):
+        err = self.alloc_fails('baremetal', 'node', 'create', '--driver',
+                               'no-such-driver')
+        self.assertIn('(HTTP 404)', err)
+        self.assertIn('(code: baremetal.driver_not_found)', err)
+        self.assertIn('no-such-driver', err)
+        self.create('dup')
+        err = self.alloc_fails('baremetal', 'node', 'create', '--driver',
+                               'fake-hardware', '--name', 'dup')
+        self.assertIn('(HTTP 409)', err)
+        err = self.alloc_fails('baremetal', 'node', 'list', '--fields',
+                               'nonsense')
+        self.assertIn('(HTTP 400)', err)
+        self.assertIn('nonsense', err)
+        err = self.alloc_fails('baremetal', 'node', 'delete', 'nope', 'dup')
+        self.assertIn('Failed to delete 1 of 2 nodes', err)
+        self.assertIn('nope', err)
+
+    def test_provisioning_power_maintenance_history(self):
+        self.create('node-1', '--resource-class', 'gold')
+        self.alloc('baremetal', 'node', 'manage', 'node-1', '--wait', '30',
+                   fmt=None)
+        self.assertEqual('manageable', self.alloc(
+            'baremetal', 'node', 'show', 'node-1')['provision_state'])
+        self.alloc('baremetal', 'node', 'clean', 'node-1', '--clean-steps',
+                   '[{"interface": "deploy", "step": "erase_devices"}]',
+                   '--wait', '30', fmt=None)
+        self.alloc('baremetal', 'node', 'provide', 'node-1', '--wait', '30',
+                   fmt=None)
+        self.assertEqual('available', self.alloc(
+            'baremetal', 'node', 'show', 'node-1')['provision_state'])
+
+        self.alloc('baremetal', 'node', 'power', 'on', 'node-1', fmt=None)
+        self.assertEqual('power on', self.alloc(
+            'baremetal', 'node', 'show', 'node-1')['power_state'])
+        self.alloc('baremetal', 'node', 'reboot', 'node-1', fmt=None)
+        self.alloc('baremetal', 'node', 'power', 'off', 'node-1', fmt=None)
+        self.assertEqual('power off', self.alloc(
+            'baremetal', 'node', 'show', 'node-1')['power_state'])
+
+        self.alloc('baremetal', 'node', 'deploy', 'node-1', '--wait', '30',
+                   fmt=None)
+        self.assertEqual('active', self.alloc(
+            'baremetal', 'node', 'show', 'node-1')['provision_state'])
+        self.alloc('baremetal', 'node', 'undeploy', 'node-1', '--wait',
+                   '30', fmt=None)
+        self.assertEqual('available', self.alloc(
+            'baremetal', 'node', 'show', 'node-1')['provision_state'])
+
+        self.alloc('baremetal', 'node', 'maintenance', 'set', 'node-1',
+                   '--reason', 'disk swap', fmt=None)
+        node = self.alloc('baremetal', 'node', 'show', 'node-1')
+        self.assertTrue(node['maintenance'])
+        self.assertEqual('disk swap', node['maintenance_reason'])
+        self.assertEqual(1, len(self.alloc('baremetal', 'node', 'list',
+                                           '--maintenance')))
+        self.alloc('baremetal', 'node', 'maintenance', 'unset', 'node-1',
+                   fmt=None)
+        self.assertFalse(self.alloc('baremetal', 'node', 'show',
+                                    'node-1')['maintenance'])
+
+        history = self.alloc('baremetal', 'node', 'history', 'list',
+                             'node-1')
+        for event in history:
+            self.assertEqual({'uuid', 'created_at', 'severity', 'event'},
+                             set(event))
+        long = self.alloc('baremetal', 'node', 'history', 'list', 'node-1',
+                          '--long')
+        self.assertEqual(len(history), len(long))
+
+        # A verb the state machine refuses: the server's 4xx reaches us.
+        err = self.alloc_fails(
+            'baremetal', 'node', 'clean', 'node-1', '--clean-steps',
+            '[{"interface": "deploy", "step": "erase_devices"}]')
+        self.assertIn('(HTTP 400)', err)
+        self.assertIn('available', err)
+
+    def test_traits(self):
+        self.create('node-2')
+        self.alloc('baremetal', 'node', 'trait', 'add', 'node-2',
+                   'CUSTOM_GPU', 'HW_CPU_X86_AVX', fmt=None)
+        self.assertEqual([{'traits': 'CUSTOM_GPU'},
+                          {'traits': 'HW_CPU_X86_AVX'}],
+                         self.alloc('baremetal', 'node', 'trait', 'list',
+                                    'node-2'))
+        self.alloc('baremetal', 'node', 'trait', 'remove', 'node-2',
+                   'CUSTOM_GPU', fmt=None)
+        self.assertEqual([{'traits': 'HW_CPU_X86_AVX'}],
+                         self.alloc('baremetal', 'node', 'trait', 'list',
+                                    'node-2'))
+        err = self.alloc_fails('baremetal', 'node', 'trait', 'remove',
+                               'node-2', 'CUSTOM_GPU')
+        self.assertIn('(HTTP 404)', err)
+        self.alloc('baremetal', 'node', 'trait', 'remove', 'node-2',
+                   '--all', fmt=None)
+        self.assertEqual([], self.alloc('baremetal', 'node', 'trait',
+                                        'list', 'node-2'))
+        err = self.alloc_fails('baremetal', 'node', 'trait', 'add',
+                               'node-2', 'lowercase-bad')
+        self.assertIn('(HTTP 400)', err)
+
+
+class TestAllocationCommands(base.BaremetalCLITestCase):
+
+    def make_available(self, name, *extra):
+        self.alloc('baremetal', 'node', 'create', '--driver',
+                   'fake-hardware', '--name', name, *extra)
+        for verb in ('manage', 'provide'):
+            self.alloc('baremetal', 'node', verb, name, '--wait', '30',
+                       fmt=None)
+        self.alloc('baremetal', 'node', 'power', 'off', name, fmt=None)
+        return self.alloc('baremetal', 'node', 'show', name)
+
+    def test_create_wait_show_list_set_unset_delete(self):
+        node = self.make_available('n-gold', '--resource-class', 'gold')
+        self.alloc('baremetal', 'node', 'trait', 'add', 'n-gold',
+                   'CUSTOM_GPU', fmt=None)
+        self.make_available('n-silver', '--resource-class', 'silver')
+
+        allocation = self.alloc(
+            'baremetal', 'allocation', 'create', '--resource-class', 'gold',
+            '--trait', 'CUSTOM_GPU', '--candidate-node', 'n-gold',
+            '--name', 'web-1', '--extra', 'purpose=web', '--wait', '30')
+        self.assertEqual('active', allocation['state'])
+        self.assertEqual(node['uuid'], allocation['node_uuid'])
+        self.assertEqual(['CUSTOM_GPU'], allocation['traits'])
+        self.assertEqual([node['uuid']], allocation['candidate_nodes'])
+        self.assertEqual({'purpose': 'web'}, allocation['extra'])
+        self.assertEqual(allocation['uuid'], self.alloc(
+            'baremetal', 'node', 'show', 'n-gold')['allocation_uuid'])
+
+        shown = self.alloc('baremetal', 'allocation', 'show', 'web-1')
+        self.assertEqual(allocation['uuid'], shown['uuid'])
+        few = self.alloc('baremetal', 'allocation', 'show', 'web-1',
+                         '--fields', 'uuid', 'state')
+        self.assertEqual({'uuid': allocation['uuid'], 'state': 'active'},
+                         few)
+        listed = self.alloc('baremetal', 'allocation', 'list')
+        self.assertEqual([{'uuid': allocation['uuid'], 'name': 'web-1',
+                           'resource_class': 'gold', 'state': 'active',
+                           'node_uuid': node['uuid']}], listed)
+        self.assertEqual(1, len(self.alloc('baremetal', 'allocation',
+                                           'list', '--node', 'n-gold',
+                                           '--state', 'active', '--long')))
+        self.assertEqual([], self.alloc('baremetal', 'allocation', 'list',
+                                        '--resource-class', 'silver'))
+
+        changed = self.alloc('baremetal', 'allocation', 'set', 'web-1',
+                             '--name', 'web-01', '--extra', 'team=a')
+        self.assertEqual('web-01', changed['name'])
+        self.assertEqual({'purpose': 'web', 'team': 'a'}, changed['extra'])
+        changed = self.alloc('baremetal', 'allocation', 'unset', 'web-01',
+                             '--extra', 'purpose')
+        self.assertEqual({'team': 'a'}, changed['extra'])
+
+        self.alloc('baremetal', 'allocation', 'delete', 'web-01', fmt=None)
+        self.assertIsNone(self.alloc('baremetal', 'node', 'show',
+                                     'n-gold')['allocation_uuid'])
+        err = self.alloc_fails('baremetal', 'allocation', 'show', 'web-01')
+        self.assertIn('(HTTP 404)', err)
+
+    def test_failed_allocation_with_wait(self):
+        err = self.alloc_fails('baremetal', 'allocation', 'create',
+                               '--resource-class', 'none-such',
+                               '--name', 'doomed', '--wait', '30')
+        self.assertIn('failed', err)
+        listed = self.alloc('baremetal', 'allocation', 'list', '--state',
+                            'error', '--long')
+        self.assertEqual(['doomed'], [a['name'] for a in listed])
+        self.assertTrue(listed[0]['last_error'])
+
+    def test_bad_input(self):
+        err = self.alloc_fails('baremetal', 'allocation', 'create',
+                               '--resource-class', 'gold', '--uuid',
+                               'not-a-uuid')
+        self.assertIn('(HTTP 400)', err)
+        err = self.alloc_fails('baremetal', 'allocation', 'create',
+                               '--resource-class', 'gold',
+                               '--candidate-node', 'missing-node')
+        self.assertIn('(HTTP 400)', err)
+        self.assertIn('missing-node', err)
+        self.assertEqual([], self.alloc('baremetal', 'allocation', 'list'))
+
+    def test_backfill(self):
+        self.make_available('n-deployed', '--resource-class', 'gold')
+        self.alloc('baremetal', 'node', 'deploy', 'n-deployed', '--wait',
+                   '30', fmt=None)
+        allocation = self.alloc('baremetal', 'allocation', 'create',
+                                '--node', 'n-deployed', '--name', 'bf')
+        self.assertEqual('active', allocation['state'])
+        node = self.alloc('baremetal', 'node', 'show', 'n-deployed')
+        self.assertEqual(node['uuid'], allocation['node_uuid'])
+        self.assertEqual(allocation['uuid'], node['allocation_uuid'])
