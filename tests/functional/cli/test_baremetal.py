@@ -137,7 +137,9 @@ class TestNodeCommands(base.BaremetalCLITestCase):
                           '--long')
         self.assertEqual(len(history), len(long))
 
-        # A verb the state machine refuses: the server's 4xx reaches us.
+        # Verbs the state machine refuses: the server's 4xx reaches us.
+        err = self.alloc_fails('baremetal', 'node', 'abort', 'node-1')
+        self.assertIn('(HTTP 400)', err)
         err = self.alloc_fails(
             'baremetal', 'node', 'clean', 'node-1', '--clean-steps',
             '[{"interface": "deploy", "step": "erase_devices"}]')

@@ -1,0 +1,33 @@
+"""The installed ``alloc`` console script, run as a separate process."""
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.functional.cli import base
+
+
+class TestConsoleScript(base.PlacementCLITestCase):
+
+    def run_alloc(self, *argv):
+        script = os.path.join(os.path.dirname(sys.executable), 'alloc')
+        if not os.path.exists(script):
+            self.skipTest('alloc console script not installed')
+        return subprocess.run([script] + list(argv), capture_output=True,
+                              text=True, timeout=60, env=dict(os.environ))
+
+    def test_success_and_failure_exit_codes(self):
+        proc = self.run_alloc('trait', 'create', 'CUSTOM_SCRIPT')
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        proc = self.run_alloc('trait', 'list', '--name',
+                              'startswith:CUSTOM_', '-f', 'json')
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        self.assertEqual([{'name': 'CUSTOM_SCRIPT'}], json.loads(proc.stdout))
+
+        proc = self.run_alloc('resource', 'provider', 'show',
+                              '7a1d3b40-30ec-4c4e-8c43-7f3e7d1b8b0e')
+        self.assertEqual(1, proc.returncode)
+        self.assertEqual('', proc.stdout)
+        self.assertIn('(HTTP 404)', proc.stderr)
+        self.assertNotIn('Traceback', proc.stderr)
