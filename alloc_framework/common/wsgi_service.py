@@ -18,8 +18,9 @@ class WSGIService(service.ServiceBase):
 
     def __init__(self, name, app, host, port, workers=8):
         self.name = name
+        # cheroot's default listen backlog (5) resets bursts of clients.
         self.server = wsgi.Server((host, port), app, numthreads=workers,
-                                  server_name=name)
+                                  server_name=name, request_queue_size=1024)
         # Keep-alive connections must not hold a worker thread forever.
         self.server.timeout = 30
         self._thread = None
