@@ -69,10 +69,11 @@ def _wants_json(accept):
     """
     if not accept:
         return True
-    offers = webob.acceptparse.create_accept_header(accept)
-    best = offers.best_match(['application/json', 'text/html',
-                              'text/plain'])
-    return best in (None, 'application/json') or '*/*' == accept.strip()
+    header = webob.acceptparse.create_accept_header(accept)
+    # Ordered by the client's preference; ties keep JSON first.
+    offers = header.acceptable_offers(['application/json', 'text/html',
+                                       'text/plain'])
+    return not offers or offers[0][0] == 'application/json'
 
 
 def error_response(req, exc, code=None):
@@ -142,8 +143,7 @@ def check_accept(*types):
         @functools.wraps(f)
         def decorated(req, *args, **kwargs):
             if req.accept:
-                best = req.accept.best_match(types)
-                if not best:
+                if not req.accept.acceptable_offers(list(types)):
                     raise webob.exc.HTTPNotAcceptable(
                         'Only %(type)s is provided' % {
                             'type': ', '.join(types)})
