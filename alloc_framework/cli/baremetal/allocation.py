@@ -28,7 +28,12 @@ def _wait(api, uuid, timeout):
         'allocation %s' % uuid, timeout, interval=0.2)
 
 
-class CreateAllocation(base.BaremetalMixin, show.ShowOne):
+class _AllocationCommand(base.BaremetalMixin):
+    # Allocations appeared in bare metal API 1.52.
+    min_version = '1.52'
+
+
+class CreateAllocation(_AllocationCommand, show.ShowOne):
     """Create a new node allocation."""
 
     def get_parser(self, prog_name):
@@ -66,6 +71,10 @@ class CreateAllocation(base.BaremetalMixin, show.ShowOne):
             raise common.CommandError(
                 '--resource-class is required unless --node is given')
         api = self.client()
+        if parsed_args.node:
+            self.require_version('1.58', '--node')
+        if parsed_args.owner:
+            self.require_version('1.60', '--owner')
         body = {}
         for name in ('resource_class', 'traits', 'candidate_nodes', 'name',
                      'uuid', 'owner', 'node'):
@@ -82,7 +91,7 @@ class CreateAllocation(base.BaremetalMixin, show.ShowOne):
         return _shape(allocation)
 
 
-class ListAllocation(base.BaremetalMixin, lister.Lister):
+class ListAllocation(_AllocationCommand, lister.Lister):
     """List node allocations."""
 
     def get_parser(self, prog_name):
@@ -106,6 +115,8 @@ class ListAllocation(base.BaremetalMixin, lister.Lister):
 
     def take_action(self, parsed_args):
         api = self.client()
+        if parsed_args.owner:
+            self.require_version('1.60', '--owner')
         params = base.list_params(parsed_args)
         for name in ('node', 'resource_class', 'state', 'owner'):
             value = getattr(parsed_args, name)
@@ -123,7 +134,7 @@ class ListAllocation(base.BaremetalMixin, lister.Lister):
         return columns, [common.get_properties(a, columns) for a in items]
 
 
-class ShowAllocation(base.BaremetalMixin, show.ShowOne):
+class ShowAllocation(_AllocationCommand, show.ShowOne):
     """Show a node allocation."""
 
     def get_parser(self, prog_name):
@@ -143,7 +154,7 @@ class ShowAllocation(base.BaremetalMixin, show.ShowOne):
         return _shape(allocation, tuple(fields) or FIELDS)
 
 
-class SetAllocation(base.BaremetalMixin, show.ShowOne):
+class SetAllocation(_AllocationCommand, show.ShowOne):
     """Set the name or extra metadata of an allocation."""
 
     def get_parser(self, prog_name):
@@ -156,6 +167,8 @@ class SetAllocation(base.BaremetalMixin, show.ShowOne):
             '--extra', metavar='<key=value>', action='append', default=[],
             help='Extra metadata to set; may be repeated.')
         return parser
+
+    min_version = '1.57'
 
     def take_action(self, parsed_args):
         ops = []
@@ -171,7 +184,7 @@ class SetAllocation(base.BaremetalMixin, show.ShowOne):
             BASE_URL + '/' + parsed_args.allocation, ops))
 
 
-class UnsetAllocation(base.BaremetalMixin, show.ShowOne):
+class UnsetAllocation(_AllocationCommand, show.ShowOne):
     """Unset the name or extra metadata of an allocation."""
 
     def get_parser(self, prog_name):
@@ -184,6 +197,8 @@ class UnsetAllocation(base.BaremetalMixin, show.ShowOne):
             '--extra', metavar='<key>', action='append', default=[],
             help='Extra key to remove; may be repeated.')
         return parser
+
+    min_version = '1.57'
 
     def take_action(self, parsed_args):
         ops = []
@@ -198,7 +213,7 @@ class UnsetAllocation(base.BaremetalMixin, show.ShowOne):
             BASE_URL + '/' + parsed_args.allocation, ops))
 
 
-class DeleteAllocation(base.BaremetalMixin, command.Command):
+class DeleteAllocation(_AllocationCommand, command.Command):
     """Delete allocations and release their nodes."""
 
     def get_parser(self, prog_name):

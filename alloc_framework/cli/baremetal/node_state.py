@@ -104,6 +104,7 @@ class AbortNode(_ProvisionCommand):
     """Abort the current operation (cleaning, waiting) of a node."""
 
     verb = 'abort'
+    min_version = '1.13'
 
 
 class CleanNode(_ProvisionCommand):
@@ -115,6 +116,7 @@ class CleanNode(_ProvisionCommand):
     """
 
     verb = 'clean'
+    min_version = '1.15'
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -200,6 +202,7 @@ class MaintenanceUnsetNode(base.BaremetalMixin, command.Command):
 class ListNodeHistory(base.BaremetalMixin, lister.Lister):
     """List the history events of a node."""
 
+    min_version = '1.78'
     SHORT = ('uuid', 'created_at', 'severity', 'event')
     LONG = ('uuid', 'created_at', 'severity', 'event_type', 'event',
             'conductor', 'user')

@@ -10,7 +10,12 @@ TRAITS_URL = '/nodes/{node}/traits'
 FIELDS = ('traits',)
 
 
-class ListNodeTrait(base.BaremetalMixin, lister.Lister):
+class _TraitCommand(base.BaremetalMixin):
+    # Node traits appeared in bare metal API 1.37.
+    min_version = '1.37'
+
+
+class ListNodeTrait(_TraitCommand, lister.Lister):
     """List the traits of a node."""
 
     def get_parser(self, prog_name):
@@ -25,7 +30,7 @@ class ListNodeTrait(base.BaremetalMixin, lister.Lister):
         return FIELDS, [(t,) for t in sorted(traits)]
 
 
-class AddNodeTrait(base.BaremetalMixin, command.Command):
+class AddNodeTrait(_TraitCommand, command.Command):
     """Add traits to a node."""
 
     def get_parser(self, prog_name):
@@ -43,7 +48,7 @@ class AddNodeTrait(base.BaremetalMixin, command.Command):
             api.put(url + '/' + trait)
 
 
-class RemoveNodeTrait(base.BaremetalMixin, command.Command):
+class RemoveNodeTrait(_TraitCommand, command.Command):
     """Remove some traits, or all with --all, from a node."""
 
     def get_parser(self, prog_name):

@@ -252,6 +252,17 @@ class TestAllocationCommands(base.BaremetalCLITestCase):
         self.assertIn('missing-node', err)
         self.assertEqual([], self.alloc('baremetal', 'allocation', 'list'))
 
+    def test_explicit_microversion(self):
+        self.assertEqual([], self.alloc('--os-baremetal-api-version',
+                                        '1.52', 'baremetal', 'allocation',
+                                        'list'))
+        err = self.alloc_fails('--os-baremetal-api-version', '1.51',
+                               'baremetal', 'allocation', 'list')
+        self.assertIn('requires --os-baremetal-api-version 1.52', err)
+        err = self.alloc_fails('--os-baremetal-api-version', '1.99',
+                               'baremetal', 'allocation', 'list')
+        self.assertIn('(HTTP 406)', err)
+
     def test_backfill(self):
         self.make_available('n-deployed', '--resource-class', 'gold')
         self.alloc('baremetal', 'node', 'deploy', 'n-deployed', '--wait',

@@ -218,3 +218,27 @@ class TestBaremetalCommands(base.TestCase):
                                      'baremetal', 'node', 'list'])
         self.assertEqual(1, code)
         self.assertIn("Invalid baremetal API version 'new'", err)
+
+    def test_version_gates(self):
+        cases = [
+            (['--os-baremetal-api-version', '1.51', 'baremetal',
+              'allocation', 'list'], 'This command', '1.52'),
+            (['--os-baremetal-api-version', '1.57', 'baremetal',
+              'allocation', 'create', '--node', 'n1'], '--node', '1.58'),
+            (['--os-baremetal-api-version', '1.59', 'baremetal',
+              'allocation', 'create', '--resource-class', 'x', '--owner',
+              'p'], '--owner', '1.60'),
+            (['--os-baremetal-api-version', '1.56', 'baremetal',
+              'allocation', 'set', 'a', '--name', 'b'], 'This command',
+             '1.57'),
+            (['--os-baremetal-api-version', '1.36', 'baremetal', 'node',
+              'trait', 'list', 'n1'], 'This command', '1.37'),
+            (['--os-baremetal-api-version', '1.77', 'baremetal', 'node',
+              'history', 'list', 'n1'], 'This command', '1.78'),
+        ]
+        for argv, what, version in cases:
+            code, _out, err = fakes.run(argv)
+            self.assertEqual(1, code, argv)
+            self.assertIn('%s requires --os-baremetal-api-version %s or '
+                          'greater' % (what, version), err)
+        self.assertEqual([], self.api.requests)
