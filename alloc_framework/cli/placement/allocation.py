@@ -1,6 +1,10 @@
-"""``alloc resource allocation show|set|unset``: a consumer's allocations.
+"""``alloc resource allocation show|set|unset|delete``.
+
+The allocations of one consumer. The same commands are also reachable as
+``alloc resource provider allocation ...``, the names osc-placement uses.
 """
 
+from cliff import command
 from cliff import lister
 
 from alloc_framework.cli import common
@@ -189,3 +193,16 @@ class UnsetAllocation(_AllocationCommand):
             # Before 1.28 an empty allocation set cannot be PUT.
             api.delete(url)
         return self.show(api, parsed_args.uuid)
+
+
+class DeleteAllocation(common.VersionMixin, command.Command):
+    """Delete all the allocations of a consumer."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('uuid', metavar='<uuid>',
+                            help='UUID of the consumer.')
+        return parser
+
+    def take_action(self, parsed_args):
+        self.client().delete(BASE_URL.format(uuid=parsed_args.uuid))

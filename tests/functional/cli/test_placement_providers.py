@@ -231,3 +231,21 @@ class TestResourceProviderCommands(base.PlacementCLITestCase):
                                         consumer))
         self.assertEqual({0}, {r['usage'] for r in self.alloc(
             'resource', 'provider', 'usage', 'show', rp)})
+
+    def test_allocation_delete_and_osc_placement_names(self):
+        rp = self.create('host3')['uuid']
+        self.alloc('resource', 'provider', 'inventory', 'set', rp,
+                   '--resource', 'VCPU=4')
+        consumer = uuidutils.generate_uuid()
+        rows = self.alloc('resource', 'provider', 'allocation', 'set',
+                          consumer, '--allocation', 'rp=%s,VCPU=1' % rp,
+                          '--project-id', 'p', '--user-id', 'u',
+                          '--consumer-type', 'INSTANCE')
+        self.assertEqual([rp], [r['resource_provider'] for r in rows])
+        self.assertEqual(rows, self.alloc('resource', 'provider',
+                                          'allocation', 'show', consumer))
+        self.alloc('resource', 'allocation', 'delete', consumer, fmt=None)
+        self.assertEqual([], self.alloc('resource', 'allocation', 'show',
+                                        consumer))
+        err = self.alloc_fails('resource', 'allocation', 'delete', consumer)
+        self.assertIn('(HTTP 404)', err)
