@@ -73,6 +73,21 @@ class _Endpoint:
         return call
 
 
+def _local_copy(exc):
+    """The domain exception as if raised here.
+
+    oslo.messaging rebuilds a remote exception as a subclass named
+    ``<Class>_Remote`` whose message carries the conductor's traceback.
+    The API derives stable error codes from class names and must not leak
+    tracebacks: rebuild the original class with the original message.
+    """
+    cls = type(exc)
+    if not cls.__name__.endswith('_Remote'):
+        return exc
+    original = cls.__bases__[0]
+    return original(exc.message, **exc.kwargs)
+
+
 class OsloTransport(rpcapi.Transport):
     """RPC over oslo.messaging."""
 
@@ -107,6 +122,8 @@ class OsloTransport(rpcapi.Transport):
         cctxt = self.client.prepare(server=host, retry=CALL_RETRY)
         try:
             return cctxt.call(context, method, **kwargs)
+        except exception.AllocFrameworkException as exc:
+            raise _local_copy(exc) from None
         except (messaging.MessagingTimeout,
                 messaging.MessageDeliveryFailure) as exc:
             LOG.warning('RPC %(method)s to conductor %(host)s failed: '

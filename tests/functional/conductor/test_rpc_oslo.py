@@ -80,6 +80,11 @@ class OsloTransportTestCase(base.DBTestCase):
                                 node.id, 'provide')
         self.assertEqual(400, exc.code)
         self.assertIn('enroll', str(exc))
+        # The very class (the API derives error codes from class names),
+        # and no conductor traceback in the message.
+        self.assertIs(exception.InvalidStateRequested, type(exc))
+        self.assertNotIn('Traceback', str(exc))
+        self.assertEqual(node.uuid, exc.kwargs['node'])
         objects.Node.reserve(self.ctx, node.id, 'somebody')
         exc = self.assertRaises(exception.NodeLocked, self.rpc.destroy_node,
                                 self.ctx, node.id)
