@@ -31,6 +31,7 @@ from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import consumer as consumer_obj
 from alloc_framework.objects.placement import exception
+from alloc_framework.objects.placement import resource_provider as rp_obj
 
 LOG = logging.getLogger(__name__)
 
@@ -190,16 +191,10 @@ def increment_generations(context, providers):
         generation read earlier in this transaction; updated in place.
     :raises: ResourceProviderConcurrentUpdateDetected
     """
+    # A fixed order keeps two writers of the same providers from locking
+    # them in opposite orders.
     for rp in sorted(providers, key=lambda p: p.id):
-        result = context.session.execute(
-            _RP_TBL.update()
-            .where(sa.and_(_RP_TBL.c.id == rp.id,
-                           _RP_TBL.c.generation == rp.generation))
-            .values(generation=rp.generation + 1))
-        if result.rowcount != 1:
-            raise exception.ResourceProviderConcurrentUpdateDetected(
-                uuid=rp.uuid)
-        rp.generation += 1
+        rp_obj.increment_generation(context, rp)
 
 
 def _check_capacity(context, wanted, rp_by_id, rc_names):
