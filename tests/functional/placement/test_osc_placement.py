@@ -1,0 +1,193 @@
+"""The unmodified osc-placement client against a real server.
+
+``openstack resource provider ...`` runs in a subprocess against the
+server's URL as the endpoint (no identity service), as an operator would
+run it.
+"""
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+from openstackclient import shell
+
+from alloc_framework.api.placement import deploy
+from alloc_framework.objects.placement import attribute_cache
+from tests import base
+
+OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
+
+
+class OscPlacementTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        if not os.path.exists(OPENSTACK):
+            self.skipTest('python-openstackclient is not installed')
+        self.conf([], project='alloc_framework', default_config_files=[])
+        self.config(auth_strategy='noauth', group='placement_api')
+        attribute_cache.clear()
+        self.addCleanup(attribute_cache.clear)
+        self.url = self.useFixture(
+            base.Server(deploy.loadapp(self.conf))).url
+
+    def base_cmd(self, version):
+        # The noauth server trusts the token as the user name; "admin" is
+        # the admin user (``--os-auth-type none`` sends a dummy token,
+        # which the default policy rightly refuses).
+        return [OPENSTACK, '--os-auth-type', 'admin_token',
+                '--os-token', 'admin', '--os-endpoint', self.url,
+                '--os-placement-api-version', version]
+
+    def run_osc(self, args, version):
+        """Run the OpenStack client in-process: (exit code, out, err).
+
+        In-process keeps the test fast (the client's plugin discovery
+        costs seconds per process); one test runs the real executable.
+        """
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = shell.OpenStackShell().run(
+                self.base_cmd(version)[1:] + list(args))
+        return code, out.getvalue(), err.getvalue()
+
+    def osc(self, *args, version='1.39', parse=True):
+        if parse:
+            args += ('-f', 'json')
+        code, out, err = self.run_osc(args, version)
+        self.assertEqual(0, code, '%s\nstdout: %s\nstderr: %s'
+                         % (' '.join(args), out, err))
+        return json.loads(out) if parse and out else None
+
+    def osc_fails(self, *args, version='1.39'):
+        code, out, err = self.run_osc(args, version)
+        self.assertNotEqual(0, code, out)
+        return err
+
+    def test_commands(self):
+        # One test and one server: in-process, the client keeps the first
+        # endpoint and microversion it was given for the rest of the
+        # process; other versions are exercised by test_executable.
+        self._provider_lifecycle()
+        self._inventory()
+        self._traits_and_aggregates()
+
+    def test_executable(self):
+        """The real ``openstack`` executable, at an old microversion.
+
+        Before 1.20 the create response has no body: the client follows
+        its Location header.
+        """
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith('OS_')}
+
+        def run(*args):
+            proc = subprocess.run(
+                self.base_cmd('1.0') + list(args) + ['-f', 'json'],
+                capture_output=True, text=True, env=env, timeout=300)
+            self.assertEqual(0, proc.returncode, proc.stderr)
+            return json.loads(proc.stdout)
+
+        created = run('resource', 'provider', 'create', 'old')
+        self.assertEqual('old', created['name'])
+        self.assertEqual([created['uuid']],
+                         [p['uuid'] for p in run('resource', 'provider',
+                                                 'list')])
+
+    def _provider_lifecycle(self):
+        parent = self.osc('resource', 'provider', 'create', 'parent')
+        self.assertEqual('parent', parent['name'])
+        self.assertEqual(0, parent['generation'])
+        child_uuid = str(uuid.uuid4())
+        child = self.osc('resource', 'provider', 'create', 'child',
+                         '--uuid', child_uuid,
+                         '--parent-provider', parent['uuid'])
+        self.assertEqual(child_uuid, child['uuid'])
+        self.assertEqual(parent['uuid'], child['parent_provider_uuid'])
+        self.assertEqual(parent['uuid'], child['root_provider_uuid'])
+
+        listed = self.osc('resource', 'provider', 'list')
+        self.assertEqual({'parent', 'child'}, {p['name'] for p in listed})
+        listed = self.osc('resource', 'provider', 'list', '--name', 'child')
+        self.assertEqual([child_uuid], [p['uuid'] for p in listed])
+        listed = self.osc('resource', 'provider', 'list', '--in-tree',
+                          child_uuid)
+        self.assertEqual(2, len(listed))
+
+        shown = self.osc('resource', 'provider', 'show', child_uuid)
+        self.assertEqual('child', shown['name'])
+        renamed = self.osc('resource', 'provider', 'set', child_uuid,
+                           '--name', 'renamed')
+        self.assertEqual('renamed', renamed['name'])
+
+        # The parent cannot go while it has a child.
+        err = self.osc_fails('resource', 'provider', 'delete',
+                             parent['uuid'])
+        self.assertIn('child', err)
+        self.osc('resource', 'provider', 'delete', child_uuid, parse=False)
+        self.osc('resource', 'provider', 'delete', parent['uuid'],
+                 parse=False)
+        self.assertEqual([], self.osc('resource', 'provider', 'list'))
+
+    def _inventory(self):
+        rp = self.osc('resource', 'provider', 'create', 'cn')['uuid']
+        rows = self.osc('resource', 'provider', 'inventory', 'set', rp,
+                        '--resource', 'VCPU=8',
+                        '--resource', 'VCPU:allocation_ratio=16.0',
+                        '--resource', 'MEMORY_MB=1024',
+                        '--resource', 'MEMORY_MB:reserved=512')
+        by_class = {r['resource_class']: r for r in rows}
+        self.assertEqual(8, by_class['VCPU']['total'])
+        self.assertEqual(16.0, by_class['VCPU']['allocation_ratio'])
+        self.assertEqual(512, by_class['MEMORY_MB']['reserved'])
+
+        listed = self.osc('resource', 'provider', 'inventory', 'list', rp)
+        self.assertEqual({'VCPU', 'MEMORY_MB'},
+                         {r['resource_class'] for r in listed})
+        one = self.osc('resource', 'provider', 'inventory', 'show', rp,
+                       'VCPU')
+        self.assertEqual(8, one['total'])
+        one = self.osc('resource', 'provider', 'inventory', 'class', 'set',
+                       rp, 'VCPU', '--total', '4')
+        self.assertEqual(4, one['total'])
+
+        self.osc('resource', 'provider', 'inventory', 'delete', rp,
+                 '--resource-class', 'MEMORY_MB', parse=False)
+        listed = self.osc('resource', 'provider', 'inventory', 'list', rp)
+        self.assertEqual(['VCPU'], [r['resource_class'] for r in listed])
+        self.osc('resource', 'provider', 'inventory', 'delete', rp,
+                 parse=False)
+        self.assertEqual([], self.osc('resource', 'provider', 'inventory',
+                                      'list', rp))
+
+    def _traits_and_aggregates(self):
+        rp = self.osc('resource', 'provider', 'create', 'cn2')['uuid']
+        self.osc('trait', 'create', 'CUSTOM_FAST', parse=False)
+        rows = self.osc('resource', 'provider', 'trait', 'set', rp,
+                        '--trait', 'CUSTOM_FAST',
+                        '--trait', 'HW_CPU_X86_AVX')
+        self.assertEqual({'CUSTOM_FAST', 'HW_CPU_X86_AVX'},
+                         {r['name'] for r in rows})
+        rows = self.osc('resource', 'provider', 'trait', 'list', rp)
+        self.assertEqual({'CUSTOM_FAST', 'HW_CPU_X86_AVX'},
+                         {r['name'] for r in rows})
+        listed = self.osc('resource', 'provider', 'list', '--required',
+                          'CUSTOM_FAST')
+        self.assertEqual([rp], [p['uuid'] for p in listed])
+        self.osc('resource', 'provider', 'trait', 'delete', rp, parse=False)
+        self.assertEqual([], self.osc('resource', 'provider', 'trait',
+                                      'list', rp))
+
+        agg = str(uuid.uuid4())
+        rows = self.osc('resource', 'provider', 'aggregate', 'set', rp,
+                        '--aggregate', agg, '--generation', '2')
+        self.assertEqual([agg], [r['uuid'] for r in rows])
+        rows = self.osc('resource', 'provider', 'aggregate', 'list', rp)
+        self.assertEqual([agg], [r['uuid'] for r in rows])
+        listed = self.osc('resource', 'provider', 'list', '--member-of',
+                          agg)
+        self.assertEqual([rp], [p['uuid'] for p in listed])
