@@ -159,3 +159,58 @@ class TestKeystonePolicy(base.BaremetalTestCase):
     def test_no_roles_is_forbidden(self):
         resp = self.get('/v1/nodes', headers={'X-Project-Id': 'p1'})
         self.assertError(resp, 403)
+
+
+P1_ADMIN = identity('p1', ['admin', 'member', 'reader'])
+
+
+class TestKeystoneNodeCreation(base.BaremetalTestCase):
+    auth_strategy = 'keystone'
+
+    def test_project_admin_creates_self_owned_node(self):
+        body = self.post('/v1/nodes', {'driver': 'fake-hardware'},
+                         headers=P1_ADMIN, status=201).json_body
+        self.assertEqual('p1', body['owner'])
+        resp = self.post('/v1/nodes', {'driver': 'fake-hardware',
+                                       'owner': 'p2'}, headers=P1_ADMIN)
+        self.assertError(resp, 403, 'baremetal.policy_forbidden')
+
+    def test_system_admin_creates_any_node(self):
+        body = self.post('/v1/nodes', {'driver': 'fake-hardware',
+                                       'owner': 'p2'}, headers=ADMIN,
+                         status=201).json_body
+        self.assertEqual('p2', body['owner'])
+        self.assertEqual('test-host', body['conductor'])
+
+    def test_project_allocation_owned_by_project(self):
+        body = self.post('/v1/allocations', {'resource_class': 'rc'},
+                         headers=P1, status=201).json_body
+        self.assertEqual('p1', body['owner'])
+
+
+class TestKeystoneMiddleware(base.BaremetalTestCase):
+    """The real keystonemiddleware: no token, no access."""
+
+    with_conductor = False
+
+    def setUp(self):
+        super().setUp()
+        from keystonemiddleware import auth_token
+        for group, opts in auth_token.list_opts():
+            self.conf.register_opts(opts, group=group)
+        # No keystone here: only requests without a valid token are tried.
+        self.config(www_authenticate_uri='http://keystone.invalid/v3',
+                    group='keystone_authtoken')
+        self.config(auth_strategy='keystone')
+        self.app = bm_app.setup_app(self.conf)
+
+    def test_token_required(self):
+        self.assertEqual(401, self.get('/v1/nodes').status_int)
+
+    def test_version_documents_are_public(self):
+        self.get('/', status=200)
+        self.get('/v1', status=200)
+
+    def test_forged_identity_headers_are_not_trusted(self):
+        resp = self.get('/v1/nodes', headers=ADMIN)
+        self.assertEqual(401, resp.status_int)

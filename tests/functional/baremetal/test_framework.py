@@ -147,3 +147,29 @@ class TestPolicySample(base.BaremetalTestCase):
         enforcer = policy.get_oslo_policy_enforcer()
         enforcer.load_rules()
         self.assertIn('baremetal:allocation:create', enforcer.rules)
+
+
+class TestCORS(base.BaremetalTestCase):
+    with_conductor = False
+
+    def setUp(self):
+        super().setUp()
+        self.config(allowed_origin=['http://example.com'], group='cors')
+        from alloc_framework.api.baremetal import app as bm_app
+        self.app = bm_app.setup_app(self.conf)
+
+    def test_preflight(self):
+        resp = self.request('OPTIONS', '/v1/nodes', headers={
+            'Origin': 'http://example.com',
+            'Access-Control-Request-Method': 'GET'})
+        self.assertEqual(200, resp.status_int)
+        self.assertEqual('http://example.com',
+                         resp.headers['Access-Control-Allow-Origin'])
+
+    def test_simple_request_exposes_version_headers(self):
+        resp = self.get('/v1', headers={'Origin': 'http://example.com'},
+                        status=200)
+        self.assertEqual('http://example.com',
+                         resp.headers['Access-Control-Allow-Origin'])
+        self.assertIn('X-OpenStack-Ironic-API-Version',
+                      resp.headers['Access-Control-Expose-Headers'])

@@ -62,6 +62,15 @@ def _allocation_uuid(req, node):
         return None
 
 
+def _conductor(req, node):
+    """The conductor the hash ring maps the node to (None if none)."""
+    try:
+        return req.rpcapi.ring.get_host_for_node(node.uuid,
+                                                 node.conductor_group)
+    except exception.TemporaryFailure:
+        return None
+
+
 def serialize(req, node, fields=None):
     """The API representation of a node for the request's version."""
     wanted = [name for name, minor in FIELDS.items()
@@ -75,7 +84,7 @@ def serialize(req, node, fields=None):
         elif name == 'console_enabled':
             value = False
         elif name == 'conductor':
-            value = None
+            value = _conductor(req, node)
         else:
             value = getattr(node, name)
         if name == 'driver_info':
@@ -179,8 +188,17 @@ def get_node(req, node_ident):
 
 
 def create_node(req):
-    req.policy.authorize(req.context, 'baremetal:node:create')
     body = util.json_object(req)
+    if not req.policy.check(req.context, 'baremetal:node:create'):
+        # Project administrators may enroll nodes their project owns.
+        req.policy.authorize(req.context,
+                             'baremetal:node:create:self_owned_node')
+        project = req.context.project_id
+        if body.get('owner', project) != project:
+            raise errors.HTTPError(
+                403, 'baremetal:node:create is disallowed by policy: the '
+                     'owner must be your project.', errors.POLICY_FORBIDDEN)
+        body['owner'] = project
     values = schema.validate_create(req, body)
     if not req.version.check(mv.ENROLL):
         # Old clients expect a node that is immediately usable.
