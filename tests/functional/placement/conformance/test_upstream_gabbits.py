@@ -1,0 +1,303 @@
+"""Run the reference Placement implementation's gabbi tests against ours.
+
+The ``openstack-placement`` package (a test requirement) ships the HTTP
+level YAML tests of the reference implementation. They are not copied
+into this project: they are read from the installed package at test time
+and run in process against ``deploy.loadapp(conf)``, one suite per file,
+with the fixtures of ``fixtures.py`` (same names, same data, built with
+our own API).
+
+Differences are explicit. ``EXCLUDED_FILES`` lists whole files that do
+not apply yet, with the reason. Requests to ``/allocation_candidates`` in
+the other files are skipped for the same reason. ``KNOWN_DIFFERENCES``
+lists, by file and gabbi test name, every other upstream test we do not
+pass yet, with a one-line reason: those tests run and are expected to
+fail. A listed test that passes is reported as an unexpected success,
+which fails the run, so the entry must be removed: the list can only
+shrink as the implementation converges.
+"""
+
+import importlib.util
+import os
+
+from gabbi import handlers
+from gabbi import suitemaker
+from gabbi import utils
+import testtools
+
+from tests import base
+from tests.functional.placement.conformance import fixtures
+
+_AC = ('GET /allocation_candidates is the next issue, not implemented '
+       'yet')
+
+# Whole upstream files not run, with the reason.
+EXCLUDED_FILES = {
+    'allocation-candidates.yaml': _AC,
+    'allocation-candidates-any-traits.yaml': _AC,
+    'allocation-candidates-any-traits-groups.yaml': _AC,
+    'allocation-candidates-bug-1792503.yaml': _AC,
+    'allocation-candidates-legacy-rbac.yaml': _AC,
+    'allocation-candidates-mappings-numa.yaml': _AC,
+    'allocation-candidates-mappings-sharing.yaml': _AC,
+    'allocation-candidates-member-of.yaml': _AC,
+    'allocation-candidates-policy.yaml': _AC,
+    'allocation-candidates-root-required.yaml': _AC,
+    'allocation-candidates-secure-rbac.yaml': _AC,
+    # Every request of these three is an allocation candidates query.
+    'granular.yaml': _AC,
+    'granular-same-subtree.yaml': _AC,
+    'same-subtree-deep.yaml': _AC,
+}
+
+# Reasons shared by many entries below.
+_SCHEMA = ("400 detail lacks jsonschema's own text ('Failed validating "
+           "...'): we give a short message naming the field")
+_UUID_FORMAT = ("uuids are checked with a pattern, not format 'uuid': no "
+                "\"is not a 'uuid'\" / 'Failed validating 'format''")
+_REPARENT_GEN = ('PUT /resource_providers/{uuid} (re-parent) bumps the '
+                 'generation; upstream does not, so generation 0 conflicts')
+_AFTER_REPARENT = ('cascade: the traits were not set (409, see "add traits '
+                   'to a provider")')
+_DELETE_GEN = ('DELETE /allocations/{consumer} bumps the provider '
+               'generation; upstream leaves it unchanged')
+_REQUIRED_FORM = ("message shows the pre-1.22 form 'HW_CPU_X86_VMX,"
+                  "CUSTOM_MAGIC' instead of '...,!CUSTOM_MAGIC'")
+
+# Upstream tests we are known to fail: {file: {test name: reason}}. They
+# run and must fail; remove an entry as soon as its test passes.
+KNOWN_DIFFERENCES = {
+    'aggregate.yaml': {
+        'put invalid json not uuids': _UUID_FORMAT,
+        'put some aggregates - new payload and new microversion':
+            'aggregates are listed sorted, not in the order they were set',
+    },
+    'allocations-1-8.yaml': {
+        'put an allocation no project_id': _SCHEMA,
+        'put an allocation no project_id or user_id': _SCHEMA,
+        'put an allocation no user_id': _SCHEMA,
+        'put an allocation project_id exceeds max length': _SCHEMA,
+        'put an allocation project_id less than min length': _SCHEMA,
+        'put an allocation user_id exceeds max length': _SCHEMA,
+        'put an allocation user_id less than min length': _SCHEMA,
+    },
+    'allocations-post.yaml': {
+        'fail incorrect consumer generation >= 1.28':
+            "409 detail names the consumer: 'consumer generation conflict "
+            "for consumer X - expected'",
+    },
+    'allocations.yaml': {
+        'check allocations by consumer id': _DELETE_GEN,
+        'check allocations by different consumer id': _DELETE_GEN,
+        'check allocations for the resource provider': _DELETE_GEN,
+        'check usages': _DELETE_GEN,
+        'put an allocation empty list': _SCHEMA,
+        'put an allocation for a not existing resource provider':
+            "400 detail is 'Allocation for resource provider that does not "
+            "exist: No such resource provider(s): X'",
+        'put an allocation with omitted usage': _SCHEMA,
+        'put an allocation with zero usage': _SCHEMA,
+    },
+    'basic-http.yaml': {
+        '405 on bad options method on app':
+            'OPTIONS without CORS configured answers 200, not 405 + Allow',
+    },
+    'inventory.yaml': {
+        'modify the inventory with allocation_ratio exceed max limit':
+            _SCHEMA,
+        'modify the inventory with total exceed max limit': _SCHEMA,
+        'post a conflicting capacity inventory':
+            "POST says 'Unable to update inventory', upstream 'Unable to "
+            "create inventory'",
+        'post an inventory invalid max_unit': _SCHEMA,
+        'post an inventory invalid min_unit': _SCHEMA,
+        'post an inventory invalid step_size': _SCHEMA,
+        'post an inventory with allocation_ratio exceed max limit': _SCHEMA,
+        'post an inventory with invalid total': _SCHEMA,
+        'post an inventory with max_unit exceed max limit': _SCHEMA,
+        'post an inventory with min_unit exceed max limit': _SCHEMA,
+        'post an inventory with reserved exceed max limit': _SCHEMA,
+        'post an inventory with step_size exceed max limit': _SCHEMA,
+        'post an inventory with total exceed max limit': _SCHEMA,
+        'post inventory duplicated resource class':
+            "409 detail says 'update conflict', upstream 'Update conflict'",
+        'put all inventory bad capacity in new microversion':
+            "1.26 detail says 'greater than or equal to total', upstream "
+            "'greater than total'",
+    },
+    'non-cors.yaml': {
+        'options request not allowed':
+            'OPTIONS without CORS configured answers 200, not 405',
+    },
+    'resource-classes-1-7.yaml': {
+        'fail to put non custom class': _SCHEMA,
+        'try to put standard class': _SCHEMA,
+        'try to put too long class': _SCHEMA,
+    },
+    'resource-classes-last-modified.yaml': {
+        'create a custom class':
+            '201 on create carries last-modified and cache-control',
+        'post a resource class':
+            '201 on create carries last-modified and cache-control',
+    },
+    'resource-classes.yaml': {
+        'try to create resource class with name exceed max characters':
+            _SCHEMA,
+        'try to update resource class with name exceed max characters':
+            _SCHEMA,
+    },
+    'resource-provider-aggregates.yaml': {
+        'negative agg error on old microversion with ! prefix':
+            "before 1.32 '!' in member_of is reported as a bad UUID, not "
+            "'Forbidden member_of parameters are not supported'",
+    },
+    'resource-provider-any-traits.yaml': {
+        "the 'in:' trait query is not supported yet":
+            "before 1.39 'in:' is taken as a trait name (No such trait), "
+            "not 'only supported since microversion 1.39'",
+    },
+    'resource-provider-resources-query.yaml': {
+        'list resource providers providing a bad trailing comma':
+            "detail quotes the whole value ('Got: DISK_GB:500,.'), "
+            "upstream the bad part ('Got: .')",
+    },
+    'resource-provider.yaml': {
+        'add traits to a provider': _REPARENT_GEN,
+        'filter providers with a trait some of them have': _AFTER_REPARENT,
+        "invalid 'required' parameter - blank": _REQUIRED_FORM,
+        "invalid 'required' parameter - contains an empty trait name":
+            _REQUIRED_FORM,
+        'list providers forbidden 1.21':
+            "before 1.22 '!TRAIT' is reported as an unknown trait, not as "
+            "a badly formed 'required' value",
+        'list providers forbidden 1.22': _AFTER_REPARENT,
+        "list providers with 'required' parameter filters cumulatively "
+        "with in_tree": _AFTER_REPARENT,
+        'multiple forbidden': _AFTER_REPARENT,
+        'post bad uuid in resource provider': _UUID_FORMAT,
+        'try to create resource provider with name exceed max characters':
+            _SCHEMA,
+        'try to update resource provider with name exceed max characters':
+            _SCHEMA,
+    },
+    'traits.yaml': {
+        'get associated traits with invalid value':
+            "detail is the schema's \"'xyz' is not one of\", not 'only "
+            "accepts \"true\" or \"false\"'",
+    },
+    'usage-secure-rbac.yaml': {
+        'project member can get total usage for project':
+            'secure RBAC: placement:usages denies a project member of '
+            'the same project (upstream: project reader or admin)',
+        'project reader can get total usage for project':
+            'secure RBAC: placement:usages denies a project reader of '
+            'the same project (upstream: project reader or admin)',
+    },
+    'usage.yaml': {
+        'get total usages project_id exceeds max length': _SCHEMA,
+        'get total usages project_id less than min length': _SCHEMA,
+        'get total usages user_id exceeds max length': _SCHEMA,
+        'get total usages user_id less than min length': _SCHEMA,
+    },
+    'with-allocations.yaml': {
+        'change inventory despite capacity exceeded':
+            'by design (issue 3): 409 placement.inventory.inuse when usage '
+            'would exceed the new capacity; upstream only logs a warning',
+        'fail to delete all inventory':
+            "classes in use are listed by name ('DISK_GB, VCPU'), "
+            "upstream by class id ('VCPU, DISK_GB')",
+        'fail to delete all inventory 1.23':
+            "classes in use are listed by name ('DISK_GB, VCPU'), "
+            "upstream by class id ('VCPU, DISK_GB')",
+    },
+}
+
+
+def gabbits_dir():
+    """The gabbits directory of the installed reference package, or None.
+    """
+    spec = importlib.util.find_spec('placement')
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        path = os.path.join(location, 'tests', 'functional', 'gabbits')
+        if os.path.isdir(path):
+            return path
+    return None
+
+
+_DEPENDS_ON_AC = ('uses the response of an allocation candidates request, '
+                  'which is skipped')
+# Substitutions that read the previous test's response.
+_PRIOR_REFS = ('$RESPONSE', '$LAST_URL', '$LOCATION', '$HEADERS', '$COOKIE',
+               '$URL')
+
+
+def _mark(filename, suite_dict):
+    """Mark the known differences and the out-of-scope requests.
+
+    Requests to /allocation_candidates are skipped, and so are the tests
+    that read their responses (``$HISTORY['name']``, or ``$RESPONSE`` and
+    the like right after one).
+    """
+    known = KNOWN_DIFFERENCES.get(filename, {})
+    names = set()
+    skipped = set()
+    prior_skipped = False
+    for test in suite_dict.get('tests', []):
+        name = test.get('name')
+        names.add(name)
+        text = str(test)
+        url = test.get('url') or next(
+            (v for k, v in test.items() if k.isupper()), '')
+        history = [n for n in skipped if "$HISTORY['%s']" % n in text]
+        reads_prior = (prior_skipped and '$HISTORY' not in text and
+                       any(ref in text for ref in _PRIOR_REFS))
+        if '/allocation_candidates' in str(url):
+            test['skip'] = _AC
+        elif history or reads_prior:
+            test['skip'] = _DEPENDS_ON_AC
+        elif name in known:
+            test['xfail'] = True
+        prior_skipped = bool(test.get('skip'))
+        if prior_skipped:
+            skipped.add(name)
+    stale = set(known) - names
+    if stale:
+        raise ValueError('KNOWN_DIFFERENCES names tests not in %s: %s'
+                         % (filename, sorted(stale)))
+
+
+class _ReferenceMissing(testtools.TestCase):
+
+    def test_reference_installed(self):
+        msg = ('openstack-placement is not installed: '
+               'pip install -r test-requirements.txt')
+        if base.IN_CI:
+            self.fail(msg)
+        self.skipTest(msg)
+
+
+def load_tests(loader, tests, pattern):
+    path = gabbits_dir()
+    if path is None:
+        return loader.loadTestsFromTestCase(_ReferenceMissing)
+    handler_objects = [h() for h in handlers.RESPONSE_HANDLERS]
+    top = loader.suiteClass()
+    unknown = set(KNOWN_DIFFERENCES) - set(os.listdir(path))
+    if unknown:
+        raise ValueError('KNOWN_DIFFERENCES names missing files: %s'
+                         % sorted(unknown))
+    for filename in sorted(os.listdir(path)):
+        if not filename.endswith('.yaml') or filename in EXCLUDED_FILES:
+            continue
+        suite_dict = utils.load_yaml(
+            yaml_file=os.path.join(path, filename))
+        _mark(filename, suite_dict)
+        top.addTest(suitemaker.test_suite_from_dict(
+            loader, filename[:-len('.yaml')], suite_dict, path,
+            # Any host name: the intercept answers in process.
+            'placement.conformance.test', None, fixtures,
+            fixtures.setup_app, handlers=handler_objects,
+            test_loader_name=__name__))
+    return top
