@@ -236,10 +236,21 @@ def post_schema(want):
 
 
 def consumer_requests(context, data, want):
-    """POST-shaped ``{consumer uuid: body}`` as a list of requests."""
-    return [_consumer_request(context, _canonical(c_uuid),
-                              body, body['allocations'], want)
-            for c_uuid, body in sorted(data.items())]
+    """POST-shaped ``{consumer uuid: body}`` as a list of requests.
+
+    :raises webob.exc.HTTPBadRequest: two keys name the same consumer
+        (they differ only in case or dashes).
+    """
+    requests = {}
+    for c_uuid, body in sorted(data.items()):
+        consumer_uuid = _canonical(c_uuid)
+        if consumer_uuid in requests:
+            raise webob.exc.HTTPBadRequest(
+                'Consumer %(uuid)s is given more than once.' %
+                {'uuid': consumer_uuid})
+        requests[consumer_uuid] = _consumer_request(
+            context, consumer_uuid, body, body['allocations'], want)
+    return list(requests.values())
 
 
 @wsgi_wrapper.PlacementWsgify
