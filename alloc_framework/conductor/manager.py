@@ -382,6 +382,38 @@ class ConductorManager:
             raise
         future.result()
 
+    def _continue(self, context, node_id, wait_state, what):
+        task = self._acquire(context, node_id, 'continue %s' % what)
+        try:
+            node = task.node
+            if node.provision_state != wait_state:
+                raise exception.InvalidStateRequested(
+                    action='continue %s' % what, node=node.uuid,
+                    state=node.provision_state)
+            self._require_driver(task)
+            future = self.spawn_worker(provisioning.run, self.conf, task,
+                                       states.RESUME)
+        except Exception:
+            task.release_resources()
+            raise
+        future.result()
+
+    def continue_node_deploy(self, context, node_id):
+        """Resume a deployment waiting in ``wait call-back``.
+
+        :raises: InvalidStateRequested, NodeLocked, NodeNotFound,
+            DriverNotFound, NoFreeConductorWorker
+        """
+        self._continue(context, node_id, states.DEPLOYWAIT, 'deploy')
+
+    def continue_node_clean(self, context, node_id):
+        """Resume cleaning waiting in ``clean wait``.
+
+        :raises: InvalidStateRequested, NodeLocked, NodeNotFound,
+            DriverNotFound, NoFreeConductorWorker
+        """
+        self._continue(context, node_id, states.CLEANWAIT, 'cleaning')
+
     def add_node_traits(self, context, node_id, traits, replace=False):
         """Add traits to a node, or replace all of them.
 

@@ -116,11 +116,30 @@ def validate_manual_clean_steps(task, clean_steps):
     return result
 
 
-def _run_clean_steps(task, steps):
-    """Run steps in order; True when all ran, False on a wait."""
+# Keys of driver_internal_info that remember the cleaning in progress, so
+# that a step that waits can be resumed with the steps after it.
+_STEPS_KEY = 'clean_steps'
+_INDEX_KEY = 'clean_step_index'
+
+
+def _set_progress(node, steps=None, index=None):
+    info = dict(node.driver_internal_info or {})
+    if steps is None:
+        info.pop(_STEPS_KEY, None)
+        info.pop(_INDEX_KEY, None)
+    else:
+        info[_STEPS_KEY] = steps
+        info[_INDEX_KEY] = index
+    node.driver_internal_info = info
+
+
+def _run_clean_steps(task, steps, start=0):
+    """Run ``steps[start:]`` in order; True when all ran, False on a wait."""
     node = task.node
-    for step in steps:
+    for index in range(start, len(steps)):
+        step = steps[index]
         node.clean_step = step
+        _set_progress(node, steps, index)
         node.save(task.context)
         iface = getattr(task.driver, step['interface'])
         result = iface.execute_clean_step(task, step)
@@ -128,7 +147,26 @@ def _run_clean_steps(task, steps):
             _move(task, states.WAIT)
             return False
     node.clean_step = {}
+    _set_progress(node)
     return True
+
+
+def _finish_cleaning(task, steps, start=0):
+    node = task.node
+    try:
+        if not _run_clean_steps(task, steps, start):
+            return
+    except Exception as exc:
+        _set_progress(node)
+        _fail(task, 'Cleaning failed: %s' % exc, fault=CLEAN_FAILURE)
+        return
+    # Manual cleaning returns to manageable, automated goes on to
+    # available: the target set when cleaning started tells which.
+    done = (states.MANAGE if node.target_provision_state
+            == states.MANAGEABLE else states.DONE)
+    _move(task, done)
+    LOG.info('Node %(node)s cleaned, now %(state)s',
+             {'node': node.uuid, 'state': node.provision_state})
 
 
 def do_cleaning(conf, task, manual_steps=None):
@@ -139,26 +177,46 @@ def do_cleaning(conf, task, manual_steps=None):
     ``manual_steps``.
     """
     node = task.node
-    try:
-        if manual_steps is not None:
-            steps = manual_steps
-        elif automated_clean_enabled(conf, node):
+    if manual_steps is not None:
+        steps = manual_steps
+    elif automated_clean_enabled(conf, node):
+        try:
             steps = [s for s in _all_steps(task) if s['priority'] > 0]
-            steps.sort(key=lambda s: -s['priority'])
-        else:
-            steps = []
-        if not _run_clean_steps(task, steps):
+        except Exception as exc:
+            _fail(task, 'Cleaning failed: %s' % exc, fault=CLEAN_FAILURE)
             return
+        steps.sort(key=lambda s: -s['priority'])
+        steps = [{'interface': s['interface'], 'step': s['step'],
+                  'args': {}} for s in steps]
+    else:
+        steps = []
+    _finish_cleaning(task, steps)
+
+
+def continue_cleaning(conf, task):
+    """Resume cleaning after the step that returned ``clean wait``."""
+    info = task.node.driver_internal_info or {}
+    steps = info.get(_STEPS_KEY) or []
+    start = info.get(_INDEX_KEY, -1) + 1
+    _move(task, states.RESUME)
+    _finish_cleaning(task, steps, start)
+
+
+def continue_deploy(conf, task):
+    """Resume a deployment that returned ``wait call-back``."""
+    node = task.node
+    _move(task, states.RESUME)
+    try:
+        result = task.driver.deploy.continue_deploy(task)
     except Exception as exc:
-        _fail(task, 'Cleaning failed: %s' % exc, fault=CLEAN_FAILURE)
+        _fail(task, 'Deploy failed: %s' % exc)
         return
-    # Manual cleaning returns to manageable, automated goes on to
-    # available: the target set when cleaning started tells which.
-    done = (states.MANAGE if node.target_provision_state
-            == states.MANAGEABLE else states.DONE)
-    _move(task, done)
-    LOG.info('Node %(node)s cleaned, now %(state)s',
-             {'node': node.uuid, 'state': node.provision_state})
+    if result == states.DEPLOYWAIT:
+        _move(task, states.WAIT)
+        return
+    node.deploy_step = {}
+    _move(task, states.DONE)
+    LOG.info('Node %s deployed', node.uuid)
 
 
 # --- the flows ---------------------------------------------------------------
@@ -239,6 +297,7 @@ def do_abort(conf, task):
         node.provision_state)
     node.clean_step = {}
     node.deploy_step = {}
+    _set_progress(node)
     node.save(task.context)
     _record(task, node.last_error, event_type=node_history.PROVISIONING)
 
@@ -259,7 +318,12 @@ def run(conf, task, event, clean_steps=None):
     """Run the flow of ``event`` and release the task (worker entry)."""
     with task:
         try:
-            if event == states.CLEAN:
+            if event == states.RESUME:
+                if task.node.provision_state == states.CLEANWAIT:
+                    continue_cleaning(conf, task)
+                else:
+                    continue_deploy(conf, task)
+            elif event == states.CLEAN:
                 do_clean(conf, task, clean_steps)
             else:
                 FLOWS[event](conf, task)

@@ -53,6 +53,7 @@ class _Endpoint:
 
     METHODS = ('create_node', 'update_node', 'destroy_node',
                'change_node_power_state', 'do_provisioning_action',
+               'continue_node_deploy', 'continue_node_clean',
                'add_node_traits', 'remove_node_traits',
                'create_allocation', 'destroy_allocation')
 

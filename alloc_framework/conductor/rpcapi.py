@@ -177,6 +177,22 @@ class ConductorAPI:
                                    'do_provisioning_action', action=action,
                                    clean_steps=clean_steps)
 
+    def continue_node_deploy(self, context, node_id):
+        """Resume a deployment waiting in ``wait call-back``.
+
+        :raises: InvalidStateRequested, NodeLocked, NodeNotFound,
+            TemporaryFailure
+        """
+        return self._call_for_node(context, node_id, 'continue_node_deploy')
+
+    def continue_node_clean(self, context, node_id):
+        """Resume cleaning waiting in ``clean wait``.
+
+        :raises: InvalidStateRequested, NodeLocked, NodeNotFound,
+            TemporaryFailure
+        """
+        return self._call_for_node(context, node_id, 'continue_node_clean')
+
     def add_node_traits(self, context, node_id, traits, replace=False):
         """Add traits to a node, or replace all of them.
 

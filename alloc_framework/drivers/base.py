@@ -152,6 +152,17 @@ class DeployInterface(BaseInterface):
         :raises: InstanceDeployFailure
         """
 
+    def continue_deploy(self, task):
+        """Go on with a deployment that returned ``states.DEPLOYWAIT``.
+
+        Called when the call-back arrives (``continue_node_deploy``).
+
+        :returns: None when the deployment is complete, or
+            ``states.DEPLOYWAIT`` to keep waiting.
+        :raises: InstanceDeployFailure
+        """
+        return None
+
     def prepare(self, task):
         """Prepare the environment before ``deploy`` (optional)."""
 

@@ -7,6 +7,9 @@ from oslo_utils import uuidutils
 from alloc_framework.common import exception
 from alloc_framework.common import states
 from alloc_framework.conductor import provisioning
+from alloc_framework.drivers import base as drivers_base
+from alloc_framework.drivers import driver_factory
+from alloc_framework.drivers.modules import fake
 from alloc_framework import objects
 from tests.unit.conductor import base
 
@@ -383,3 +386,85 @@ class PowerTestCase(base.ConductorTestCase):
         self.assertRaises(exception.InvalidParameterValue,
                           self.rpc.change_node_power_state, self.ctx,
                           node.id, 'sideways')
+
+
+class _WaitingDeploy(fake.FakeDeploy):
+    """Deploys and cleans asynchronously: waits for a call-back."""
+
+    def deploy(self, task):
+        return states.DEPLOYWAIT
+
+    def continue_deploy(self, task):
+        if task.node.driver_info.get('fake_fail_deploy'):
+            raise exception.InstanceDeployFailure(reason='late failure')
+        return None
+
+    @drivers_base.clean_step(priority=20)
+    def wait_for_agent(self, task):
+        return states.CLEANWAIT
+
+
+class WaitStatesTestCase(base.ConductorTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.manager.del_host()
+        factory = driver_factory.DriverFactory(self.conf)
+        factory.interfaces['deploy']['fake'] = _WaitingDeploy()
+        self.manager.driver_factory = factory
+        self.manager.init_host()
+
+    def _node(self, **kw):
+        return objects.Node.get_by_id(self.ctx, self.make_node(**kw).id)
+
+    def _get(self, node):
+        return objects.Node.get_by_id(self.ctx, node.id)
+
+    def test_deploy_waits_for_call_back(self):
+        node = self._node(provision_state=states.AVAILABLE)
+        self.rpc.do_provisioning_action(self.ctx, node.id, 'active')
+        node = self._get(node)
+        self.assertEqual(states.DEPLOYWAIT, node.provision_state)
+        self.assertEqual(states.ACTIVE, node.target_provision_state)
+        self.assertIsNone(node.reservation)
+        self.rpc.continue_node_deploy(self.ctx, node.id)
+        node = self._get(node)
+        self.assertEqual(states.ACTIVE, node.provision_state)
+        self.assertIsNone(node.target_provision_state)
+        self.assertRaises(exception.InvalidStateRequested,
+                          self.rpc.continue_node_deploy, self.ctx, node.id)
+
+    def test_late_deploy_failure(self):
+        node = self._node(provision_state=states.AVAILABLE,
+                          driver_info={'fake_fail_deploy': True})
+        self.rpc.do_provisioning_action(self.ctx, node.id, 'active')
+        self.rpc.continue_node_deploy(self.ctx, node.id)
+        node = self._get(node)
+        self.assertEqual(states.DEPLOYFAIL, node.provision_state)
+        self.assertIn('late failure', node.last_error)
+
+    def test_cleaning_resumes_after_waiting_step(self):
+        node = self._node(provision_state=states.MANAGEABLE)
+        self.rpc.do_provisioning_action(self.ctx, node.id, 'provide')
+        node = self._get(node)
+        self.assertEqual(states.CLEANWAIT, node.provision_state)
+        self.assertEqual(states.AVAILABLE, node.target_provision_state)
+        self.assertEqual('wait_for_agent', node.clean_step['step'])
+        self.assertNotIn('fake_cleaned', node.driver_internal_info)
+        self.rpc.continue_node_clean(self.ctx, node.id)
+        node = self._get(node)
+        self.assertEqual(states.AVAILABLE, node.provision_state)
+        # The step after the waiting one ran on resume.
+        self.assertEqual('erase_devices_metadata',
+                         node.driver_internal_info['fake_cleaned'])
+        self.assertNotIn('clean_steps', node.driver_internal_info)
+        self.assertEqual({}, node.clean_step)
+
+    def test_abort_waiting_deploy(self):
+        node = self._node(provision_state=states.AVAILABLE)
+        self.rpc.do_provisioning_action(self.ctx, node.id, 'active')
+        self.rpc.do_provisioning_action(self.ctx, node.id, 'abort')
+        node = self._get(node)
+        self.assertEqual(states.DEPLOYFAIL, node.provision_state)
+        self.assertRaises(exception.InvalidStateRequested,
+                          self.rpc.continue_node_deploy, self.ctx, node.id)
