@@ -99,8 +99,14 @@ class Dispatcher:
 
     def _match(self, path):
         match = self.mapper.match(path)
-        if match is None and path.endswith('.json'):
-            match = self.mapper.match(path[:-len('.json')])
+        if path.endswith('.json'):
+            stripped = self.mapper.match(path[:-len('.json')])
+            # ``/v1/nodes/detail.json`` is the detail listing, not a node
+            # named ``detail.json``; names ending in .json are resolved by
+            # the lookups (util.get_node), which try both.
+            if stripped is not None and (
+                    match is None or '{' not in stripped['_template']):
+                match = stripped
         return match
 
     def __call__(self, environ, start_response):

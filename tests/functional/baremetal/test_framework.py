@@ -74,6 +74,10 @@ class TestVersions(base.BaremetalTestCase):
         self.assertEqual('v1', resp.json_body['id'])
         resp = self.get('/v1/nodes.json', status=200)
         self.assertEqual([], resp.json_body['nodes'])
+        resp = self.get('/v1/nodes/detail.json', status=200)
+        self.assertEqual([], resp.json_body['nodes'])
+        resp = self.get('/v1/allocations.json', status=200)
+        self.assertEqual([], resp.json_body['allocations'])
 
     def test_request_id(self):
         resp = self.get('/v1', status=200)
