@@ -13,6 +13,7 @@ from oslo_service import service
 
 from alloc_framework.common import service_setup
 from alloc_framework.common import wsgi_service
+from alloc_framework.db import api as db_api
 
 LOG = log.getLogger(__name__)
 
@@ -22,9 +23,13 @@ def build_service(conf):
     # Imported here so that each command works as soon as its own pieces
     # exist, and so that a broken API module fails this command only.
     from alloc_framework.api.baremetal import app
-    return wsgi_service.WSGIService('alloc-api', app.setup_app(conf),
-                                    conf.api.host_ip, conf.api.port,
-                                    workers=conf.api.api_workers)
+    server = wsgi_service.WSGIService('alloc-api', app.setup_app(conf),
+                                      conf.api.host_ip, conf.api.port,
+                                      workers=conf.api.api_workers)
+    # The launcher serves from a child process: connections opened here
+    # must not be shared with it.
+    db_api.get_engine().dispose()
+    return server
 
 
 def main(argv=None):
