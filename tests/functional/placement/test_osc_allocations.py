@@ -1,0 +1,110 @@
+"""osc-placement's allocation and usage commands against a real server.
+
+The real ``openstack`` executable runs in a subprocess per command, with
+the server's URL as endpoint and the noauth admin token, as an operator
+would run it.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import fixtures
+import requests
+
+from alloc_framework.api.placement import deploy
+from alloc_framework.objects.placement import attribute_cache
+from tests import base
+
+OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
+
+
+class OscAllocationsTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        # Each command is a new process that loads the client's plugins.
+        self.useFixture(fixtures.Timeout(600, gentle=True))
+        if not os.path.exists(OPENSTACK):
+            self.skipTest('python-openstackclient is not installed')
+        self.conf([], project='alloc_framework', default_config_files=[])
+        self.config(auth_strategy='noauth', group='placement_api')
+        attribute_cache.clear()
+        self.addCleanup(attribute_cache.clear)
+        self.url = self.useFixture(
+            base.Server(deploy.loadapp(self.conf))).url
+        headers = {'x-auth-token': 'admin',
+                   'openstack-api-version': 'placement latest'}
+        resp = requests.post(self.url + '/resource_providers',
+                             json={'name': 'cn1'}, headers=headers,
+                             timeout=60)
+        self.assertEqual(200, resp.status_code, resp.text)
+        self.rp = resp.json()['uuid']
+        resp = requests.put(
+            self.url + '/resource_providers/%s/inventories' % self.rp,
+            json={'resource_provider_generation': 0,
+                  'inventories': {'VCPU': {'total': 8},
+                                  'MEMORY_MB': {'total': 4096}}},
+            headers=headers, timeout=60)
+        self.assertEqual(200, resp.status_code, resp.text)
+
+    def osc(self, version, *args, expect_ok=True):
+        cmd = [OPENSTACK, '--os-auth-type', 'admin_token',
+               '--os-token', 'admin', '--os-endpoint', self.url,
+               '--os-placement-api-version', version] + list(args)
+        proc = subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=120)
+        if expect_ok:
+            self.assertEqual(0, proc.returncode, '%s\n%s\n%s' % (
+                ' '.join(args), proc.stdout, proc.stderr))
+        else:
+            self.assertNotEqual(0, proc.returncode, proc.stdout)
+        return proc
+
+    def test_allocation_commands(self):
+        consumer = str(uuid.uuid4())
+        project, user = str(uuid.uuid4()), str(uuid.uuid4())
+        out = self.osc(
+            '1.38', 'resource', 'provider', 'allocation', 'set', consumer,
+            '--allocation', 'rp=%s,VCPU=2,MEMORY_MB=512' % self.rp,
+            '--project-id', project, '--user-id', user,
+            '--consumer-type', 'INSTANCE', '-f', 'json').stdout
+        rows = json.loads(out)
+        self.assertEqual(1, len(rows))
+        self.assertEqual({'VCPU': 2, 'MEMORY_MB': 512}, rows[0]['resources'])
+        self.assertEqual('INSTANCE', rows[0]['consumer_type'])
+
+        # The command reads the consumer generation first (1.28+), so a
+        # second set replaces the allocations.
+        out = self.osc('1.38', 'resource', 'provider', 'allocation', 'set',
+                       consumer, '--allocation', 'rp=%s,VCPU=3' % self.rp,
+                       '--project-id', project, '--user-id', user,
+                       '--consumer-type', 'INSTANCE', '-f', 'json').stdout
+        self.assertEqual({'VCPU': 3}, json.loads(out)[0]['resources'])
+
+        # osc-placement prints the 1.9 shape (not grouped by type).
+        out = self.osc('1.9', 'resource', 'usage', 'show', project,
+                       '-f', 'json').stdout
+        self.assertEqual({'VCPU': 3},
+                         {r['resource_class']: r['usage']
+                          for r in json.loads(out)})
+        out = self.osc('1.9', 'resource', 'provider', 'usage', 'show',
+                       self.rp, '-f', 'json').stdout
+        self.assertEqual({'VCPU': 3, 'MEMORY_MB': 0},
+                         {r['resource_class']: r['usage']
+                          for r in json.loads(out)})
+
+        # Over capacity: the command fails with the server's message.
+        proc = self.osc('1.38', 'resource', 'provider', 'allocation', 'set',
+                        consumer, '--allocation', 'rp=%s,VCPU=9' % self.rp,
+                        '--project-id', project, '--user-id', user,
+                        '--consumer-type', 'INSTANCE', expect_ok=False)
+        self.assertIn('Unable to allocate inventory', proc.stderr)
+
+        self.osc('1.38', 'resource', 'provider', 'allocation', 'delete',
+                 consumer)
+        out = self.osc('1.38', 'resource', 'provider', 'allocation', 'show',
+                       consumer, '-f', 'json').stdout
+        self.assertEqual([], json.loads(out))
