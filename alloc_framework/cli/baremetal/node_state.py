@@ -2,13 +2,14 @@
 
 ``alloc baremetal node manage|provide|deploy|undeploy|clean|abort``,
 ``... node power on|off``, ``... node reboot``,
-``... node maintenance set|unset`` and ``... node history list``.
+``... node maintenance set|unset`` and ``... node history list|get``.
 """
 
 import json
 
 from cliff import command
 from cliff import lister
+from cliff import show
 
 from alloc_framework.cli.baremetal import base
 from alloc_framework.cli import common
@@ -219,3 +220,22 @@ class ListNodeHistory(base.BaremetalMixin, lister.Lister):
                                    params=params)['history']
         columns = self.LONG if parsed_args.long else self.SHORT
         return columns, [common.get_properties(e, columns) for e in events]
+
+
+class GetNodeHistory(base.BaremetalMixin, show.ShowOne):
+    """Show one history event of a node."""
+
+    min_version = '1.78'
+
+    def get_parser(self, prog_name):
+        parser = _node_parser(super().get_parser(prog_name))
+        parser.add_argument('event', metavar='<event>',
+                            help='UUID of the history event.')
+        return parser
+
+    def take_action(self, parsed_args):
+        event = self.client().get(
+            HISTORY_URL.format(node=parsed_args.node) + '/'
+            + parsed_args.event)
+        columns = common.present_fields(ListNodeHistory.LONG, event)
+        return columns, common.get_properties(event, columns)

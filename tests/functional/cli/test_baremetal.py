@@ -3,6 +3,8 @@ end to end, against the bare metal API and an in-process conductor."""
 
 from oslo_utils import uuidutils
 
+from alloc_framework.common import context as af_context
+from alloc_framework import objects
 from tests.functional.cli import base
 
 
@@ -128,14 +130,33 @@ class TestNodeCommands(base.BaremetalCLITestCase):
         self.assertFalse(self.alloc('baremetal', 'node', 'show',
                                     'node-1')['maintenance'])
 
+        # The fake hardware never fails, so the event a failure would
+        # leave is written directly.
+        ctx = af_context.get_admin_context()
+        node_obj = objects.Node.get_by_name(ctx, 'node-1')
+        objects.NodeHistory.record(ctx, node_obj, 'Deploy step failed',
+                                   conductor='test-host')
         history = self.alloc('baremetal', 'node', 'history', 'list',
                              'node-1')
+        self.assertEqual(['Deploy step failed'],
+                         [e['event'] for e in history
+                          if e['event'] == 'Deploy step failed'])
         for event in history:
             self.assertEqual({'uuid', 'created_at', 'severity', 'event'},
                              set(event))
         long = self.alloc('baremetal', 'node', 'history', 'list', 'node-1',
                           '--long')
         self.assertEqual(len(history), len(long))
+        self.assertIn('event_type', long[0])
+        uuid = [e['uuid'] for e in history
+                if e['event'] == 'Deploy step failed'][0]
+        event = self.alloc('baremetal', 'node', 'history', 'get', 'node-1',
+                           uuid)
+        self.assertEqual('Deploy step failed', event['event'])
+        self.assertEqual('test-host', event['conductor'])
+        err = self.alloc_fails('baremetal', 'node', 'history', 'get',
+                               'node-1', uuidutils.generate_uuid())
+        self.assertIn('(HTTP 404)', err)
 
         # Verbs the state machine refuses: the server's 4xx reaches us.
         err = self.alloc_fails('baremetal', 'node', 'abort', 'node-1')
