@@ -11,6 +11,8 @@ import time
 import urllib.error
 import urllib.request
 
+from alloc_framework.db import api as db_api
+from alloc_framework.db import migration
 from tests import base
 
 BM_VERSION = {'X-OpenStack-Ironic-API-Version': 'latest'}
@@ -38,28 +40,36 @@ def _request(method, url, body=None, headers=None):
         return exc.code, exc.read().decode()
 
 
-class ServerProcessTestCase(base.TestCase):
+class _ProcessTestCase(base.TestCase):
+    """Runs one console command of the project as a child process."""
 
-    def setUp(self):
-        super().setUp()
+    def start(self, command, extra_config=''):
         self.bm_port, self.pl_port = _free_port(), _free_port()
         config = os.path.join(self.state_path, 'alloc.conf')
         with open(config, 'w') as f:
-            f.write('[DEFAULT]\nstate_path = %s\nhost = server-test\n'
+            f.write('[DEFAULT]\nstate_path = %s\nhost = server-test\n%s\n'
                     '[api]\nport = %d\n[placement_api]\nport = %d\n'
-                    % (self.state_path, self.bm_port, self.pl_port))
+                    % (self.state_path, extra_config, self.bm_port,
+                       self.pl_port))
         self.log = open(os.path.join(self.state_path, 'server.log'), 'w+')
         self.addCleanup(self.log.close)
         env = dict(os.environ)
         env.pop('OS_TEST_TIMEOUT', None)
         self.proc = subprocess.Popen(
             [sys.executable, '-c',
-             'import sys; from alloc_framework.cmd import server; '
-             'sys.exit(server.main())', '--config-file', config],
+             'import sys; from alloc_framework.cmd import %s as cmd; '
+             'sys.exit(cmd.main())' % command, '--config-file', config],
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
         self.addCleanup(self._kill)
         self.bm = 'http://127.0.0.1:%d' % self.bm_port
         self.pl = 'http://127.0.0.1:%d' % self.pl_port
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(0, self.proc.wait(timeout=60), self._output())
+        output = self._output()
+        self.assertNotIn('Traceback', output)
+        return output
 
     def _kill(self):
         if self.proc.poll() is None:
@@ -93,7 +103,11 @@ class ServerProcessTestCase(base.TestCase):
                 return False
         return check
 
+
+class ServerProcessTestCase(_ProcessTestCase):
+
     def test_serves_and_stops_on_sigterm(self):
+        self.start('server')
         self._until(self._answers(self.bm + '/'), 'the bare metal API')
         self._until(self._answers(self.pl + '/'), 'the Placement API')
 
@@ -123,8 +137,33 @@ class ServerProcessTestCase(base.TestCase):
         done = self._until(active, 'the allocation')
         self.assertEqual(node['uuid'], done['node_uuid'])
 
-        self.proc.send_signal(signal.SIGTERM)
-        self.assertEqual(0, self.proc.wait(timeout=60), self._output())
-        output = self._output()
-        self.assertIn('Conductor server-test stopped', output)
-        self.assertNotIn('Traceback', output)
+        self.assertIn('Conductor server-test stopped', self.stop())
+
+
+class SeparateProcessesTestCase(_ProcessTestCase):
+    """alloc-api and alloc-conductor each start, serve and stop."""
+
+    def setUp(self):
+        super().setUp()
+        engine = db_api.create_engine('sqlite:///%s/alloc_framework.sqlite'
+                                      % self.state_path)
+        migration.upgrade('head', engine=engine)
+        engine.dispose()
+
+    def test_api(self):
+        self.start('api')
+        self._until(self._answers(self.bm + '/v1'), 'the bare metal API')
+        # No conductor anywhere: writes are refused, reads work.
+        status, body = _request('POST', self.bm + '/v1/nodes',
+                                {'driver': 'fake-hardware'}, BM_VERSION)
+        self.assertEqual(503, status, body)
+        status, body = _request('GET', self.bm + '/v1/nodes',
+                                headers=BM_VERSION)
+        self.assertEqual((200, []), (status, body['nodes']))
+        self.stop()
+
+    def test_conductor(self):
+        self.start('conductor')
+        self._until(lambda: 'Conductor server-test started'
+                    in self._output(), 'the conductor')
+        self.assertIn('Conductor server-test stopped', self.stop())
