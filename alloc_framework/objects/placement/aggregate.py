@@ -9,6 +9,7 @@ import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import resource_provider as rp_obj
 
 AGG_TBL = models.PlacementAggregate.__table__
@@ -59,9 +60,18 @@ def set_aggregates(context, rp, aggregate_uuids, increment_generation=True):
     compared and bumped first; older callers know nothing of generations.
 
     :raises ResourceProviderConcurrentUpdateDetected: stale generation.
+    :raises ResourceProviderNotFound: the provider was deleted meanwhile.
     """
     if increment_generation:
         rp_obj.increment_generation(context, rp)
+    else:
+        # No generation to compare: still lock the provider row so that a
+        # concurrent delete cannot leave links to a provider that is gone.
+        row = context.session.execute(
+            sa.select(rp_obj.RP_TBL.c.id).where(rp_obj.RP_TBL.c.id == rp.id)
+            .with_for_update()).first()
+        if row is None:
+            raise exception.ResourceProviderNotFound(uuid=rp.uuid)
     wanted = _ensure_aggregates(context, set(aggregate_uuids))
     current = {row.aggregate_id for row in context.session.execute(
         sa.select(RP_AGG_TBL.c.aggregate_id).where(

@@ -139,12 +139,19 @@ def keep_generation_on_error(fn):
     When ``fn`` fails its transaction is rolled back, so the generation
     that :func:`increment_generation` set on ``rp`` must be undone too;
     otherwise the caller's next write with ``rp`` would look stale.
+
+    A deadlock the database broke by rolling us back (InnoDB gap locks of
+    writers of neighbouring providers) is a concurrent update like any
+    other: the client re-reads and retries, without a server-side sleep.
     """
     @functools.wraps(fn)
     def wrapper(context, rp, *args, **kwargs):
         generation = rp.generation
         try:
             return fn(context, rp, *args, **kwargs)
+        except db_exc.DBDeadlock:
+            rp.generation = generation
+            raise exception.ResourceProviderConcurrentUpdateDetected()
         except Exception:
             rp.generation = generation
             raise
