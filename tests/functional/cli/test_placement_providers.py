@@ -195,6 +195,10 @@ class TestResourceProviderCommands(base.PlacementCLITestCase):
         self.assertEqual(rows, self.alloc('resource', 'allocation', 'show',
                                           consumer))
 
+        # Capacity left: rp has 6 VCPU free, rp2 has 7.
+        fits = self.alloc('resource', 'provider', 'list', '--resource',
+                          'VCPU=7')
+        self.assertEqual([rp2], [p['uuid'] for p in fits])
         usage = self.alloc('resource', 'provider', 'usage', 'show', rp)
         self.assertEqual([{'resource_class': 'MEMORY_MB', 'usage': 256},
                           {'resource_class': 'VCPU', 'usage': 2}], usage)
