@@ -11,7 +11,8 @@ Reserving and releasing nodes touches nodes and allocations together and
 lives in :mod:`alloc_framework.objects.node_reservation`.
 """
 
-from oslo_db import api as oslo_db_api
+import functools
+
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import uuidutils
@@ -47,6 +48,28 @@ _COLUMNS = ('id', 'uuid', 'name', 'node_id', 'state', 'owner', 'last_error',
             'conductor_affinity', 'created_at', 'updated_at')
 
 
+# Deadlock victims are retried at once (no sleep: these run in worker
+# threads); InnoDB picks a victim and the retry usually finds its way.
+DEADLOCK_RETRIES = 5
+
+
+def retry_on_deadlock(func):
+    """Re-run a whole transaction (the decorated function) on DBDeadlock.
+
+    Put it outside ``@db_api.writer`` so that each attempt is a fresh
+    transaction.
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        for attempt in range(DEADLOCK_RETRIES):
+            try:
+                return func(*args, **kwargs)
+            except db_exc.DBDeadlock:
+                if attempt == DEADLOCK_RETRIES - 1:
+                    raise
+    return wrapper
+
+
 def _is_int_like(value):
     if isinstance(value, int):
         return not isinstance(value, bool)
@@ -79,21 +102,21 @@ def _get_row(session, column, value, ident):
 def insert_allocation(session, values, traits):
     """Insert an allocation row and its traits; return the new id.
 
-    Shared by :meth:`Allocation.create` and the backfill, which must write
-    the allocation and the node in one transaction.
+    ``values`` gets the ``created_at`` written. Shared by
+    :meth:`Allocation.create` and the backfill, which must write the
+    allocation and the node in one transaction.
 
     :raises: AllocationAlreadyExists, AllocationDuplicateName
     """
     now = base.utcnow()
-    values = dict(values, created_at=now, updated_at=None)
+    values.update(created_at=now, updated_at=None)
+    # No savepoint: a duplicate ends the whole transaction (callers never
+    # go on after it), and a savepoint costs two round trips.
     try:
-        # A savepoint keeps the outer transaction usable after a
-        # duplicate: PostgreSQL aborts the whole transaction otherwise.
-        with session.begin_nested():
-            result = session.execute(sa.insert(ALLOCATIONS).values(values))
+        result = session.execute(sa.insert(ALLOCATIONS).values(values))
     except db_exc.DBDuplicateEntry as exc:
         if 'name' in (exc.columns or ()):
-            raise exception.AllocationDuplicateName(name=values['name'])
+            raise exception.AllocationDuplicateName(name=values.get('name'))
         raise exception.AllocationAlreadyExists(uuid=values['uuid'])
     allocation_id = result.inserted_primary_key[0]
     if traits:
@@ -301,7 +324,7 @@ class Allocation(base.AllocObject):
             self.state = ALLOCATING
         self._create(context)
 
-    @oslo_db_api.retry_on_deadlock
+    @retry_on_deadlock
     @db_api.writer
     def _create(self, context):
         session = context.session
@@ -309,12 +332,17 @@ class Allocation(base.AllocObject):
         check_instance_uuid_free(session, self.uuid, node_id)
         values = self._values_for_db(_COLUMNS)
         traits = self.traits if self.obj_attr_is_set('traits') else None
-        allocation_id = insert_allocation(session, values, traits)
-        row = _get_row(session, ALLOCATIONS.c.id, allocation_id, self.uuid)
-        fresh = self._from_row(context, row, sorted(set(traits or ())))
-        for name in self.fields:
-            setattr(self, name, getattr(fresh, name))
-        self._guard_affinity = fresh._guard_affinity
+        self.id = insert_allocation(session, values, traits)
+        # What the row now holds, without reading it back.
+        for name in _COLUMNS:
+            if not self.obj_attr_is_set(name):
+                setattr(self, name, None)
+        self.created_at = values['created_at']
+        self.updated_at = None
+        if not self.candidate_nodes:
+            self.candidate_nodes = None
+        self.traits = sorted(set(traits or ()))
+        self._guard_affinity = self.conductor_affinity
         self._context = context
         self.obj_reset_changes()
 
@@ -337,7 +365,7 @@ class Allocation(base.AllocObject):
                 err='Cannot overwrite the UUID of an existing allocation.')
         self._save(context, changed)
 
-    @oslo_db_api.retry_on_deadlock
+    @retry_on_deadlock
     @db_api.writer
     def _save(self, context, changed):
         session = context.session
@@ -349,9 +377,8 @@ class Allocation(base.AllocObject):
         if guard is not None:
             where.append(guard)
         try:
-            with session.begin_nested():
-                result = session.execute(
-                    sa.update(ALLOCATIONS).where(*where).values(values))
+            result = session.execute(
+                sa.update(ALLOCATIONS).where(*where).values(values))
         except db_exc.DBDuplicateEntry:
             raise exception.AllocationDuplicateName(name=self.name)
         if result.rowcount != 1:
@@ -383,7 +410,7 @@ class Allocation(base.AllocObject):
         """
         self._destroy(context or self._context)
 
-    @oslo_db_api.retry_on_deadlock
+    @retry_on_deadlock
     @db_api.writer
     def _destroy(self, context):
         session = context.session
@@ -400,7 +427,7 @@ class Allocation(base.AllocObject):
         self.obj_reset_changes()
 
     @staticmethod
-    @oslo_db_api.retry_on_deadlock
+    @retry_on_deadlock
     @db_api.writer
     def take_over(context, allocation_id, old_conductor_id,
                   new_conductor_id):

@@ -17,8 +17,9 @@ its row count decides.
 """
 
 import random
+import time
+import weakref
 
-from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -33,6 +34,11 @@ from alloc_framework.objects import base
 NODES = models.Node.__table__
 NODE_TRAITS = models.NodeTrait.__table__
 ALLOCATIONS = alloc_obj.ALLOCATIONS
+
+# Seconds a node id range stays cached (see _id_range); engines are weak
+# keys so that a disposed engine (tests) takes its range with it.
+_ID_RANGE_TTL = 5.0
+_ID_RANGES = weakref.WeakKeyDictionary()
 
 # How many times a picked node may turn out to be taken (only possible when
 # the database has no row locks) before the allocation gives up this round.
@@ -82,14 +88,31 @@ def _pick(session, conds):
     return session.execute(query).first()
 
 
+def _id_range(session):
+    """(lowest, highest) node id, cached for a few seconds per engine.
+
+    Only the random start depends on it: a stale range skews the choice a
+    little but never hides a node (the pick wraps around).
+    """
+    engine = session.get_bind()
+    now = time.monotonic()
+    cached = _ID_RANGES.get(engine)
+    if cached is not None and cached[0] > now:
+        return cached[1]
+    bounds = tuple(session.execute(
+        sa.select(sa.func.min(NODES.c.id), sa.func.max(NODES.c.id))).one())
+    _ID_RANGES[engine] = (now + _ID_RANGE_TTL, bounds)
+    return bounds
+
+
 def _pick_from_random_start(session, conds, randomize):
     """Pick the first free node at or after a random id, wrapping around."""
     if not randomize:
         return _pick(session, conds)
-    low, high = session.execute(
-        sa.select(sa.func.min(NODES.c.id), sa.func.max(NODES.c.id))).one()
+    low, high = _id_range(session)
     if low is None:
-        return None
+        # No node at all a moment ago: look again without the cache.
+        return _pick(session, conds)
     start = random.randint(low, high)
     return (_pick(session, conds + [NODES.c.id >= start])
             or _pick(session, conds + [NODES.c.id < start]))
@@ -101,22 +124,19 @@ def _claim(session, node, allocation):
     # As upstream: the requested traits tell the deploy what was matched.
     info['traits'] = sorted(set(allocation.traits or ()))
     try:
-        with session.begin_nested():
-            result = session.execute(
-                sa.update(NODES)
-                .where(NODES.c.id == node.id,
-                       *_free_conditions(allocation))
-                .values(instance_uuid=allocation.uuid,
-                        allocation_id=allocation.id,
-                        instance_info=info,
-                        updated_at=base.utcnow()))
+        result = session.execute(
+            sa.update(NODES)
+            .where(NODES.c.id == node.id, *_free_conditions(allocation))
+            .values(instance_uuid=allocation.uuid,
+                    allocation_id=allocation.id,
+                    instance_info=info,
+                    updated_at=base.utcnow()))
     except db_exc.DBDuplicateEntry:
-        # The allocation's UUID became a node's instance_uuid since the
-        # allocation was created.
-        other = session.execute(sa.select(NODES.c.uuid).where(
-            NODES.c.instance_uuid == allocation.uuid)).scalar()
+        # The allocation's UUID became another node's instance_uuid since
+        # the allocation was created. The transaction is lost (PostgreSQL
+        # aborts it): give up rather than try another node.
         raise exception.InstanceAssociated(instance_uuid=allocation.uuid,
-                                           node=other)
+                                           node=node.uuid)
     return result.rowcount == 1
 
 
@@ -145,10 +165,17 @@ def _activate(session, allocation, node_id):
                                         conductor=row.conductor_affinity)
 
 
-@oslo_db_api.retry_on_deadlock
+@alloc_obj.retry_on_deadlock
 @db_api.writer
 def _reserve_node(context, allocation, randomize):
     session = context.session
+    if session.get_bind().dialect.name == 'mysql':
+        # REPEATABLE READ makes InnoDB take gap locks in nodes_alloc_idx
+        # for the locking read, which block the UPDATE moving the reserved
+        # node out of that range in other transactions: deadlocks under
+        # concurrency. Row locks are all this transaction needs.
+        session.connection(
+            execution_options={'isolation_level': 'READ COMMITTED'})
     conds = _free_conditions(allocation)
     tried = []
     for _attempt in range(_MAX_PICKS):
@@ -238,7 +265,7 @@ def _lock_node_row(session, conds):
     return session.execute(query).first()
 
 
-@oslo_db_api.retry_on_deadlock
+@alloc_obj.retry_on_deadlock
 @db_api.writer
 def _backfill(context, allocation, node_id):
     session = context.session
@@ -314,7 +341,7 @@ def backfill(context, allocation, node_id):
     return alloc_obj.Allocation.get_by_id(context, allocation_id)
 
 
-@oslo_db_api.retry_on_deadlock
+@alloc_obj.retry_on_deadlock
 @db_api.writer
 def release_node(context, allocation):
     """Delete ``allocation`` and release its node, in one transaction.
