@@ -14,6 +14,9 @@ import json
 import logging
 
 from keystoneauth1 import exceptions as ks_exc
+from keystoneauth1 import http_basic
+from keystoneauth1 import loading
+from keystoneauth1 import session as ks_session
 
 LOG = logging.getLogger(__name__)
 
@@ -224,10 +227,6 @@ def make_session(auth_type, options):
     password, any other value names a keystoneauth1 plugin (``password``,
     ``v3password``, ``token`` ...) loaded from the ``--os-*`` options.
     """
-    from keystoneauth1 import http_basic
-    from keystoneauth1 import loading
-    from keystoneauth1 import session as ks_session
-
     verify = not options.get('insecure')
     if options.get('cacert') and verify:
         verify = options['cacert']

@@ -127,6 +127,6 @@ def patch_ops(op, attributes):
 def add_fields_argument(parser, valid_fields):
     parser.add_argument(
         '--fields', nargs='+', action='append', default=[],
-        metavar='<field>', choices=None,
+        metavar='<field>',
         help='Fields to ask the server for (one or more, may be '
              'repeated). Valid: %s.' % ', '.join(valid_fields))
