@@ -248,7 +248,18 @@ class TestResourceProviderCommands(base.PlacementCLITestCase):
         self.assertEqual([rp], [r['resource_provider'] for r in rows])
         self.assertEqual(rows, self.alloc('resource', 'provider',
                                           'allocation', 'show', consumer))
+        # Unsetting another provider's allocations leaves these alone.
+        self.assertEqual([rp], [r['resource_provider'] for r in self.alloc(
+            'resource', 'provider', 'allocation', 'unset', consumer,
+            '--provider', uuidutils.generate_uuid())])
         self.alloc('resource', 'allocation', 'delete', consumer, fmt=None)
+        self.assertEqual([], self.alloc('resource', 'allocation', 'show',
+                                        consumer))
+        self.alloc('resource', 'allocation', 'set', consumer,
+                   '--allocation', 'rp=%s,VCPU=1' % rp, '--project-id',
+                   'p', '--user-id', 'u', '--consumer-type', 'INSTANCE')
+        self.alloc('resource', 'provider', 'allocation', 'delete', consumer,
+                   fmt=None)
         self.assertEqual([], self.alloc('resource', 'allocation', 'show',
                                         consumer))
         err = self.alloc_fails('resource', 'allocation', 'delete', consumer)
