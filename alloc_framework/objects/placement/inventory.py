@@ -6,6 +6,8 @@ it against allocation writers of the same provider; then no inventory is
 removed or shrunk below what is allocated from it.
 """
 
+import math
+
 import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
@@ -64,9 +66,16 @@ def validate(inventories, rp, reserved_can_be_total=True):
     may equal ``total``. ``min_unit`` may not exceed ``max_unit``.
 
     :raises InvalidInventoryCapacity: reserved too high.
-    :raises InvalidInventory: min_unit above max_unit.
+    :raises InvalidInventory: min_unit above max_unit, or a ratio that
+        is not a finite number.
     """
     for inv in inventories:
+        # JSON parsers accept NaN and -Infinity, which no bound excludes.
+        if not math.isfinite(inv.allocation_ratio):
+            raise exception.InvalidInventory(
+                "Invalid inventory for '%(rc)s' on resource provider "
+                "'%(rp)s': allocation_ratio must be a finite number."
+                % {'rc': inv.resource_class, 'rp': rp.uuid})
         if inv.reserved > inv.total or inv.capacity < 0 or (
                 inv.capacity == 0 and not reserved_can_be_total):
             raise exception.InvalidInventoryCapacity(

@@ -4,6 +4,7 @@ Trait names and ids are translated through ``attribute_cache``; the
 traits themselves belong to the ``trait`` module.
 """
 
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
@@ -60,9 +61,14 @@ def set_traits(context, rp, names):
         context.session.execute(RP_TRAIT_TBL.delete().where(
             RP_TRAIT_TBL.c.resource_provider_id == rp.id,
             RP_TRAIT_TBL.c.trait_id.in_(sorted(to_remove))))
-    for trait_id in sorted(wanted - current):
-        context.session.execute(RP_TRAIT_TBL.insert().values(
-            resource_provider_id=rp.id, trait_id=trait_id))
+    try:
+        for trait_id in sorted(wanted - current):
+            context.session.execute(RP_TRAIT_TBL.insert().values(
+                resource_provider_id=rp.id, trait_id=trait_id))
+    except db_exc.DBReferenceError:
+        # A trait was deleted after we looked its id up.
+        attribute_cache.clear()
+        raise exception.TraitNotFound(names=', '.join(sorted(names)))
     return get_traits_by_provider(context, rp)
 
 
