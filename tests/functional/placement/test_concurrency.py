@@ -212,3 +212,46 @@ class AllocationConcurrencyTestCase(base.DBTestCase):
             self.assertEqual({'MEMORY_MB': left},
                              self.usages(session, rp_uuid))
             self.assertLessEqual(left, 64)
+
+    def test_inventory_shrinking_while_allocating(self):
+        # An operator halves the total while schedulers allocate. Either
+        # the shrink lands first (and the writers fill the smaller
+        # inventory) or the usage is already too high and the shrink is
+        # refused; never is the provider left overcommitted.
+        rp_uuid = self.make_provider('cn', {'VCPU': {'total': 24}})
+        inv_path = '/resource_providers/%s/inventories/VCPU' % rp_uuid
+        shrink_statuses = []
+
+        def shrink():
+            with requests.Session() as session:
+                for _attempt in range(CLIENT_RETRIES):
+                    gen = self.call(session, 'GET', inv_path).json()[
+                        'resource_provider_generation']
+                    resp = self.call(session, 'PUT', inv_path, {
+                        'resource_provider_generation': gen, 'total': 12})
+                    shrink_statuses.append(resp.status_code)
+                    if resp.status_code != 409 or resp.json()['errors'][0][
+                            'code'] != 'placement.concurrent_update':
+                        return
+
+        def worker(session):
+            consumer = str(uuid.uuid4())
+            return self.write(session, 'PUT', '/allocations/' + consumer, {
+                'allocations': {rp_uuid: {'resources': {'VCPU': 1}}},
+                'project_id': PROJECT, 'user_id': USER,
+                'consumer_generation': None, 'consumer_type': 'INSTANCE'})
+
+        shrinker = threading.Thread(target=shrink)
+        shrinker.start()
+        try:
+            successes = self.run_writers(worker, {rp_uuid: ('VCPU', 24)})
+        finally:
+            shrinker.join()
+        self.assertEqual(set(), set(shrink_statuses) - {200, 409})
+        with requests.Session() as session:
+            total = self.call(session, 'GET', inv_path).json()['total']
+            used = self.usages(session, rp_uuid)['VCPU']
+        # The writers always exhaust whatever inventory is left.
+        self.assertEqual(successes, used)
+        self.assertEqual(total, used)
+        self.assertIn(total, (12, 24))
