@@ -20,7 +20,9 @@ INVENTORY_FIELDS = {
     'step_size': int,
     'total': int,
 }
-FIELDS = tuple(sorted(INVENTORY_FIELDS))
+# Column order as osc-placement prints it (scripts read -f value output).
+FIELDS = ('allocation_ratio', 'min_unit', 'max_unit', 'reserved',
+          'step_size', 'total')
 FIELD_HELP = {
     'allocation_ratio': 'Overcommit factor: capacity is '
                         '(total - reserved) * allocation_ratio.',

@@ -210,3 +210,18 @@ class TestPlacementCommands(base.TestCase):
                                     CONSUMER])
         self.assertEqual(0, code, err)
         self.assertIn('{"VCPU": 2}', out)
+
+    def test_inventory_list_column_order(self):
+        self.api.add('GET', '/resource_providers/%s/inventories' % RP, 200, {
+            'inventories': {'VCPU': {'total': 8, 'allocation_ratio': 2.0,
+                                     'reserved': 1, 'min_unit': 1,
+                                     'max_unit': 4, 'step_size': 1}},
+            'resource_provider_generation': 1})
+        self.api.add('GET', '/resource_providers/%s/usages' % RP, 200, {
+            'usages': {'VCPU': 3}, 'resource_provider_generation': 1})
+        code, out, err = fakes.run(['resource', 'provider', 'inventory',
+                                    'list', RP, '-f', 'value'])
+        self.assertEqual(0, code, err)
+        # resource_class allocation_ratio min_unit max_unit reserved
+        # step_size total used
+        self.assertEqual('VCPU 2.0 1 4 1 1 8 3\n', out)
