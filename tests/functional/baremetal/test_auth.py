@@ -187,6 +187,20 @@ class TestKeystoneNodeCreation(base.BaremetalTestCase):
                          headers=P1, status=201).json_body
         self.assertEqual('p1', body['owner'])
 
+    def test_candidate_of_another_project_is_unknown(self):
+        other = self.make_node(owner='p2')
+        mine = self.make_node(owner='p1', name='mine')
+        resp = self.post('/v1/allocations',
+                         {'resource_class': 'baremetal',
+                          'candidate_nodes': [other.uuid]}, headers=P1)
+        self.assertError(resp, 400, 'baremetal.invalid_field',
+                         'candidate_nodes')
+        body = self.post('/v1/allocations',
+                         {'resource_class': 'baremetal',
+                          'candidate_nodes': ['mine']}, headers=P1,
+                         status=201).json_body
+        self.assertEqual([mine.uuid], body['candidate_nodes'])
+
 
 class TestKeystoneMiddleware(base.BaremetalTestCase):
     """The real keystonemiddleware: no token, no access."""

@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+import fixtures
+
 from tests import base as tests_base
 from tests.functional.baremetal import base
 
@@ -79,6 +81,12 @@ class TestIronicClient(ClientTestCase):
 
 
 class TestBaremetalCommand(ClientTestCase):
+
+    def setUp(self):
+        super().setUp()
+        # Each command starts a Python interpreter (seconds on a busy
+        # machine): allow more than the default per-test timeout.
+        self.useFixture(fixtures.Timeout(600, gentle=True))
 
     def run_cli(self, *args):
         cmd = [os.path.join(os.path.dirname(sys.executable), 'openstack'),

@@ -180,11 +180,16 @@ def get_node_allocation(req, node_ident):
 def _node_for(req, ident, field):
     """A node named in a body or query; unknown -> 400 naming ``field``."""
     try:
-        return util.get_node(req, ident)
+        node = util.get_node(req, ident)
     except (exception.NodeNotFound, exception.InvalidIdentity):
+        node = None
+    # A node the caller may not see does not exist for it.
+    if node is None or not req.policy.check(
+            req.context, 'baremetal:node:get', policy.node_target(node)):
         raise errors.HTTPError(
             400, 'Invalid %s: node %s could not be found.' % (field, ident),
             errors.INVALID_FIELD)
+    return node
 
 
 def _check_owner(req, body):

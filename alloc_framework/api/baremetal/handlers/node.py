@@ -241,13 +241,6 @@ def delete_node(req, node_ident):
     node = util.get_node(req, node_ident)
     req.policy.authorize(req.context, 'baremetal:node:delete',
                          policy.node_target(node))
-    allocation_id = node.allocation_id
+    # The conductor deletes the node's allocation with it.
     req.rpcapi.destroy_node(req.context, node.id)
-    if allocation_id:
-        # The allocation of a deleted node has nothing left to hold.
-        try:
-            allocation_obj.Allocation.get_by_id(
-                req.context, allocation_id).destroy(req.context)
-        except exception.AllocationNotFound:
-            pass
     return util.no_content()
