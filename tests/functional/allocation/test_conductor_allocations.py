@@ -136,6 +136,47 @@ class TestCreateAllocation(ConductorTestCase):
         self.assertEqual(400, exc.code)
         self.assertEqual(1, len(objects.Allocation.list(self.ctx)))
 
+    def test_full_pool_refuses_and_leaves_nothing(self):
+        self.config(workers_pool_size=2, group='conductor')
+        manager = self.start_conductor('c1')
+        release = threading.Event()
+        self.addCleanup(release.set)
+        running = threading.Semaphore(0)
+
+        def block():
+            running.release()
+            release.wait(60)
+
+        # Both workers busy, then the backlog full.
+        blocked = [manager.spawn_worker(block) for _ in range(2)]
+        for _ in range(2):
+            running.acquire(timeout=30)
+        try:
+            while True:
+                blocked.append(manager.spawn_worker(block))
+        except exception.NoFreeConductorWorker:
+            pass
+        exc = self.assertRaises(
+            exception.NoFreeConductorWorker, allocations.create_allocation,
+            manager, self.ctx,
+            objects.Allocation(self.ctx, resource_class='baremetal'))
+        self.assertEqual(503, exc.code)
+        self.assertEqual([], objects.Allocation.list(self.ctx))
+        release.set()
+        for future in blocked:
+            future.result()
+
+    def test_deleted_before_processing(self):
+        manager = self.start_conductor('c1')
+        node = f.make_node(self.ctx)
+        a = f.make_allocation(self.ctx,
+                              conductor_affinity=manager.conductor.id)
+        objects.Allocation.get_by_id(self.ctx, a.id).destroy()
+        allocations.do_allocate(manager, self.ctx, a)
+        node.refresh()
+        self.assertIsNone(node.instance_uuid)
+        self.assertEqual([], objects.Allocation.list(self.ctx))
+
 
 class TestConcurrency(ConductorTestCase):
     """50 simultaneous requests for 20 matching nodes, two conductors."""
