@@ -22,7 +22,10 @@ _RC_TBL = models.ResourceClass.__table__
 _INV_TBL = models.Inventory.__table__
 MIN_CUSTOM_ID = 10000
 # Concurrent creators may pick the same next id; each retry re-reads it.
-_MAX_CREATE_RETRIES = 5
+# Every round lets at least one creator through, so the bound is the
+# number of creators that can race at once (API threads); no sleep is
+# needed between rounds.
+_MAX_CREATE_RETRIES = 32
 STANDARDS = orc.STANDARDS
 
 
@@ -140,6 +143,10 @@ def create(context, name):
             # Either the id or the name: re-read both and try again.
             LOG.debug('Resource class %s: id taken concurrently, retrying',
                       name)
+        except db_exc.DBDeadlock:
+            # InnoDB may pick this transaction as a deadlock victim of the
+            # concurrent inserts; it was rolled back, so just retry.
+            LOG.debug('Resource class %s: deadlock, retrying', name)
     # A name clash shows on the next read; report it as such.
     try:
         get_by_name(context, name)

@@ -19,6 +19,7 @@ LOG = logging.getLogger(__name__)
 _TRAIT_TBL = models.Trait.__table__
 _RP_TRAIT_TBL = models.ResourceProviderTrait.__table__
 CUSTOM_NAMESPACE = os_traits.CUSTOM_NAMESPACE
+_MAX_DEADLOCK_RETRIES = 5
 
 
 _STANDARD = None
@@ -128,10 +129,15 @@ def create(context, name):
 
     :raises exception.TraitExists: it exists already.
     """
-    try:
-        return _create(context, name)
-    except db_exc.DBDuplicateEntry:
-        raise exception.TraitExists(name=name)
+    for _attempt in range(_MAX_DEADLOCK_RETRIES):
+        try:
+            return _create(context, name)
+        except db_exc.DBDuplicateEntry:
+            raise exception.TraitExists(name=name)
+        except db_exc.DBDeadlock:
+            # A deadlock victim was rolled back: retrying is safe.
+            LOG.debug('Trait %s: deadlock, retrying', name)
+    raise exception.MaxDBRetriesExceeded(action='create trait %s' % name)
 
 
 @db_api.writer

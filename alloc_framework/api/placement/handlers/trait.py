@@ -47,6 +47,9 @@ def put_trait(req):
         except exception.TraitExists:
             # Created concurrently: it exists, which is all PUT asks.
             trait = trait_obj.get_by_name(context, name)
+        except exception.MaxDBRetriesExceeded as exc:
+            raise webob.exc.HTTPConflict(
+                '%(error)s, please try again.' % {'error': exc})
     resp = util.no_content(req, status=status,
                            location=util.trait_url(req.environ, trait))
     if req.environ[microversion.MICROVERSION_ENVIRON].matches((1, 15)):
