@@ -101,12 +101,22 @@ class ConductorAPI:
 
     # --- routing ---
 
-    def _host_for_node(self, context, node_id):
+    def _host_for_node(self, context, node_id, any_group=False):
         node = objects.Node.get_by_id(context, node_id)
-        return self.ring.get_host_for_node(node.uuid, node.conductor_group)
+        try:
+            return self.ring.get_host_for_node(node.uuid,
+                                               node.conductor_group)
+        except exception.TemporaryFailure:
+            if not any_group:
+                raise
+            # Updating or deleting a node needs no hardware access, only
+            # its lock: any live conductor can do it. Without this, a node
+            # moved to a group without conductors could not be moved back.
+            return self.ring.get_random_host()
 
-    def _call_for_node(self, context, node_id, method, **kwargs):
-        host = self._host_for_node(context, node_id)
+    def _call_for_node(self, context, node_id, method, any_group=False,
+                       **kwargs):
+        host = self._host_for_node(context, node_id, any_group=any_group)
         return self.transport.call(context, host, method, node_id=node_id,
                                    **kwargs)
 
@@ -143,7 +153,7 @@ class ConductorAPI:
             InterfaceNotFoundInEntrypoint, DuplicateName,
             InstanceAssociated, TemporaryFailure
         """
-        host = self._host_for_node(context, node_obj.id)
+        host = self._host_for_node(context, node_obj.id, any_group=True)
         return self.transport.call(context, host, 'update_node',
                                    node_obj=node_obj)
 
@@ -153,7 +163,8 @@ class ConductorAPI:
         :raises: NodeLocked, NodeNotFound, NodeAssociated, NodeProtected,
             InvalidStateRequested, TemporaryFailure
         """
-        return self._call_for_node(context, node_id, 'destroy_node')
+        return self._call_for_node(context, node_id, 'destroy_node',
+                                   any_group=True)
 
     def change_node_power_state(self, context, node_id, new_state):
         """Power a node on, off or reboot it.

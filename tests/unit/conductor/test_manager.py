@@ -468,3 +468,23 @@ class WaitStatesTestCase(base.ConductorTestCase):
         self.assertEqual(states.DEPLOYFAIL, node.provision_state)
         self.assertRaises(exception.InvalidStateRequested,
                           self.rpc.continue_node_deploy, self.ctx, node.id)
+
+
+class ConductorGroupTestCase(base.ConductorTestCase):
+
+    def test_node_in_group_without_conductor(self):
+        node = self.make_node(provision_state=states.MANAGEABLE)
+        node.conductor_group = 'Nowhere'
+        node = self.rpc.update_node(self.ctx, node)
+        self.assertEqual('nowhere', node.conductor_group)
+        # Work that needs the node's hardware waits for a conductor of
+        # its group ...
+        self.assertRaises(exception.TemporaryFailure,
+                          self.rpc.change_node_power_state, self.ctx,
+                          node.id, states.POWER_ON)
+        # ... but the node can still be moved back, or deleted.
+        node.conductor_group = ''
+        self.assertEqual('', self.rpc.update_node(self.ctx,
+                                                  node).conductor_group)
+        self.rpc.change_node_power_state(self.ctx, node.id, states.POWER_ON)
+        self.rpc.destroy_node(self.ctx, node.id)
