@@ -255,3 +255,40 @@ class AllocationConcurrencyTestCase(base.DBTestCase):
         self.assertEqual(successes, used)
         self.assertEqual(total, used)
         self.assertIn(total, (12, 24))
+
+    def test_one_new_consumer_created_once(self):
+        # Many clients claim the same new consumer (consumer_generation
+        # null): exactly one wins, the others learn it exists.
+        rp_uuid = self.make_provider('cn', {'VCPU': {'total': 100}})
+        consumer = str(uuid.uuid4())
+        results = []
+
+        def claim(i):
+            with requests.Session() as session:
+                resp = self.call(session, 'PUT', '/allocations/' + consumer,
+                                 {'allocations': {rp_uuid: {'resources': {
+                                     'VCPU': i + 1}}},
+                                  'project_id': PROJECT, 'user_id': USER,
+                                  'consumer_generation': None,
+                                  'consumer_type': 'INSTANCE'})
+                code = None
+                if resp.status_code == 409:
+                    code = resp.json()['errors'][0]['code']
+                with self.lock:
+                    results.append((resp.status_code, code))
+
+        threads = [threading.Thread(target=claim, args=(i,))
+                   for i in range(THREADS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(1, results.count((204, None)), results)
+        self.assertEqual(THREADS - 1,
+                         results.count((409, 'placement.concurrent_update')),
+                         results)
+        with requests.Session() as session:
+            resp = self.call(session, 'GET', '/allocations/' + consumer)
+            self.assertEqual(1, resp.json()['consumer_generation'])
+            used = resp.json()['allocations'][rp_uuid]['resources']['VCPU']
+            self.assertEqual({'VCPU': used}, self.usages(session, rp_uuid))
