@@ -1,17 +1,16 @@
 """alloc_framework: Placement, node allocation and deferred actions.
 
-oslo.service's native-thread backend is selected here, before anything
-imports oslo.service, so that no code path of the project ever runs on
-eventlet.
+The project runs on native threads only. oslo.service's threading backend
+is selected here, before anything imports oslo.service, and eventlet is
+made unimportable: it is installed only because oslo.service still depends
+on it, and libraries that probe for it (futurist, oslo.utils) must see it
+as absent, so that nothing can ever switch to its hub or monkey-patch.
 """
 
-import warnings
+import sys
 
-# eventlet is installed only because oslo.service still depends on it, and
-# futurist imports it when it is present just to see whether it could be
-# used: its deprecation banner means nothing for us and would be printed by
-# every command.
-warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
+if 'eventlet' not in sys.modules:
+    sys.modules['eventlet'] = None
 
 from oslo_service import backend as _service_backend  # noqa: E402
 

@@ -2,6 +2,7 @@
 
 import os
 import re
+import sys
 
 from oslo_service import backend
 
@@ -14,6 +15,11 @@ class TestThreadingBackend(base.TestCase):
     def test_threading_backend_selected_on_import(self):
         self.assertEqual(backend.BackendType.THREADING,
                          backend.get_backend_type())
+
+    def test_eventlet_cannot_be_imported(self):
+        # Libraries that probe for eventlet (futurist) must find it absent.
+        self.assertIsNone(sys.modules.get('eventlet'))
+        self.assertRaises(ImportError, __import__, 'eventlet')
 
     def test_no_module_uses_eventlet(self):
         pattern = re.compile(r'^\s*(import|from)\s+eventlet|monkey_patch',
