@@ -128,7 +128,7 @@ class TestCase(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.useFixture(fixtures.Timeout(
-            int(os.environ.get('OS_TEST_TIMEOUT', 120)), gentle=True))
+            int(os.environ.get('OS_TEST_TIMEOUT', 300)), gentle=True))
         self.conf = af_conf.CONF
         self.config_fixture = self.useFixture(config_fixture.Config(self.conf))
         # The fixture's clean-up clears defaults set with set_default(),
