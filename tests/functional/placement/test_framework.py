@@ -2,15 +2,18 @@
 
 Unexpected exceptions, domain errors escaping handlers, request ids in
 the context, authentication strategies, resource classes and traits in
-use (set up with SQL, as their owners' endpoints are elsewhere) and the
-policy entry points.
+use (set up with SQL, independently of the provider endpoints), the
+policy entry points, CORS and the request log.
 """
 
 from importlib import metadata
+import logging
 from unittest import mock
 import uuid
 
+import fixtures
 from keystonemiddleware import auth_token
+from oslo_middleware import cors
 from oslo_utils import timeutils
 import sqlalchemy as sa
 import webob
@@ -300,7 +303,7 @@ class PolicyEntryPointsTestCase(base.PlacementAppTestCase):
         self.assertIn('placement:reshaper:reshape', enforcer.registered_rules)
 
     def test_policy_file_override(self):
-        path = self.useFixture(base.base.fixtures.TempDir()).path
+        path = self.useFixture(fixtures.TempDir()).path
         policy_file = '%s/policy.yaml' % path
         with open(policy_file, 'w') as f:
             f.write('"placement:traits:list": "@"\n')
@@ -319,3 +322,34 @@ class PolicyEntryPointsTestCase(base.PlacementAppTestCase):
         self.assertFalse(ctx.can(policies.resource_class.LIST, fatal=False))
         self.assertRaises(exception.PolicyNotAuthorized, ctx.can,
                           policies.resource_class.LIST)
+
+
+class MiddlewareTestCase(base.PlacementAppTestCase):
+
+    def test_cors_preflight(self):
+        self.conf.register_opts(cors.CORS_OPTS, 'cors')
+        self.config(allowed_origin=['https://dashboard.example'],
+                    group='cors')
+        resp = self.request('OPTIONS', '/traits', token=None, headers={
+            'Origin': 'https://dashboard.example',
+            'Access-Control-Request-Method': 'PUT',
+            'Access-Control-Request-Headers': 'openstack-api-version'})
+        self.assertEqual(200, resp.status_int)
+        self.assertEqual('https://dashboard.example',
+                         resp.headers['Access-Control-Allow-Origin'])
+        resp = self.request('GET', '/', token=None,
+                            headers={'Origin': 'https://dashboard.example'})
+        exposed = resp.headers['Access-Control-Expose-Headers'].lower()
+        self.assertIn('openstack-api-version', exposed)
+        self.assertIn('x-openstack-request-id', exposed)
+
+    def test_request_log_line(self):
+        logger = self.useFixture(fixtures.FakeLogger(
+            name='alloc_framework.api.placement.requestlog',
+            level=logging.INFO))
+        self.request('GET', '/traits?name=startswith:CUSTOM',
+                     version='1.6')
+        self.assertRegex(
+            logger.output,
+            r'"GET /traits\?name=startswith:CUSTOM" status: 200 len: \d+ '
+            r'microversion: 1.6')
