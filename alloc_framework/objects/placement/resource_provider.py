@@ -208,18 +208,23 @@ def create(context, name, uuid=None, parent_provider_uuid=None):
     return get_by_id(context, rp_id)
 
 
-def _ids_by_uuid(context, uuid):
-    return context.session.execute(
-        sa.select(RP_TBL.c.id, RP_TBL.c.parent_provider_id,
-                  RP_TBL.c.root_provider_id, RP_TBL.c.generation)
-        .where(RP_TBL.c.uuid == uuid)).first()
+def _ids_by_uuid(context, uuid, lock=False):
+    query = sa.select(RP_TBL.c.id, RP_TBL.c.parent_provider_id,
+                      RP_TBL.c.root_provider_id, RP_TBL.c.generation).where(
+        RP_TBL.c.uuid == uuid)
+    if lock:
+        # A locking read also sees the latest committed row where a plain
+        # read would see the transaction's snapshot (REPEATABLE READ).
+        query = query.with_for_update()
+    return context.session.execute(query).first()
 
 
 def _subtree_ids(context, rp_id, root_id):
     """Ids of ``rp_id`` and all its descendants (walks its tree once)."""
     rows = context.session.execute(
         sa.select(RP_TBL.c.id, RP_TBL.c.parent_provider_id)
-        .where(RP_TBL.c.root_provider_id == root_id)).all()
+        .where(RP_TBL.c.root_provider_id == root_id)
+        .with_for_update()).all()
     children = {}
     for row in rows:
         children.setdefault(row.parent_provider_id, []).append(row.id)
@@ -227,9 +232,40 @@ def _subtree_ids(context, rp_id, root_id):
     todo = [rp_id]
     while todo:
         current = todo.pop()
+        if current in found:
+            continue
         found.append(current)
         todo.extend(children.get(current, ()))
     return found
+
+
+def _lock_trees(context, rp_uuid, mine, parent_uuid):
+    """Lock the root rows of the trees a move touches, in id order.
+
+    Two moves that could together build a loop (A under B, B under A)
+    touch the same trees, so they run one after the other and the second
+    sees the first's result. Returns the provider and parent rows re-read
+    after the lock.
+
+    :raises ResourceProviderConcurrentUpdateDetected: a tree changed
+        between the first read and the lock.
+    """
+    parent = None
+    roots = {mine.root_provider_id}
+    if parent_uuid is not None:
+        parent = _ids_by_uuid(context, parent_uuid)
+        if parent is not None:
+            roots.add(parent.root_provider_id)
+    context.session.execute(
+        sa.select(RP_TBL.c.id).where(RP_TBL.c.id.in_(sorted(roots)))
+        .order_by(RP_TBL.c.id).with_for_update()).all()
+    mine = _ids_by_uuid(context, rp_uuid, lock=True)
+    if parent_uuid is not None:
+        parent = _ids_by_uuid(context, parent_uuid, lock=True)
+    current = {row.root_provider_id for row in (mine, parent) if row}
+    if mine is None or not current <= roots:
+        raise exception.ResourceProviderConcurrentUpdateDetected()
+    return mine, parent
 
 
 @keep_generation_on_error
@@ -256,15 +292,14 @@ def update(context, rp, name=_UNSET, parent_provider_uuid=_UNSET,
     values = {}
     if name is not _UNSET:
         values['name'] = name
-    moved = False
     if parent_provider_uuid is not _UNSET:
-        moved = _check_new_parent(context, rp, mine, parent_provider_uuid,
-                                  allow_reparenting)
-    if moved:
-        increment_generation(context, rp)
-        new_root = _apply_new_parent(context, rp, mine,
-                                     parent_provider_uuid)
-        values['root_provider_id'] = new_root
+        mine, parent = _lock_trees(context, rp.uuid, mine,
+                                   parent_provider_uuid)
+        if _check_new_parent(context, mine, parent, parent_provider_uuid,
+                             allow_reparenting):
+            increment_generation(context, rp)
+            values['root_provider_id'] = _apply_new_parent(context, mine,
+                                                           parent)
     if values:
         try:
             context.session.execute(RP_TBL.update().where(
@@ -274,7 +309,8 @@ def update(context, rp, name=_UNSET, parent_provider_uuid=_UNSET,
     return get_by_id(context, mine.id)
 
 
-def _check_new_parent(context, rp, mine, parent_uuid, allow_reparenting):
+def _check_new_parent(context, mine, parent, parent_uuid,
+                      allow_reparenting):
     """Validate a parent change; True when the parent actually changes."""
     if parent_uuid is None:
         if mine.parent_provider_id is None:
@@ -283,7 +319,6 @@ def _check_new_parent(context, rp, mine, parent_uuid, allow_reparenting):
             raise exception.InvalidResourceProviderParent(
                 'un-parenting a provider is not currently allowed.')
         return True
-    parent = _ids_by_uuid(context, parent_uuid)
     if parent is None:
         raise exception.InvalidResourceProviderParent(
             'parent provider UUID does not exist.')
@@ -298,12 +333,11 @@ def _check_new_parent(context, rp, mine, parent_uuid, allow_reparenting):
     return True
 
 
-def _apply_new_parent(context, rp, mine, parent_uuid):
-    """Point ``rp`` at its new parent; move its subtree; the new root id."""
-    if parent_uuid is None:
+def _apply_new_parent(context, mine, parent):
+    """Point ``mine`` at ``parent``; move its subtree; the new root id."""
+    if parent is None:
         parent_id, new_root = None, mine.id
     else:
-        parent = _ids_by_uuid(context, parent_uuid)
         parent_id, new_root = parent.id, parent.root_provider_id
     subtree = _subtree_ids(context, mine.id, mine.root_provider_id)
     context.session.execute(RP_TBL.update().where(

@@ -171,3 +171,40 @@ class ProviderConcurrencyTestCase(base.DBTestCase):
         self.assertEqual(1 + sum(counts),
                          doc['resource_provider_generation'])
         self.assertEqual(THREADS * ROUNDS, sum(counts))
+
+    def test_crossed_moves_never_loop(self):
+        """Moving A under B while B moves under A leaves a tree."""
+        a = self.call('POST', '/resource_providers', {'name': 'a'}).json()
+        b = self.call('POST', '/resource_providers', {'name': 'b'}).json()
+        for _ in range(ROUNDS):
+            for rp in (a, b):
+                resp = self.call('PUT', '/resource_providers/%s' % rp['uuid'],
+                                 {'name': rp['name'],
+                                  'parent_provider_uuid': None})
+                self.assertEqual(200, resp.status_code, resp.text)
+            statuses = []
+
+            def move(pair):
+                child, parent = pair
+                resp = self.call(
+                    'PUT', '/resource_providers/%s' % child['uuid'],
+                    {'name': child['name'],
+                     'parent_provider_uuid': parent['uuid']})
+                statuses.append(resp.status_code)
+
+            threads = [threading.Thread(target=move, args=(pair,))
+                       for pair in ((a, b), (b, a))]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            self.assertTrue(set(statuses) <= {200, 400, 409}, statuses)
+            self.assertIn(200, statuses)
+            got_a = self.call('GET', '/resource_providers/' + a['uuid'])
+            got_b = self.call('GET', '/resource_providers/' + b['uuid'])
+            parents = (got_a.json()['parent_provider_uuid'],
+                       got_b.json()['parent_provider_uuid'])
+            self.assertIn(None, parents)
+            roots = {got_a.json()['root_provider_uuid'],
+                     got_b.json()['root_provider_uuid']}
+            self.assertEqual(1, len(roots))
