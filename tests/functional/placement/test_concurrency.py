@@ -292,3 +292,80 @@ class AllocationConcurrencyTestCase(base.DBTestCase):
             self.assertEqual(1, resp.json()['consumer_generation'])
             used = resp.json()['allocations'][rp_uuid]['resources']['VCPU']
             self.assertEqual({'VCPU': used}, self.usages(session, rp_uuid))
+
+    def test_reshape_racing_allocation_writers(self):
+        # VCPU moves from a compute node to its child while schedulers keep
+        # allocating on the node. A reshape computed from a stale view is
+        # refused (409) and recomputed; in the end every allocation sits
+        # on inventory that exists and fits.
+        parent = self.make_provider('cn', {'VCPU': {'total': 40}})
+        with requests.Session() as session:
+            resp = self.call(session, 'POST', '/resource_providers', {
+                'name': 'numa0', 'parent_provider_uuid': parent})
+            self.assertEqual(200, resp.status_code, resp.text)
+            child = resp.json()['uuid']
+        reshape_statuses = []
+        reshaped = []
+
+        def reshape():
+            headers = dict(HEADERS, **{'x-roles': 'service'})
+            with requests.Session() as session:
+                for _attempt in range(CLIENT_RETRIES):
+                    allocs = self.call(
+                        session, 'GET',
+                        '/resource_providers/%s/allocations' % parent).json()
+                    child_gen = self.call(
+                        session, 'GET',
+                        '/resource_providers/%s' % child).json()['generation']
+                    inventories = {
+                        parent: {'resource_provider_generation':
+                                 allocs['resource_provider_generation'],
+                                 'inventories': {}},
+                        child: {'resource_provider_generation': child_gen,
+                                'inventories': {'VCPU': {'total': 40}}}}
+                    body = {'inventories': inventories, 'allocations': {}}
+                    for consumer, alloc in allocs['allocations'].items():
+                        body['allocations'][consumer] = {
+                            'allocations': {child: {
+                                'resources': alloc['resources']}},
+                            'project_id': PROJECT, 'user_id': USER,
+                            'consumer_generation':
+                                alloc['consumer_generation'],
+                            'consumer_type': 'INSTANCE'}
+                    resp = session.post(self.url + '/reshaper', json=body,
+                                        headers=headers, timeout=120)
+                    reshape_statuses.append(resp.status_code)
+                    if resp.status_code == 204:
+                        reshaped.append(len(body['allocations']))
+                        return
+                    if resp.status_code != 409:
+                        self.unexpected.append(('reshape', resp.text))
+                        return
+
+        def worker(session):
+            consumer = str(uuid.uuid4())
+            return self.write(session, 'PUT', '/allocations/' + consumer, {
+                'allocations': {parent: {'resources': {'VCPU': 1}}},
+                'project_id': PROJECT, 'user_id': USER,
+                'consumer_generation': None, 'consumer_type': 'INSTANCE'})
+
+        reshaper = threading.Thread(target=reshape)
+        reshaper.start()
+        try:
+            successes = self.run_writers(worker, {parent: ('VCPU', 40),
+                                                  child: ('VCPU', 40)})
+        finally:
+            reshaper.join()
+        self.assertEqual(set(), set(reshape_statuses) - {204, 409})
+        with requests.Session() as session:
+            on_parent = self.usages(session, parent)
+            on_child = self.usages(session, child)
+        # Nothing is lost: every successful write is somewhere.
+        self.assertEqual(successes, on_parent.get('VCPU', 0) +
+                         on_child.get('VCPU', 0))
+        if reshaped:
+            # Inventory and allocations left the parent together.
+            self.assertEqual({}, on_parent)
+            self.assertLessEqual(reshaped[0], on_child['VCPU'])
+        else:
+            self.assertEqual({'VCPU': successes}, on_parent)
