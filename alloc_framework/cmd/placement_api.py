@@ -14,6 +14,7 @@ from oslo_service import service
 from alloc_framework.api.placement import deploy
 from alloc_framework.common import service_setup
 from alloc_framework.common import wsgi_service
+from alloc_framework.db import api as db_api
 from alloc_framework.db import migration
 
 LOG = logging.getLogger(__name__)
@@ -30,6 +31,9 @@ def build_service(conf):
         LOG.info('Embedded SQLite database: upgrading its schema')
         migration.upgrade('head')
     app = deploy.loadapp(conf)
+    # The launcher serves from a forked child: connections opened while
+    # loading must not be shared with it.
+    db_api.get_engine().dispose()
     return wsgi_service.WSGIService('alloc-placement-api', app,
                                     conf.placement_api.host_ip,
                                     conf.placement_api.port,
