@@ -239,11 +239,25 @@ def _with_suffix(lookup, ident):
         raise
 
 
-def get_node(req, ident):
-    """The node by UUID or name.
+def get_node(req, ident, rule=None):
+    """The node by UUID or name, checking ``rule`` when given.
+
+    A node the caller may not even see (``baremetal:node:get``) is not
+    found (404), so that other projects' nodes are not revealed; a visible
+    node whose ``rule`` is denied answers 403.
 
     :raises: 400 when ``ident`` is neither, NodeNotFound (404).
     """
+    node = _get_node(req, ident)
+    if rule is not None:
+        target = {'node.owner': node.owner, 'node.lessee': node.lessee}
+        if not req.policy.check(req.context, 'baremetal:node:get', target):
+            raise exception.NodeNotFound(node=ident)
+        req.policy.authorize(req.context, rule, target)
+    return node
+
+
+def _get_node(req, ident):
     def lookup(value):
         if uuidutils.is_uuid_like(value):
             return node_obj.Node.get_by_uuid(req.context, value)

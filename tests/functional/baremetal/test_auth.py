@@ -156,6 +156,25 @@ class TestKeystonePolicy(base.BaremetalTestCase):
         body = self.get('/v1/nodes', headers=ADMIN, status=200).json_body
         self.assertEqual(3, len(body['nodes']))
 
+    def test_other_projects_nodes_are_not_found(self):
+        node = self.make_node(owner='p1')
+        self.get('/v1/nodes/%s' % node.uuid, headers=P1, status=200)
+        for method, path in (('GET', ''), ('PATCH', ''), ('DELETE', ''),
+                             ('GET', '/states'), ('GET', '/traits')):
+            resp = self.request(method, '/v1/nodes/%s%s' % (node.uuid, path),
+                                body=[{'op': 'add', 'path': '/extra/a',
+                                       'value': 1}]
+                                if method == 'PATCH' else None,
+                                headers=P2)
+            self.assertError(resp, 404, 'baremetal.node_not_found')
+
+    def test_reader_cannot_update_own_node(self):
+        node = self.make_node(owner='p1')
+        resp = self.patch('/v1/nodes/%s' % node.uuid,
+                          [{'op': 'add', 'path': '/extra/a', 'value': 1}],
+                          headers=P1_READER)
+        self.assertError(resp, 403, 'baremetal.policy_forbidden')
+
     def test_no_roles_is_forbidden(self):
         resp = self.get('/v1/nodes', headers={'X-Project-Id': 'p1'})
         self.assertError(resp, 403)

@@ -177,9 +177,7 @@ def list_nodes_detail(req):
 
 
 def get_node(req, node_ident):
-    node = util.get_node(req, node_ident)
-    req.policy.authorize(req.context, 'baremetal:node:get',
-                         policy.node_target(node))
+    node = util.get_node(req, node_ident, rule='baremetal:node:get')
     fields = util.fields_param(req, FIELDS)
     if fields is not None and not req.version.check(mv.FIELDS):
         raise util.not_acceptable(req, 'The fields parameter')
@@ -217,13 +215,13 @@ def _patch_document(node):
 
 
 def update_node(req, node_ident):
-    node = util.get_node(req, node_ident)
+    node = util.get_node(req, node_ident, rule='baremetal:node:update')
     target = policy.node_target(node)
-    req.policy.authorize(req.context, 'baremetal:node:update', target)
     patch = util.json_body(req)
-    doc = _patch_document(node)
-    doc['allocation_uuid'] = _allocation_uuid(req, node)
-    doc = util.apply_patch(doc, patch if isinstance(patch, list) else None)
+    if isinstance(patch, list):
+        schema.check_patch_paths(req, patch)
+    doc = util.apply_patch(_patch_document(node),
+                           patch if isinstance(patch, list) else None)
     changes = schema.validate_patch(req, patch, doc, node)
     for name in changes:
         rule = schema.FIELD_RULES.get(name)
@@ -238,9 +236,7 @@ def update_node(req, node_ident):
 
 
 def delete_node(req, node_ident):
-    node = util.get_node(req, node_ident)
-    req.policy.authorize(req.context, 'baremetal:node:delete',
-                         policy.node_target(node))
+    node = util.get_node(req, node_ident, rule='baremetal:node:delete')
     # The conductor deletes the node's allocation with it.
     req.rpcapi.destroy_node(req.context, node.id)
     return util.no_content()

@@ -23,9 +23,7 @@ POWER_TARGETS = (states.POWER_ON, states.POWER_OFF, states.REBOOT)
 def _node(req, node_ident, rule, minor=1):
     if not req.version.check(minor):
         raise util.resource_not_found()
-    node = util.get_node(req, node_ident)
-    req.policy.authorize(req.context, rule, policy.node_target(node))
-    return node
+    return util.get_node(req, node_ident, rule=rule)
 
 
 # --- traits ------------------------------------------------------------------

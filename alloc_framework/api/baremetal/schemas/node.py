@@ -142,13 +142,15 @@ def validate_create(req, body):
     return values
 
 
-def validate_patch(req, patch, doc, node):
-    """Return {field: new value} for the fields a patch changed.
+def check_patch_paths(req, patch):
+    """Refuse a patch touching a read-only or unknown field (400).
 
-    :param doc: the patched document (see PATCH_DOCUMENT).
-    :raises: 400 naming a read-only or unknown field.
+    :param patch: a list of operations already checked by
+        ``util.apply_patch``'s shape rules or to be checked by it.
     """
     for op in patch:
+        if not isinstance(op, dict) or not isinstance(op.get('path'), str):
+            continue
         root = op['path'].lstrip('/').split('/')[0]
         if root in READ_ONLY:
             raise errors.HTTPError(
@@ -159,6 +161,14 @@ def validate_patch(req, patch, doc, node):
                 400, "Unknown attribute for node: %s" % root,
                 errors.INVALID_FIELD)
         _check_version(req, root)
+
+
+def validate_patch(req, patch, doc, node):
+    """Return {field: new value} for the fields a patch changed.
+
+    :param doc: the patched document (see PATCH_DOCUMENT).
+    :raises: 400 for a value that is not acceptable.
+    """
     changes = {}
     for name in WRITABLE:
         if name in CREATE_ONLY:
