@@ -1,5 +1,8 @@
 """Inventories, provider aggregates and provider traits (object level)."""
 
+import fixtures
+from oslo_db import exception as db_exc
+
 from alloc_framework.objects.placement import aggregate
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import inventory
@@ -52,6 +55,20 @@ class InventoryTestCase(base.PlacementDBTestCase):
             inventory.set_inventories, self.context, stale,
             [Inv('VCPU', 1)])
         self.assertEqual({'VCPU': 8}, self._classes())
+
+    def test_deadlock_is_a_concurrent_update(self):
+        inventory.set_inventories(self.context, self.rp, [Inv('VCPU', 8)])
+        self.useFixture(fixtures.MockPatchObject(
+            rp_obj, 'usages_by_class',
+            side_effect=db_exc.DBDeadlock()))
+        self.assertRaises(
+            exception.ResourceProviderConcurrentUpdateDetected,
+            inventory.set_inventories, self.context, self.rp,
+            [Inv('VCPU', 4)])
+        # The rolled back write leaves the generation as it was.
+        self.assertEqual(1, self.rp.generation)
+        self.assertEqual(1, rp_obj.get_by_uuid(
+            self.context, self.rp.uuid).generation)
 
     def test_set_unknown_class(self):
         self.assertRaises(exception.ResourceClassNotFound,
