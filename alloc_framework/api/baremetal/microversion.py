@@ -87,7 +87,7 @@ LESSEE = 65
 DEPLOY_VERBS = 73
 NODE_HISTORY = 78
 
-_VERSION_RE = re.compile(r'^1\.(0|[1-9][0-9]*)$')
+_VERSION_RE = re.compile(r'^1\.[0-9]+$')
 
 
 def version_string(version):

@@ -274,8 +274,9 @@ def create_allocation(req):
         values['uuid'] = uuidutils.generate_uuid()
     allocation = Allocation(req.context, **{k: v for k, v in values.items()
                                             if v is not None})
+    # The conductor returns the allocation as created (``allocating``, or
+    # ``active`` for a backfill); a client polls for the outcome.
     allocation = req.rpcapi.create_allocation(req.context, allocation)
-    allocation = Allocation.get_by_uuid(req.context, allocation.uuid)
     return util.json_response(
         serialize(req, allocation, node_uuid=node.uuid if node else None),
         status=201,
