@@ -43,6 +43,20 @@ POST_1_60['properties']['owner'] = {'type': ['string', 'null'],
 PATCHABLE = ('name', 'extra')
 
 
+def _validator(schema, _cache={}):
+    """A validator per schema, built once.
+
+    ``jsonschema.validate`` checks the schema against its metaschema on
+    every call, which cost about 50 ms of CPU per POST.
+    """
+    key = id(schema)
+    if key not in _cache:
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        _cache[key] = cls(schema)
+    return _cache[key]
+
+
 def _schema_for(version):
     if version.check(mv.ALLOCATION_OWNER):
         return POST_1_60
@@ -75,7 +89,11 @@ def validate_post(req, body):
                 406, 'Field %s is not available in API version %s.'
                 % (name, req.version), errors.VERSION_NOT_ACCEPTABLE)
     try:
-        jsonschema.validate(body, _schema_for(req.version))
+        # As jsonschema.validate: the most relevant error.
+        error = jsonschema.exceptions.best_match(
+            _validator(_schema_for(req.version)).iter_errors(body))
+        if error is not None:
+            raise error
     except jsonschema.ValidationError as exc:
         field = _field_of(exc)
         raise errors.HTTPError(
