@@ -1,6 +1,7 @@
 """The conductor manager through the local RPC transport, on a real DB."""
 
 import threading
+from unittest import mock
 
 from oslo_utils import uuidutils
 
@@ -52,6 +53,46 @@ class LifeCycleTestCase(base.ConductorTestCase):
         self.assertRaises(exception.ConductorNotFound,
                           objects.Conductor.get_by_hostname, self.ctx,
                           'broken')
+
+    def test_periodics_run_until_stopped(self):
+        calls = []
+
+        class _Stop:
+            """Reports "not stopped" twice, then "stopped"."""
+            answers = [False, False, True]
+
+            def wait(self, timeout):
+                calls.append(timeout)
+                return self.answers.pop(0)
+
+        ran = []
+        real_stop = self.manager._stop
+        self.manager._stop = _Stop()
+        try:
+            self.manager._start_periodic('probe', 42, lambda: ran.append(1))
+            self.manager._threads.pop().join()
+        finally:
+            self.manager._stop = real_stop
+        self.assertEqual([42, 42, 42], calls)
+        self.assertEqual(2, len(ran))
+
+    def test_stop_does_not_wait_for_periods(self):
+        # Periods far longer than the test timeout: stopping must not
+        # wait for them to end.
+        self.manager.del_host()
+        self.config(heartbeat_interval=3600, check_allocations_interval=3600,
+                    group='conductor')
+        self.manager.init_host()
+        self.assertEqual(2, len(self.manager._threads))
+        self.manager.del_host()
+        self.assertEqual([], self.manager._threads)
+
+    def test_take_over_periodic_calls_allocations(self):
+        with mock.patch('alloc_framework.conductor.allocations.'
+                        'take_over_dead_allocations') as take_over:
+            self.manager._take_over_allocations()
+        take_over.assert_called_once_with(self.manager,
+                                          self.manager.context)
 
     def test_pool_is_bounded(self):
         self.manager.del_host()
