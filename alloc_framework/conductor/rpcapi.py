@@ -138,9 +138,10 @@ class ConductorAPI:
             host = self.ring.get_random_host(driver=driver)
         except exception.TemporaryFailure:
             # Conductors are alive but none has the hardware type: that
-            # is the client's mistake, not a temporary condition.
+            # is the client's mistake, not a temporary condition. As
+            # upstream, a bad driver in a creation is a 400, not a 404.
             self.ring.get_random_host()
-            raise exception.DriverNotFound(driver_name=driver)
+            raise exception.DriverNotFound(driver_name=driver, code=400)
         return self.transport.call(context, host, 'create_node',
                                    node_obj=node_obj)
 

@@ -123,8 +123,11 @@ class NodeCrudTestCase(base.ConductorTestCase):
         self.assertEqual(states.ENROLL, fresh.provision_state)
 
     def test_create_unknown_driver_or_interface(self):
-        self.assertRaises(exception.DriverNotFound, self.rpc.create_node,
-                          self.ctx, objects.Node(driver='ipmi'))
+        exc = self.assertRaises(exception.DriverNotFound,
+                                self.rpc.create_node, self.ctx,
+                                objects.Node(driver='ipmi'))
+        self.assertEqual(400, exc.code)
+        self.assertIn('ipmi', str(exc))
         self.assertRaises(exception.InterfaceNotFoundInEntrypoint,
                           self.rpc.create_node, self.ctx,
                           objects.Node(driver='fake-hardware',
