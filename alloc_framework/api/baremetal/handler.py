@@ -6,9 +6,11 @@ with ``Allow``. A trailing ``.json`` on a path that matches nothing is
 stripped and the path matched again, as the upstream service accepts it.
 
 The dispatcher negotiates the API version, builds the request context,
-calls the handler and turns domain exceptions into error responses.
+calls the handler, turns domain exceptions into error responses and logs
+one line per request.
 """
 
+from oslo_log import log
 import routes
 import webob
 
@@ -20,6 +22,8 @@ from alloc_framework.api.baremetal.handlers import root
 from alloc_framework.api.baremetal import microversion
 from alloc_framework.api.baremetal import policy
 from alloc_framework.common import context as af_context
+
+LOG = log.getLogger(__name__)
 
 NODE = '/v1/nodes/{node_ident}'
 ALLOCATION = '/v1/allocations/{allocation_ident}'
@@ -129,6 +133,11 @@ class Dispatcher:
                 raise
         if under_v1 or req.path_info in ('/', ''):
             microversion.add_headers(resp, version)
+        LOG.info('%(remote)s "%(method)s %(path)s" status: %(status)s '
+                 'len: %(length)s version: %(version)s',
+                 {'remote': req.remote_addr, 'method': req.method,
+                  'path': req.path_qs, 'status': resp.status_int,
+                  'length': resp.content_length, 'version': version})
         return resp(environ, start_response)
 
     def _dispatch(self, req):
