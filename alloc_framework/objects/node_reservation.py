@@ -79,12 +79,17 @@ def _free_conditions(allocation, with_traits=True, with_candidates=True,
     return conds
 
 
-def _pick(session, conds):
-    """The free node with the lowest id matching ``conds``, locked."""
+def _pick(session, conds, skip_locked=True):
+    """The free node with the lowest id matching ``conds``, locked.
+
+    With ``skip_locked`` rows locked by other transactions are passed
+    over; without, the query waits for them and re-checks ``conds`` on
+    their committed version.
+    """
     query = (sa.select(NODES.c.id, NODES.c.uuid, NODES.c.instance_info)
              .where(*conds).order_by(NODES.c.id).limit(1))
     if _locking(session):
-        query = query.with_for_update(skip_locked=True)
+        query = query.with_for_update(skip_locked=skip_locked)
     return session.execute(query).first()
 
 
@@ -105,17 +110,17 @@ def _id_range(session):
     return bounds
 
 
-def _pick_from_random_start(session, conds, randomize):
+def _pick_from_random_start(session, conds, randomize, skip_locked=True):
     """Pick the first free node at or after a random id, wrapping around."""
     if not randomize:
-        return _pick(session, conds)
+        return _pick(session, conds, skip_locked)
     low, high = _id_range(session)
     if low is None:
         # No node at all a moment ago: look again without the cache.
-        return _pick(session, conds)
+        return _pick(session, conds, skip_locked)
     start = random.randint(low, high)
-    return (_pick(session, conds + [NODES.c.id >= start])
-            or _pick(session, conds + [NODES.c.id < start]))
+    return (_pick(session, conds + [NODES.c.id >= start], skip_locked)
+            or _pick(session, conds + [NODES.c.id < start], skip_locked))
 
 
 def _claim(session, node, allocation):
@@ -187,6 +192,12 @@ def _reserve_node(context, allocation, randomize):
             node = _pick(session, conds + [NODES.c.name == allocation.name])
         if node is None:
             node = _pick_from_random_start(session, conds + extra, randomize)
+        if node is None and _locking(session):
+            # Every free node may be locked by a concurrent reservation
+            # that could still roll back: wait for them this once rather
+            # than fail while a node may turn out free.
+            node = _pick_from_random_start(session, conds + extra, randomize,
+                                           skip_locked=False)
         if node is None:
             return None
         if _claim(session, node, allocation):
