@@ -2,10 +2,11 @@
 
 ``noauth`` follows upstream Placement's test conventions: every request
 but ``GET /`` needs an ``x-auth-token``; the token reads ``user[:project]``
-(project defaults to the user), the token ``admin`` has the admin role and
-``x-roles`` adds roles. ``openstack-system-scope: all`` asks for a system
-scoped context. ``keystone`` uses keystonemiddleware's auth_token
-(``[keystone_authtoken]``), except for ``GET /`` which stays public.
+(project defaults to the user, ``x-project-id`` overrides it), the token
+``admin`` has the admin role unless ``x-roles`` gives the role list.
+``openstack-system-scope: all`` asks for a system scoped context.
+``keystone`` uses keystonemiddleware's auth_token (``[keystone_authtoken]``),
+except for ``GET /`` which stays public.
 ``PlacementKeystoneContext`` then builds the request context from the
 identity headers either of them set.
 """
@@ -20,9 +21,6 @@ from alloc_framework.api.placement import context
 from alloc_framework.api.placement import util
 
 LOG = logging.getLogger(__name__)
-# Headers the identity layer sets; a client must not inject them.
-_IDENTITY_HEADERS = ('X-User-Id', 'X-User', 'X-Tenant-Id', 'X-Project-Id',
-                     'X-Tenant', 'X-Roles', 'X-Identity-Status')
 
 
 def _is_root(environ):
@@ -60,14 +58,20 @@ class NoAuthMiddleware:
                 environ, start_response)
         user_id, _sep, project_id = token.partition(':')
         project_id = project_id or user_id
-        roles = ['admin'] if user_id == 'admin' else []
-        for role in req.headers.get('X-Roles', '').split(','):
-            role = role.strip()
-            if role and role not in roles:
-                roles.append(role)
+        # x-roles stands for keystone's flattened role list (admin implies
+        # member and reader there): when sent, it is the whole list.
+        if 'X-Roles' in req.headers:
+            roles = [r.strip() for r in req.headers['X-Roles'].split(',')
+                     if r.strip()]
+        elif user_id == 'admin':
+            roles = ['admin']
+        else:
+            roles = []
         req.headers['X-User-Id'] = user_id
-        req.headers['X-Project-Id'] = project_id
-        req.headers['X-Tenant-Id'] = project_id
+        # A system-scoped request has no project; an explicit
+        # x-project-id still wins over the token's project.
+        if not req.headers.get('OpenStack-System-Scope'):
+            req.headers['X-Tenant-Id'] = project_id
         req.headers['X-Roles'] = ','.join(roles)
         return self.application(environ, start_response)
 

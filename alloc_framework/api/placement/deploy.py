@@ -1,8 +1,9 @@
 """Assemble the Placement WSGI application.
 
 ``loadapp(conf)`` returns the whole stack, outermost first: request ids,
-CORS, request log, fault wrapper, authentication (noauth or keystone),
-request context, microversion, route table. Loading also makes sure the
+CORS (when ``[cors]allowed_origin`` is set), request log, fault wrapper,
+authentication (noauth or keystone), request context, microversion, route
+table. Loading also makes sure the
 standard resource classes and traits are in the database.
 """
 
@@ -60,8 +61,12 @@ def deploy(conf, auth_strategy=None):
         application = auth.NoAuthMiddleware(application)
     application = fault_wrap.FaultWrapper(application)
     application = requestlog.RequestLog(application)
-    _set_cors_defaults()
-    application = cors.CORS(application, conf)
+    # Without allowed origins CORS stays out of the stack, so OPTIONS is
+    # an ordinary method (405 with Allow), as upstream.
+    conf.register_opts(cors.CORS_OPTS, 'cors')
+    if conf.cors.allowed_origin:
+        _set_cors_defaults()
+        application = cors.CORS(application, conf)
     application = request_id.RequestId(application)
     return application
 

@@ -111,10 +111,10 @@ def extract_json(body, schema):
 
 
 def _schema_msg(exc):
-    path = '/'.join(str(p) for p in exc.absolute_path)
-    if path:
-        return '%s (at %s)' % (exc.message, path)
-    return exc.message
+    # jsonschema's full text, as the reference gives it: the problem, the
+    # failed rule ("Failed validating 'maxLength' in schema[...]") and the
+    # offending field ("On instance['name']").
+    return str(exc)
 
 
 def require_content(content_type):
@@ -171,8 +171,13 @@ def send_json(req, data, status=200, last_modified=None):
     return resp
 
 
-def no_content(req, status=204, location=None):
-    """An empty response (204 by default), with ``location`` if given."""
+def no_content(req, status=204, location=None, cache_headers=True):
+    """An empty response (204 by default), with ``location`` if given.
+
+    From 1.15 it has ``cache-control`` and ``last-modified`` unless
+    ``cache_headers`` is False (the reference omits them on creations and
+    deletions of resource classes, for example).
+    """
     resp = req.response
     resp.status = status
     resp.content_type = None
@@ -180,7 +185,7 @@ def no_content(req, status=204, location=None):
     if location:
         resp.location = location
     want = req.environ[microversion.MICROVERSION_ENVIRON]
-    if want.matches((1, 15)):
+    if cache_headers and want.matches((1, 15)):
         resp.cache_control = 'no-cache'
         resp.last_modified = timeutils.utcnow(with_timezone=True)
     return resp

@@ -105,6 +105,21 @@ class ExtraRoutesTestCase(base.PlacementAppTestCase):
         self.assertEqual(['reader', 'member'], resp.json['roles'])
         self.assertTrue(resp.json['has_config'])
 
+    def test_noauth_project_header_wins(self):
+        resp = self.request('GET', '/whoami', token='alice:proj-1',
+                            headers={'X-Project-Id': 'proj-2'})
+        self.assertEqual('proj-2', resp.json['project_id'])
+
+    def test_noauth_roles_header_is_the_role_list(self):
+        resp = self.request('GET', '/whoami', token='admin',
+                            headers={'X-Roles': 'reader'})
+        self.assertEqual(['reader'], resp.json['roles'])
+
+    def test_noauth_system_scope_has_no_project(self):
+        resp = self.request('GET', '/whoami', token='admin:p',
+                            headers={'OpenStack-System-Scope': 'all'})
+        self.assertIsNone(resp.json['project_id'])
+
     def test_noauth_token_without_project(self):
         resp = self.request('GET', '/whoami', token='admin')
         self.assertEqual('admin', resp.json['user_id'])
@@ -325,6 +340,13 @@ class PolicyEntryPointsTestCase(base.PlacementAppTestCase):
 
 
 class MiddlewareTestCase(base.PlacementAppTestCase):
+
+    def test_no_cors_without_origins(self):
+        resp = self.request('OPTIONS', '/traits', headers={
+            'Origin': 'https://dashboard.example',
+            'Access-Control-Request-Method': 'PUT'})
+        self.assertEqual(405, resp.status_int)
+        self.assertNotIn('Access-Control-Allow-Origin', resp.headers)
 
     def test_cors_preflight(self):
         self.conf.register_opts(cors.CORS_OPTS, 'cors')

@@ -42,7 +42,8 @@ def create_resource_class(req):
             % {'name': data['name']})
     return util.no_content(req, status=201,
                            location=util.resource_class_url(req.environ,
-                                                            rc))
+                                                            rc),
+                           cache_headers=False)
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -66,7 +67,7 @@ def delete_resource_class(req):
         raise webob.exc.HTTPNotFound(
             'No such resource class %(name)s: %(error)s'
             % {'name': name, 'error': exc})
-    return util.no_content(req)
+    return util.no_content(req, cache_headers=False)
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -153,4 +154,5 @@ def update_resource_class(req):  # noqa: F811
                 % {'name': name})
     return util.no_content(req, status=status,
                            location=util.resource_class_url(req.environ,
-                                                            rc))
+                                                            rc),
+                           cache_headers=False)

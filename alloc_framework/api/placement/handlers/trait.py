@@ -89,7 +89,7 @@ def delete_trait(req):
         raise webob.exc.HTTPBadRequest(str(exc))
     except exception.TraitInUse as exc:
         raise webob.exc.HTTPConflict(str(exc))
-    return util.no_content(req)
+    return util.no_content(req, cache_headers=False)
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -101,10 +101,15 @@ def list_traits(req):
     context.can(policies.TRAITS_LIST)
     util.validate_query_params(req, schema.LIST_TRAIT_SCHEMA)
     filters = {}
+    if 'associated' in req.GET:
+        value = req.GET['associated'].lower()
+        if value not in ('true', 'false'):
+            raise webob.exc.HTTPBadRequest(
+                'The query parameter "associated" only accepts "true" or '
+                '"false"')
+        filters['associated'] = value == 'true'
     if 'name' in req.GET:
         filters.update(_name_filters(req.GET['name']))
-    if 'associated' in req.GET:
-        filters['associated'] = req.GET['associated'] == 'true'
     traits = trait_obj.get_all(context, **filters)
     last_modified = None
     for trait in traits:

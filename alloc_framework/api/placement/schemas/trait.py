@@ -14,7 +14,8 @@ LIST_TRAIT_SCHEMA = {
     'type': 'object',
     'properties': {
         'name': {'type': 'string'},
-        'associated': {'type': 'string', 'enum': ['true', 'false']},
+        # Checked by the handler, case-insensitively.
+        'associated': {'type': 'string'},
     },
     'additionalProperties': False,
 }
