@@ -176,7 +176,7 @@ def delete_inventories(req):
     except exception.InventoryInUse as exc:
         raise webob.exc.HTTPConflict(str(exc),
                                      comment=errors.INVENTORY_INUSE)
-    return util.no_content(req)
+    return util.no_content(req, cache_headers=False)
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -234,4 +234,4 @@ def delete_inventory(req):
             'Unable to delete inventory of class %(rc)s: %(error)s'
             % {'rc': rc, 'error': exc},
             comment=errors.INVENTORY_INUSE)
-    return util.no_content(req)
+    return util.no_content(req, cache_headers=False)

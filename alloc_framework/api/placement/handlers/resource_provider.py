@@ -157,7 +157,8 @@ def create_resource_provider(req):
                            'error': exc})
     location = util.resource_provider_url(req.environ, rp)
     if not want.matches((1, 20)):
-        return util.no_content(req, status=201, location=location)
+        return util.no_content(req, status=201, location=location,
+                               cache_headers=False)
     resp = util.send_json(req, serialize_provider(req.environ, rp),
                           last_modified=util.pick_last_modified(None, rp))
     resp.location = location
@@ -238,4 +239,4 @@ def delete_resource_provider(req):
             'Unable to delete parent resource provider %s: It has child '
             'resource providers.' % uuid,
             comment=errors.PROVIDER_CANNOT_DELETE_PARENT)
-    return util.no_content(req)
+    return util.no_content(req, cache_headers=False)

@@ -76,4 +76,4 @@ def delete_traits_for_resource_provider(req):
             'Unable to delete traits of resource provider %(uuid)s: '
             '%(error)s' % {'uuid': rp.uuid, 'error': exc},
             comment=errors.CONCURRENT_UPDATE)
-    return util.no_content(req)
+    return util.no_content(req, cache_headers=False)
