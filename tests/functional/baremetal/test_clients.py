@@ -167,6 +167,12 @@ class TestOpenStackSDK(ClientTestCase):
                          [a.id for a in conn.baremetal.allocations()])
         fetched = conn.baremetal.get_allocation('sdk-alloc')
         self.assertEqual(allocation.id, fetched.id)
+        node = conn.baremetal.patch_node(
+            node, [{'op': 'add', 'path': '/extra/a', 'value': 'b'}])
+        self.assertEqual({'a': 'b'}, node.extra)
+        detailed = list(conn.baremetal.nodes(details=True))
+        self.assertEqual(allocation.id, detailed[0].allocation_id)
+        self.assertEqual(allocation.id, detailed[0].instance_id)
         conn.baremetal.delete_allocation(allocation)
         self.assertRaises(exceptions.NotFoundException,
                           conn.baremetal.get_allocation, allocation.id)
