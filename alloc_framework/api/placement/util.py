@@ -289,10 +289,12 @@ def normalize_resources_qs_param(qs):
         try:
             rc_name, amount = pair.split(':')
         except ValueError:
+            # The bad part, as the reference reports it ('' for a
+            # trailing comma).
             raise webob.exc.HTTPBadRequest(
                 'Badly formed resources parameter. Expected resources query '
                 'string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. '
-                'Got: %s.' % qs)
+                'Got: %s.' % pair)
         try:
             amount = int(amount)
         except ValueError:
@@ -308,24 +310,32 @@ def normalize_resources_qs_param(qs):
     return result
 
 
+def _bad_required(val, allow_forbidden):
+    form = ('HW_CPU_X86_VMX,!CUSTOM_MAGIC' if allow_forbidden
+            else 'HW_CPU_X86_VMX,CUSTOM_MAGIC')
+    return webob.exc.HTTPBadRequest(
+        "Invalid query string parameters: Expected 'required' parameter "
+        "value of the form: %(form)s. Got: %(val)s"
+        % {'form': form, 'val': val})
+
+
 def normalize_traits_qs_param_to_legacy_value(val, allow_forbidden=False):
     """One ``required`` value as (required set, forbidden set).
 
     Accepts ``T1,!T2``; forbidden traits only when ``allow_forbidden``
-    (microversion 1.22).
+    (microversion 1.22), before that ``!T2`` is a malformed value.
     """
-    legacy = {'required': set(), 'forbidden': set()}
+    required, forbidden = set(), set()
     for trait in (t.strip() for t in val.split(',')):
-        if not trait:
-            raise webob.exc.HTTPBadRequest(
-                "Invalid query string parameters: Expected 'required' "
-                "parameter value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. "
-                "Got: %s" % val)
-        if allow_forbidden and trait.startswith(FORBIDDEN_PREFIX):
-            legacy['forbidden'].add(trait[1:])
+        if not trait or trait == FORBIDDEN_PREFIX:
+            raise _bad_required(val, allow_forbidden)
+        if trait.startswith(FORBIDDEN_PREFIX):
+            if not allow_forbidden:
+                raise _bad_required(val, allow_forbidden)
+            forbidden.add(trait[1:])
         else:
-            legacy['required'].add(trait)
-    return legacy['required'], legacy['forbidden']
+            required.add(trait)
+    return required, forbidden
 
 
 def normalize_traits_qs_param(val, allow_forbidden=False,
@@ -336,10 +346,14 @@ def normalize_traits_qs_param(val, allow_forbidden=False,
     required; ``T1,T2`` is ``[{T1}, {T2}]`` and, from microversion 1.39
     (``allow_any_traits``), ``in:T1,T2`` is ``[{T1, T2}]``.
 
-    :raises webob.exc.HTTPBadRequest: empty names, or ``in:`` before 1.39,
-        or a forbidden trait inside ``in:``.
+    :raises webob.exc.HTTPBadRequest: empty names, ``in:`` before 1.39,
+        ``!`` before 1.22, or a forbidden trait inside ``in:``.
     """
-    if allow_any_traits and val.startswith(IN_PREFIX):
+    if val.startswith(IN_PREFIX):
+        if not allow_any_traits:
+            raise webob.exc.HTTPBadRequest(
+                "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported "
+                "since microversion 1.39. Got: %s" % val)
         names = [t.strip() for t in val[len(IN_PREFIX):].split(',')]
         if not all(names) or any(n.startswith(FORBIDDEN_PREFIX)
                                  for n in names):
@@ -372,7 +386,11 @@ def normalize_traits_qs_params(req, suffix='', allow_forbidden=False,
 def _member_of_value(value, allow_forbidden):
     """One ``member_of`` value as (uuid set, is_forbidden)."""
     original = value
-    forbidden = allow_forbidden and value.startswith(FORBIDDEN_PREFIX)
+    forbidden = value.startswith(FORBIDDEN_PREFIX)
+    if forbidden and not allow_forbidden:
+        raise webob.exc.HTTPBadRequest(
+            'Forbidden member_of parameters are not supported in the '
+            'specified microversion')
     if forbidden:
         value = value[1:]
     if value.startswith(IN_PREFIX):

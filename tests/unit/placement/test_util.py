@@ -27,6 +27,12 @@ class ResourcesTestCase(testtools.TestCase):
                          util.normalize_resources_qs_param(
                              'VCPU:2,MEMORY_MB:1024'))
 
+    def test_trailing_comma_reports_the_empty_part(self):
+        exc = self.assertRaises(webob.exc.HTTPBadRequest,
+                                util.normalize_resources_qs_param,
+                                'DISK_GB:500,')
+        self.assertIn('Got: .', str(exc))
+
     def test_bad(self):
         for value in ('', 'VCPU', 'VCPU:x', 'VCPU:0', 'VCPU:-1',
                       'VCPU:1:2'):
@@ -42,10 +48,22 @@ class TraitsTestCase(testtools.TestCase):
         self.assertEqual([{'A'}, {'C'}], required)
         self.assertEqual({'B'}, forbidden)
 
-    def test_forbidden_not_allowed_is_a_name(self):
-        required, forbidden = util.normalize_traits_qs_param('!B')
-        self.assertEqual([{'!B'}], required)
-        self.assertEqual(set(), forbidden)
+    def test_forbidden_before_1_22_is_malformed(self):
+        exc = self.assertRaises(webob.exc.HTTPBadRequest,
+                                util.normalize_traits_qs_param, '!B')
+        self.assertIn('HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: !B', str(exc))
+
+    def test_expected_form_shows_forbidden_from_1_22(self):
+        exc = self.assertRaises(webob.exc.HTTPBadRequest,
+                                util.normalize_traits_qs_param, '',
+                                allow_forbidden=True)
+        self.assertIn('HW_CPU_X86_VMX,!CUSTOM_MAGIC', str(exc))
+
+    def test_in_before_1_39(self):
+        exc = self.assertRaises(webob.exc.HTTPBadRequest,
+                                util.normalize_traits_qs_param, 'in:A,B',
+                                allow_forbidden=True)
+        self.assertIn('only supported since microversion 1.39', str(exc))
 
     def test_any_of(self):
         required, forbidden = util.normalize_traits_qs_param(
@@ -91,9 +109,11 @@ class MemberOfTestCase(testtools.TestCase):
             _req('member_of=!in:%s,%s' % (AGG1, AGG2)))
         self.assertEqual([], required)
         self.assertEqual({AGG1, AGG2}, forbidden)
-        self.assertRaises(webob.exc.HTTPBadRequest,
-                          util.normalize_member_of_qs_params,
-                          _req('member_of=!%s' % AGG1, version='1.31'))
+        exc = self.assertRaises(
+            webob.exc.HTTPBadRequest, util.normalize_member_of_qs_params,
+            _req('member_of=!%s' % AGG1, version='1.31'))
+        self.assertIn('Forbidden member_of parameters are not supported',
+                      str(exc))
 
     def test_list_without_in(self):
         self.assertRaises(webob.exc.HTTPBadRequest,

@@ -59,8 +59,6 @@ _AFTER_REPARENT = ('cascade: the traits were not set (409, see "add traits '
                    'to a provider")')
 _DELETE_GEN = ('DELETE /allocations/{consumer} bumps the provider '
                'generation; upstream leaves it unchanged')
-_REQUIRED_FORM = ("message shows the pre-1.22 form 'HW_CPU_X86_VMX,"
-                  "CUSTOM_MAGIC' instead of '...,!CUSTOM_MAGIC'")
 
 # Upstream tests we are known to fail: {file: {test name: reason}}. They
 # run and must fail; remove an entry as soon as its test passes.
@@ -94,30 +92,9 @@ KNOWN_DIFFERENCES = {
             "1.26 detail says 'greater than or equal to total', upstream "
             "'greater than total'",
     },
-    'resource-provider-aggregates.yaml': {
-        'negative agg error on old microversion with ! prefix':
-            "before 1.32 '!' in member_of is reported as a bad UUID, not "
-            "'Forbidden member_of parameters are not supported'",
-    },
-    'resource-provider-any-traits.yaml': {
-        "the 'in:' trait query is not supported yet":
-            "before 1.39 'in:' is taken as a trait name (No such trait), "
-            "not 'only supported since microversion 1.39'",
-    },
-    'resource-provider-resources-query.yaml': {
-        'list resource providers providing a bad trailing comma':
-            "detail quotes the whole value ('Got: DISK_GB:500,.'), "
-            "upstream the bad part ('Got: .')",
-    },
     'resource-provider.yaml': {
         'add traits to a provider': _REPARENT_GEN,
         'filter providers with a trait some of them have': _AFTER_REPARENT,
-        "invalid 'required' parameter - blank": _REQUIRED_FORM,
-        "invalid 'required' parameter - contains an empty trait name":
-            _REQUIRED_FORM,
-        'list providers forbidden 1.21':
-            "before 1.22 '!TRAIT' is reported as an unknown trait, not as "
-            "a badly formed 'required' value",
         'list providers forbidden 1.22': _AFTER_REPARENT,
         "list providers with 'required' parameter filters cumulatively "
         "with in_tree": _AFTER_REPARENT,
