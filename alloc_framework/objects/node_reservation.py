@@ -40,6 +40,10 @@ ALLOCATIONS = alloc_obj.ALLOCATIONS
 _ID_RANGE_TTL = 5.0
 _ID_RANGES = weakref.WeakKeyDictionary()
 
+# Start of the explanation when free nodes exist but all were busy: worth
+# another try (see DatabaseBackend.allocate).
+BUSY_ERROR = 'could not reserve any suitable node'
+
 # How many times a picked node may turn out to be taken (only possible when
 # the database has no row locks) before the allocation gives up this round.
 _MAX_PICKS = 5
@@ -192,10 +196,12 @@ def _reserve_node(context, allocation, randomize):
             node = _pick(session, conds + [NODES.c.name == allocation.name])
         if node is None:
             node = _pick_from_random_start(session, conds + extra, randomize)
-        if node is None and _locking(session):
+        if node is None and session.get_bind().dialect.name == 'postgresql':
             # Every free node may be locked by a concurrent reservation
             # that could still roll back: wait for them this once rather
-            # than fail while a node may turn out free.
+            # than fail while a node may turn out free. (Not on InnoDB:
+            # the waiting locking read deadlocks with the index updates
+            # of the reservations it waits for.)
             node = _pick_from_random_start(session, conds + extra, randomize,
                                            skip_locked=False)
         if node is None:
@@ -258,9 +264,8 @@ def explain_no_node(context, allocation):
         return ('no available %s of resource class %s%s have the requested '
                 'traits %s' % (what, rc, owner,
                                ', '.join(sorted(allocation.traits))))
-    return ('could not reserve any suitable node of resource class %s: all '
-            'of them are locked by other operations or were reserved '
-            'concurrently' % rc)
+    return (BUSY_ERROR + ' of resource class %s: all of them are locked by '
+            'other operations or were reserved concurrently' % rc)
 
 
 def _node_traits(session, node_id):

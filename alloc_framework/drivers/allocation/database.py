@@ -24,16 +24,23 @@ class DatabaseBackend(base.AllocationBackend):
     # The fake backend reuses everything but the random start.
     randomize = True
 
+    # Attempts when free nodes exist but were all locked by concurrent
+    # reservations (which may roll back); each is a new transaction.
+    busy_attempts = 3
+
     def allocate(self, context, allocation):
-        node_uuid = node_reservation.reserve_node(context, allocation,
-                                                  randomize=self.randomize)
-        if node_uuid is None:
+        for _attempt in range(self.busy_attempts):
+            node_uuid = node_reservation.reserve_node(
+                context, allocation, randomize=self.randomize)
+            if node_uuid is not None:
+                LOG.info('Node %(node)s reserved for allocation %(alloc)s',
+                         {'node': node_uuid, 'alloc': allocation.uuid})
+                return node_uuid
             # Only a failure pays for finding out which filter failed.
             error = node_reservation.explain_no_node(context, allocation)
-            raise exception.AllocationFailed(error=error)
-        LOG.info('Node %(node)s reserved for allocation %(alloc)s',
-                 {'node': node_uuid, 'alloc': allocation.uuid})
-        return node_uuid
+            if not error.startswith(node_reservation.BUSY_ERROR):
+                break
+        raise exception.AllocationFailed(error=error)
 
     def backfill(self, context, allocation, node_id):
         return node_reservation.backfill(context, allocation, node_id)

@@ -80,7 +80,10 @@ class TestConcurrentHTTP(HTTPTestCase):
                          sorted(a['node_uuid'] for a in active))
         for a in error:
             self.assertIsNone(a['node_uuid'])
-            self.assertIn('baremetal', a['last_error'])
+            self.assertIn('of resource class baremetal'
+                          if 'traits' in a['last_error']
+                          else 'match the resource class baremetal',
+                          a['last_error'])
         for a in active:
             node = self.http('GET', '/v1/nodes/%s' % a['node_uuid']).json()
             self.assertEqual(a['uuid'], node['instance_uuid'])
