@@ -36,6 +36,12 @@ TRAIT = 'CUSTOM_BENCH_GPU'
 TERMINAL = ('active', 'error')
 
 
+# 5xx answers retried while enrolling (enrollment is not what is
+# measured, but the count is printed: a healthy server has none).
+ENROLL_RETRIES = collections.Counter()
+_RETRIES_LOCK = threading.Lock()
+
+
 class Client:
     """A thin, thread-confined client of the bare metal API."""
 
@@ -50,14 +56,20 @@ class Client:
             self.session.headers['X-Auth-Token'] = token
         self.timeout = timeout
 
-    def call(self, method, path, body=None, ok=(200, 201, 202, 204)):
-        resp = self.session.request(
-            method, self.url + path, timeout=self.timeout,
-            data=json.dumps(body) if body is not None else None)
-        if resp.status_code not in ok:
-            raise RuntimeError('%s %s -> %s %s' % (
-                method, path, resp.status_code, resp.text[:300]))
-        return resp.json() if resp.content else None
+    def call(self, method, path, body=None, ok=(200, 201, 202, 204),
+             retries=0):
+        """One request; ``retries`` more attempts on a 5xx answer."""
+        for attempt in range(retries + 1):
+            resp = self.session.request(
+                method, self.url + path, timeout=self.timeout,
+                data=json.dumps(body) if body is not None else None)
+            if resp.status_code in ok:
+                return resp.json() if resp.content else None
+            if resp.status_code < 500 or attempt == retries:
+                raise RuntimeError('%s %s -> %s %s' % (
+                    method, path, resp.status_code, resp.text[:300]))
+            with _RETRIES_LOCK:
+                ENROLL_RETRIES[resp.status_code] += 1
 
 
 def _parallel(func, items, workers, client_factory):
@@ -112,13 +124,14 @@ def enroll(client_factory, count, resource_class, workers, timeout):
             'resource_class': resource_class,
             'name': 'bench-%s' % node_uuid[:13]})
         if node_uuid in with_trait:
-            client.call('PUT', '/v1/nodes/%s/traits/%s' % (node_uuid, TRAIT))
+            client.call('PUT', '/v1/nodes/%s/traits/%s' % (node_uuid, TRAIT),
+                        retries=3)
         deadline = time.monotonic() + timeout
         client.call('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
-                    {'target': 'manage'})
+                    {'target': 'manage'}, retries=3)
         _wait_state(client, node_uuid, 'manageable', deadline)
         client.call('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
-                    {'target': 'provide'})
+                    {'target': 'provide'}, retries=3)
         _wait_state(client, node_uuid, 'available', deadline)
 
     started = time.monotonic()
@@ -249,7 +262,8 @@ def run(url, args):
           % (url, args.nodes, resource_class), flush=True)
     nodes, enroll_time = enroll(factory, args.nodes, resource_class,
                                 args.enroll_workers, args.timeout)
-    print('   enrolled in %.1fs' % enroll_time, flush=True)
+    print('   enrolled in %.1fs (5xx answers retried: %s)'
+          % (enroll_time, dict(ENROLL_RETRIES) or 'none'), flush=True)
     print('== %s: %d clients allocating' % (url, args.clients), flush=True)
     results = allocate_until_exhausted(
         factory, nodes, resource_class, args.clients, args.timeout,
