@@ -18,6 +18,16 @@ opts = [
                help='How Placement API requests are authenticated. When '
                     'unset, [DEFAULT]auth_strategy is used (http_basic '
                     'there means noauth here).'),
+    cfg.ListOpt('noauth_admin_tokens',
+                default=['admin', 'notused'],
+                help='With noauth, the x-auth-token values (the user part '
+                     'of ``user[:project]``) that carry the admin role. '
+                     '``admin`` is upstream Placement\'s convention; '
+                     '``notused`` is the token keystoneauth\'s ``none`` '
+                     'plugin sends, so that clients configured without '
+                     'authentication (``--os-auth-type none``) work against '
+                     'the embedded default. Set to ``admin`` alone for '
+                     'upstream\'s exact behaviour.'),
     cfg.IntOpt('api_workers',
                min=1,
                default=8,

@@ -2,8 +2,10 @@
 
 ``noauth`` follows upstream Placement's test conventions: every request
 but ``GET /`` needs an ``x-auth-token``; the token reads ``user[:project]``
-(project defaults to the user, ``x-project-id`` overrides it), the token
-``admin`` has the admin role unless ``x-roles`` gives the role list.
+(project defaults to the user, ``x-project-id`` overrides it), the tokens
+of ``[placement_api]noauth_admin_tokens`` (``admin``, and ``notused``, what
+keystoneauth's ``none`` plugin sends) have the admin role unless
+``x-roles`` gives the role list.
 ``openstack-system-scope: all`` asks for a system scoped context.
 ``keystone`` uses keystonemiddleware's auth_token (``[keystone_authtoken]``),
 except for ``GET /`` which stays public.
@@ -42,8 +44,9 @@ def get_auth_strategy(conf):
 class NoAuthMiddleware:
     """Trust ``x-auth-token`` as ``user[:project]``; 401 without one."""
 
-    def __init__(self, application):
+    def __init__(self, application, admin_tokens=('admin',)):
         self.application = application
+        self.admin_tokens = frozenset(admin_tokens)
 
     def __call__(self, environ, start_response):
         req = webob.Request(environ)
@@ -63,7 +66,7 @@ class NoAuthMiddleware:
         if 'X-Roles' in req.headers:
             roles = [r.strip() for r in req.headers['X-Roles'].split(',')
                      if r.strip()]
-        elif user_id == 'admin':
+        elif user_id in self.admin_tokens:
             roles = ['admin']
         else:
             roles = []

@@ -58,7 +58,8 @@ def deploy(conf, auth_strategy=None):
     if strategy == 'keystone':
         application = auth.keystone_middleware(application, conf)
     else:
-        application = auth.NoAuthMiddleware(application)
+        application = auth.NoAuthMiddleware(
+            application, conf.placement_api.noauth_admin_tokens)
     application = fault_wrap.FaultWrapper(application)
     application = requestlog.RequestLog(application)
     # Without allowed origins CORS stays out of the stack, so OPTIONS is

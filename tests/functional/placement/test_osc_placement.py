@@ -35,13 +35,13 @@ class OscPlacementTestCase(base.DBTestCase):
         self.url = self.useFixture(
             base.Server(deploy.loadapp(self.conf))).url
 
-    def base_cmd(self, version):
-        # The noauth server trusts the token as the user name; "admin" is
-        # the admin user (``--os-auth-type none`` sends a dummy token,
-        # which the default policy rightly refuses).
-        return [OPENSTACK, '--os-auth-type', 'admin_token',
-                '--os-token', 'admin', '--os-endpoint', self.url,
-                '--os-placement-api-version', version]
+    def base_cmd(self, version, auth=('--os-auth-type', 'none')):
+        # Exactly how operators call it against the embedded default:
+        # keystoneauth's none plugin sends the token "notused", which
+        # [placement_api]noauth_admin_tokens makes the admin user.
+        return [OPENSTACK] + list(auth) + [
+            '--os-endpoint', self.url,
+            '--os-placement-api-version', version]
 
     def run_osc(self, args, version):
         """Run the OpenStack client in-process: (exit code, out, err).
@@ -86,8 +86,11 @@ class OscPlacementTestCase(base.DBTestCase):
                if not k.startswith('OS_')}
 
         def run(*args):
+            # Upstream's own noauth convention: the token names the user.
             proc = subprocess.run(
-                self.base_cmd('1.0') + list(args) + ['-f', 'json'],
+                self.base_cmd('1.0', auth=('--os-auth-type', 'admin_token',
+                                           '--os-token', 'admin'))
+                + list(args) + ['-f', 'json'],
                 capture_output=True, text=True, env=env, timeout=300)
             self.assertEqual(0, proc.returncode, proc.stderr)
             return json.loads(proc.stdout)
