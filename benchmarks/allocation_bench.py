@@ -165,8 +165,12 @@ class Results:
 
 
 def _await_allocation(client, allocation_uuid, timeout):
-    """Poll until the allocation leaves ``allocating``; no busy loop."""
-    delay = 0.002
+    """Poll until the allocation leaves ``allocating``; no busy loop.
+
+    The back-off keeps the polls themselves from loading the server (each
+    poll is a full API request) at the cost of a few ms of resolution.
+    """
+    delay = 0.005
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         body = client.call('GET', '/v1/allocations/%s?fields=state,'
@@ -174,7 +178,7 @@ def _await_allocation(client, allocation_uuid, timeout):
         if body['state'] in TERMINAL:
             return body
         time.sleep(delay)
-        delay = min(delay * 1.5, 0.05)
+        delay = min(delay * 1.5, 0.1)
     return {'state': 'timeout', 'last_error': 'still allocating after %ss'
             % timeout}
 
