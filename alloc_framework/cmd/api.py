@@ -38,8 +38,12 @@ def main(argv=None):
         LOG.warning('rpc_transport is "local" but no conductor runs in '
                     'alloc-api: requests that need a conductor will fail '
                     'with 503; use "oslo", or alloc-server')
-    launcher = service.launch(conf, build_service(conf),
-                              restart_method='mutate')
+    try:
+        server = build_service(conf)
+    except wsgi_service.ListenError as exc:
+        LOG.error('%s', exc)
+        return 1
+    launcher = service.launch(conf, server, restart_method='mutate')
     return launcher.wait() or 0
 
 

@@ -42,7 +42,11 @@ def build_service(conf):
 
 def main(argv=None):
     conf = service_setup.prepare_service(argv)
-    server = build_service(conf)
+    try:
+        server = build_service(conf)
+    except wsgi_service.ListenError as exc:
+        LOG.error('%s', exc)
+        return 1
     launcher = service.launch(conf, server, restart_method='mutate')
     launcher.wait()
     return 0

@@ -59,8 +59,12 @@ def build_service(conf):
 
 def main(argv=None):
     conf = service_setup.prepare_service(argv)
-    launcher = service.launch(conf, build_service(conf),
-                              restart_method='mutate')
+    try:
+        services = build_service(conf)
+    except wsgi_service.ListenError as exc:
+        LOG.error('%s', exc)
+        return 1
+    launcher = service.launch(conf, services, restart_method='mutate')
     return launcher.wait() or 0
 
 

@@ -4,6 +4,7 @@ cheroot is a pure-Python, thread-pooled HTTP/1.1 server: no eventlet and no
 monkey-patching, so it fits oslo.service's threading backend.
 """
 
+import socket
 import threading
 
 from cheroot import wsgi
@@ -13,10 +14,38 @@ from oslo_service import service
 LOG = log.getLogger(__name__)
 
 
+class ListenError(Exception):
+    """The address to listen on is taken or invalid."""
+
+
+def check_address(name, host, port):
+    """Fail now if ``host``:``port`` cannot be listened on.
+
+    The launcher serves from a child process that it restarts when it
+    dies: a taken port would make it restart forever instead of stopping
+    the command with a clear error.
+
+    :raises: ListenError
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        family, _type, _proto, _name, addr = infos[0]
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(addr)
+    except OSError as exc:
+        raise ListenError('%s cannot listen on %s:%s: %s'
+                          % (name, host, port, exc.strerror or exc))
+
+
 class WSGIService(service.ServiceBase):
-    """Runs ``app`` on ``host``:``port`` with ``workers`` threads."""
+    """Runs ``app`` on ``host``:``port`` with ``workers`` threads.
+
+    :raises: ListenError when the address cannot be listened on.
+    """
 
     def __init__(self, name, app, host, port, workers=8):
+        check_address(name, host, port)
         self.name = name
         # cheroot's default listen backlog (5) resets bursts of clients.
         self.server = wsgi.Server((host, port), app, numthreads=workers,
