@@ -18,6 +18,7 @@ import webob.exc
 
 from alloc_framework.api.placement import errors
 from alloc_framework.api.placement import microversion
+from alloc_framework.common import schema as schema_utils
 
 # Where a handler's error code travels from the raised exception to the
 # error body formatter.
@@ -102,8 +103,7 @@ def extract_json(body, schema):
         raise webob.exc.HTTPBadRequest(
             'Malformed JSON: %(error)s' % {'error': exc})
     try:
-        jsonschema.validate(data, schema,
-                            format_checker=jsonschema.FormatChecker())
+        schema_utils.validate(data, schema)
     except jsonschema.ValidationError as exc:
         raise webob.exc.HTTPBadRequest(
             'JSON does not validate: %(error)s' % {'error': _schema_msg(exc)})
@@ -266,8 +266,7 @@ def validate_query_params(req, schema):
                 if regex.match(key):
                     params[key] = req.GET.getall(key)
     try:
-        jsonschema.validate(params, schema,
-                            format_checker=jsonschema.FormatChecker())
+        schema_utils.validate(params, schema)
     except jsonschema.ValidationError as exc:
         raise webob.exc.HTTPBadRequest(
             'Invalid query string parameters: %(exc)s' % {

@@ -10,6 +10,7 @@ import jsonschema
 
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import microversion as mv
+from alloc_framework.common import schema as schema_utils
 from alloc_framework.common import utils
 
 _STRING_255 = {'type': ['string', 'null'], 'maxLength': 255}
@@ -97,7 +98,7 @@ def _is_name(value):
 def _check_value(name, value):
     schema = WRITABLE[name][0]
     try:
-        jsonschema.validate(value, schema, format_checker=_CHECKER)
+        schema_utils.validate(value, schema, format_checker=_CHECKER)
     except jsonschema.ValidationError as exc:
         if exc.validator == 'format' and name == 'name':
             message = ('Cannot use %r as the node name: a name may only '
