@@ -184,8 +184,10 @@ def _await_allocation(client, allocation_uuid, timeout):
 
 
 def allocate_until_exhausted(client_factory, nodes, resource_class,
-                             clients, timeout, max_allocations):
+                             clients, timeout, max_allocations,
+                             duration=None):
     results = Results()
+    stop_at = time.monotonic() + duration if duration else None
     counter = iter(range(max_allocations))
     counter_lock = threading.Lock()
     kinds = ('plain', 'traits', 'candidates')
@@ -195,6 +197,8 @@ def allocate_until_exhausted(client_factory, nodes, resource_class,
         rng = random.Random(index)
         turn = index
         while not results.exhausted.is_set():
+            if stop_at is not None and time.monotonic() >= stop_at:
+                return
             with counter_lock:
                 if next(counter, None) is None:
                     return
@@ -271,7 +275,7 @@ def run(url, args):
     print('== %s: %d clients allocating' % (url, args.clients), flush=True)
     results = allocate_until_exhausted(
         factory, nodes, resource_class, args.clients, args.timeout,
-        max_allocations=args.nodes * 3)
+        max_allocations=args.nodes * 3, duration=args.duration)
     active = len(results.latencies)
     summary = {
         'url': url,
@@ -328,6 +332,10 @@ def main(argv=None):
                         help='Threads enrolling and cleaning up nodes.')
     parser.add_argument('--timeout', type=float, default=300,
                         help='Seconds to wait for one node or allocation.')
+    parser.add_argument('--duration', type=float,
+                        help='Stop starting allocations after this many '
+                             'seconds even if nodes remain (for a slow '
+                             'server: the rate is measured over the run).')
     parser.add_argument('--token', help='X-Auth-Token to send, if any.')
     parser.add_argument('--keep', action='store_true',
                         help='Keep nodes and allocations afterwards.')
