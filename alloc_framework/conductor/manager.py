@@ -5,8 +5,9 @@ under the node lock (:mod:`task_manager`); long work runs in a bounded
 futurist thread pool of ``[conductor]workers_pool_size`` threads, and a
 full pool answers ``NoFreeConductorWorker`` (503) instead of queueing
 without bound. Periodic work (heartbeat, take-over of allocations of dead
-conductors) runs in threads that wait on an event, so stopping is
-immediate.
+conductors, and the periodic tasks of loaded drivers) is declared with
+:func:`alloc_framework.periodics.periodic` and run by a
+:class:`~alloc_framework.periodics.PeriodicRunner`, which stops at once.
 
 Allocation processing lives in :mod:`alloc_framework.conductor.allocations`.
 """
@@ -27,6 +28,7 @@ from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import driver_factory as df
 from alloc_framework import objects
 from alloc_framework.objects import trait as trait_obj
+from alloc_framework import periodics
 
 LOG = log.getLogger(__name__)
 
@@ -72,7 +74,7 @@ class ConductorManager:
         self._own_transport = transport is None
         self._executor = None
         self._stop = threading.Event()
-        self._threads = []
+        self._periodics = None
         self._started = False
 
     # --- life cycle ---
@@ -106,14 +108,11 @@ class ConductorManager:
             if self.transport is None:
                 self.transport = rpcapi.load_transport(self.conf)
             self.transport.start_server(self)
-            self._start_periodic('heartbeat',
-                                 self.conf.conductor.heartbeat_interval,
-                                 self._heartbeat)
+            self._periodics = periodics.PeriodicRunner(
+                periodics.collect_for_conductor(self, self.context),
+                name='periodics-%s' % self.host)
+            self._periodics.start()
             _allocations().resume_allocations(self, self.context)
-            interval = self.conf.conductor.check_allocations_interval
-            if interval > 0:
-                self._start_periodic('take-over', interval,
-                                     self._take_over_allocations)
         except Exception:
             self.del_host()
             raise
@@ -129,9 +128,9 @@ class ConductorManager:
             return
         self._started = False
         self._stop.set()
-        for thread in self._threads:
-            thread.join()
-        self._threads = []
+        if self._periodics is not None:
+            self._periodics.stop()
+            self._periodics = None
         if self.transport is not None:
             self.transport.stop_server(self)
             if self._own_transport and hasattr(self.transport, 'cleanup'):
@@ -146,31 +145,25 @@ class ConductorManager:
             pass
         LOG.info('Conductor %s stopped', self.host)
 
-    def _start_periodic(self, name, interval, func):
-        def loop():
-            while not self._stop.wait(interval):
-                try:
-                    func()
-                except Exception:
-                    LOG.exception('Periodic task %s failed', name)
-        thread = threading.Thread(target=loop, daemon=True,
-                                  name='%s-%s' % (name, self.host))
-        thread.start()
-        self._threads.append(thread)
+    # Periodic tasks: private, so that RPC transports never expose them.
 
-    def _heartbeat(self):
+    @periodics.periodic(
+        spacing=lambda conf: conf.conductor.heartbeat_interval)
+    def _heartbeat(self, context):
         try:
-            self.conductor.touch(self.context)
+            self.conductor.touch(context)
         except exception.ConductorNotFound:
             LOG.warning('Conductor %s was unregistered behind our back; '
                         'registering again', self.host)
             self.conductor = objects.Conductor.register(
-                self.context, self.host,
+                context, self.host,
                 self.conf.conductor.conductor_group,
                 drivers=self.driver_factory.names)
 
-    def _take_over_allocations(self):
-        _allocations().take_over_dead_allocations(self, self.context)
+    @periodics.periodic(
+        spacing=lambda conf: conf.conductor.check_allocations_interval)
+    def _take_over_allocations(self, context):
+        _allocations().take_over_dead_allocations(self, context)
 
     def spawn_worker(self, func, *args, **kwargs):
         """Run ``func`` in the bounded pool; returns its future.

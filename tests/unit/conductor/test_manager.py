@@ -12,6 +12,7 @@ from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import driver_factory
 from alloc_framework.drivers.modules import fake
 from alloc_framework import objects
+from alloc_framework import periodics
 from tests.unit.conductor import base
 
 
@@ -34,7 +35,7 @@ class LifeCycleTestCase(base.ConductorTestCase):
 
     def test_heartbeat_revives_row(self):
         self.manager.conductor.unregister(self.ctx)
-        self.manager._heartbeat()
+        self.manager._heartbeat(self.ctx)
         self.assertTrue(objects.Conductor.get_by_hostname(
             self.ctx, self.host).online)
 
@@ -54,27 +55,21 @@ class LifeCycleTestCase(base.ConductorTestCase):
                           objects.Conductor.get_by_hostname, self.ctx,
                           'broken')
 
-    def test_periodics_run_until_stopped(self):
-        calls = []
-
-        class _Stop:
-            """Reports "not stopped" twice, then "stopped"."""
-            answers = [False, False, True]
-
-            def wait(self, timeout):
-                calls.append(timeout)
-                return self.answers.pop(0)
-
-        ran = []
-        real_stop = self.manager._stop
-        self.manager._stop = _Stop()
-        try:
-            self.manager._start_periodic('probe', 42, lambda: ran.append(1))
-            self.manager._threads.pop().join()
-        finally:
-            self.manager._stop = real_stop
-        self.assertEqual([42, 42, 42], calls)
-        self.assertEqual(2, len(ran))
+    def test_periodics_collected_from_config(self):
+        tasks = periodics.collect_for_conductor(self.manager, self.ctx)
+        # check_allocations_interval is 0 in these tests: no take-over.
+        self.assertEqual(['ConductorManager._heartbeat'],
+                         [t.__qualname__ for t, _a, _k in tasks])
+        self.config(heartbeat_interval=7, check_allocations_interval=9,
+                    group='conductor')
+        tasks = periodics.collect_for_conductor(self.manager, self.ctx)
+        spacing = {t.__qualname__: t._periodic_spacing
+                   for t, _a, _k in tasks}
+        self.assertEqual({'ConductorManager._heartbeat': 7,
+                          'ConductorManager._take_over_allocations': 9},
+                         spacing)
+        for _task, args, _kwargs in tasks:
+            self.assertEqual((self.ctx,), args)
 
     def test_stop_does_not_wait_for_periods(self):
         # Periods far longer than the test timeout: stopping must not
@@ -83,16 +78,44 @@ class LifeCycleTestCase(base.ConductorTestCase):
         self.config(heartbeat_interval=3600, check_allocations_interval=3600,
                     group='conductor')
         self.manager.init_host()
-        self.assertEqual(2, len(self.manager._threads))
+        runner = self.manager._periodics
+        self.assertTrue(runner.running)
+        self.assertEqual(['ConductorManager._heartbeat',
+                          'ConductorManager._take_over_allocations'],
+                         runner.names)
         self.manager.del_host()
-        self.assertEqual([], self.manager._threads)
+        self.assertFalse(runner.running)
+        self.assertIsNone(self.manager._periodics)
 
     def test_take_over_periodic_calls_allocations(self):
+        self.config(check_allocations_interval=9, group='conductor')
+        tasks = {t.__qualname__: (t, a, k) for t, a, k in
+                 periodics.collect_for_conductor(self.manager, self.ctx)}
+        task, args, kwargs = tasks['ConductorManager._take_over_allocations']
         with mock.patch('alloc_framework.conductor.allocations.'
                         'take_over_dead_allocations') as take_over:
-            self.manager._take_over_allocations()
-        take_over.assert_called_once_with(self.manager,
-                                          self.manager.context)
+            task(*args, **kwargs)
+        take_over.assert_called_once_with(self.manager, self.ctx)
+
+    def test_periodics_run_until_stopped(self):
+        # The real runner, with a short heartbeat: the heartbeat runs
+        # again and again, and del_host() ends the worker thread.
+        self.manager.del_host()
+        self.config(heartbeat_interval=1, group='conductor')
+        beats = threading.Semaphore(0)
+        real_touch = objects.Conductor.touch
+
+        def touch(conductor, context):
+            real_touch(conductor, context)
+            beats.release()
+
+        with mock.patch.object(objects.Conductor, 'touch', touch):
+            self.manager.init_host()
+            thread = self.manager._periodics._thread
+            for _ in range(2):
+                self.assertTrue(beats.acquire(timeout=60))
+            self.manager.del_host()
+        self.assertFalse(thread.is_alive())
 
     def test_pool_is_bounded(self):
         self.manager.del_host()
