@@ -266,12 +266,17 @@ def _check_consumer_generation(req, consumer):
 
 
 @db_api.writer
-def write_allocations(context, requests, rc_ids):
+def write_allocations(context, requests, rc_ids, bump_released=True):
     """Replace the consumers' allocations inside the current transaction.
 
     This is the body of :func:`replace_all` without the retries, for
     callers (the reshaper) that need it inside a larger transaction. A
     retryable conflict raised here must abort that whole transaction.
+
+    :param bump_released: also bump the generation of providers that only
+        lose allocations. ``DELETE /allocations/{uuid}`` passes False, as
+        upstream Placement leaves generations alone there; freeing usage
+        cannot push any provider over capacity, so no swap is needed.
     """
     rc_names = {rc_id: name for name, rc_id in rc_ids.items()}
     new_rp_uuids = {rp_uuid for req in requests for rp_uuid in
@@ -288,7 +293,10 @@ def write_allocations(context, requests, rc_ids):
         sa.select(ALLOC_TBL.c.resource_provider_id).distinct()
         .where(ALLOC_TBL.c.consumer_id.in_(sorted(consumer_uuids))))}
     # Generations are read before the usage (see the module docstring).
-    providers = _generations(context, old_rp_ids | set(rp_ids.values()))
+    bumped = set(rp_ids.values())
+    if bump_released:
+        bumped |= old_rp_ids
+    providers = _generations(context, bumped)
     context.session.execute(ALLOC_TBL.delete().where(
         ALLOC_TBL.c.consumer_id.in_(sorted(consumer_uuids))))
 
@@ -359,7 +367,7 @@ def _delete_all(context, consumer_uuid):
         consumer_uuid, {},
         consumer.project.external_id if consumer else None,
         consumer.user.external_id if consumer else None)
-    write_allocations(context, [request], {})
+    write_allocations(context, [request], {}, bump_released=False)
 
 
 def _allocation_select():

@@ -195,5 +195,5 @@ class ConsumerConcurrentUpdateDetected(ConcurrentUpdateDetected):
 
 
 class ConsumerGenerationConflict(ConcurrentUpdateDetected):
-    msg_fmt = ('consumer generation conflict for consumer %(uuid)s - '
+    msg_fmt = ('consumer generation conflict - '
                'expected %(expected)s but got %(got)s')

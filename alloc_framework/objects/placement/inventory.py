@@ -78,9 +78,12 @@ def validate(inventories, rp, reserved_can_be_total=True):
                 % {'rc': inv.resource_class, 'rp': rp.uuid})
         if inv.reserved > inv.total or inv.capacity < 0 or (
                 inv.capacity == 0 and not reserved_can_be_total):
-            raise exception.InvalidInventoryCapacity(
-                resource_class=inv.resource_class,
-                resource_provider=rp.uuid)
+            # From 1.26 reserved may equal total, so the message says so.
+            error = (exception.InvalidInventoryCapacityReservedCanBeTotal
+                     if reserved_can_be_total
+                     else exception.InvalidInventoryCapacity)
+            raise error(resource_class=inv.resource_class,
+                        resource_provider=rp.uuid)
         if inv.min_unit > inv.max_unit:
             raise exception.InvalidInventory(
                 "Invalid inventory for '%(rc)s' on resource provider "
@@ -122,13 +125,15 @@ def _values(inv):
 
 
 def _check_usage(context, rp, by_rc_id, usages, deleted):
-    """Raise InventoryInUse if a change leaves usage above capacity."""
-    in_use = sorted(
-        attribute_cache.rc_name(context, rc_id) for rc_id in deleted
-        if usages.get(rc_id, 0) > 0)
-    in_use += sorted(
-        inv.resource_class for rc_id, inv in by_rc_id.items()
-        if usages.get(rc_id, 0) > inv.capacity)
+    """Raise InventoryInUse if a change leaves usage above capacity.
+
+    The classes are named in class id order (standard classes first, in
+    their defined order), as upstream Placement names them.
+    """
+    in_use = [attribute_cache.rc_name(context, rc_id)
+              for rc_id in sorted(deleted) if usages.get(rc_id, 0) > 0]
+    in_use += [by_rc_id[rc_id].resource_class for rc_id in sorted(by_rc_id)
+               if usages.get(rc_id, 0) > by_rc_id[rc_id].capacity]
     if in_use:
         raise exception.InventoryInUse(
             resource_classes=', '.join(in_use), resource_provider=rp.uuid)

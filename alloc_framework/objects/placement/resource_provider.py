@@ -268,7 +268,6 @@ def _lock_trees(context, rp_uuid, mine, parent_uuid):
     return mine, parent
 
 
-@keep_generation_on_error
 @db_api.writer
 def update(context, rp, name=_UNSET, parent_provider_uuid=_UNSET,
            allow_reparenting=False):
@@ -277,7 +276,10 @@ def update(context, rp, name=_UNSET, parent_provider_uuid=_UNSET,
     ``parent_provider_uuid`` left out keeps the parent. Without
     ``allow_reparenting`` (before microversion 1.37) a parent may only be
     given to a root provider, never changed or removed. Moving a provider
-    moves its whole subtree to the new root and bumps its generation.
+    moves its whole subtree to the new root. The generation is left alone
+    (as upstream Placement does): it counts changes to what the provider
+    offers (inventory, traits, aggregates, allocations), not its name or
+    place in the tree.
 
     :raises ResourceProviderNotFound: ``rp`` was deleted meanwhile.
     :raises ResourceProviderExists: the new name is taken.
@@ -297,7 +299,6 @@ def update(context, rp, name=_UNSET, parent_provider_uuid=_UNSET,
                                    parent_provider_uuid)
         if _check_new_parent(context, mine, parent, parent_provider_uuid,
                              allow_reparenting):
-            increment_generation(context, rp)
             values['root_provider_id'] = _apply_new_parent(context, mine,
                                                            parent)
     if values:

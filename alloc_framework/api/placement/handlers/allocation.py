@@ -136,9 +136,11 @@ def write(context, requests, what):
     try:
         alloc_obj.replace_all(context, requests, retries=retries)
     except exception.ResourceProviderNotFound as exc:
+        # Upstream names the first unknown provider only.
+        missing = exc.kwargs.get('uuids') or ['']
         raise webob.exc.HTTPBadRequest(
-            'Allocation for resource provider that does not exist: '
-            '%(error)s' % {'error': exc},
+            "Allocation for resource provider '%(uuid)s' that does not "
+            "exist." % {'uuid': missing[0]},
             comment=errors.RESOURCE_PROVIDER_NOT_FOUND)
     except exception.ResourceClassNotFound as exc:
         raise webob.exc.HTTPBadRequest(
@@ -148,6 +150,10 @@ def write(context, requests, what):
         # Missing inventory, capacity exceeded, min/max/step violated.
         raise webob.exc.HTTPConflict(
             'Unable to allocate inventory: %(error)s' % {'error': exc})
+    except exception.ConsumerGenerationConflict as exc:
+        # The client's fault, not a race: upstream sends it unprefixed.
+        raise webob.exc.HTTPConflict(str(exc),
+                                     comment=errors.CONCURRENT_UPDATE)
     except exception.ConcurrentUpdateDetected as exc:
         raise webob.exc.HTTPConflict(
             'Inventory and/or allocations changed while attempting to '

@@ -31,8 +31,11 @@ def _make_inventory(resource_class, data):
     return inv_obj.Inventory(resource_class, **values)
 
 
-def _validate(req, rp, inventories):
-    """400 for values that contradict each other (see inv_obj.validate)."""
+def _validate(req, rp, inventories, action='update'):
+    """400 for values that contradict each other (see inv_obj.validate).
+
+    :param action: 'create' for POST, as upstream words that message.
+    """
     try:
         inv_obj.validate(
             inventories, rp,
@@ -40,8 +43,9 @@ def _validate(req, rp, inventories):
                 microversion.MICROVERSION_ENVIRON].matches((1, 26)))
     except exception.InvalidInventoryCapacity as exc:
         raise webob.exc.HTTPBadRequest(
-            'Unable to update inventory for resource provider %(uuid)s: '
-            '%(error)s' % {'uuid': rp.uuid, 'error': exc})
+            'Unable to %(action)s inventory for resource provider '
+            '%(uuid)s: %(error)s' % {'action': action, 'uuid': rp.uuid,
+                                     'error': exc})
     except exception.InvalidInventory as exc:
         raise webob.exc.HTTPBadRequest(str(exc))
 
@@ -115,12 +119,14 @@ def create_inventory(req):
         context, util.wsgi_path_item(req.environ, 'uuid'))
     data = util.extract_json(req.body, schema.POST_INVENTORY_SCHEMA)
     inv = _make_inventory(data['resource_class'], data)
-    _validate(req, rp, [inv])
+    _validate(req, rp, [inv], action='create')
     try:
         inv = inv_obj.add_inventory(context, rp, inv)
     except (exception.InventoryExists,
             exception.ResourceProviderConcurrentUpdateDetected) as exc:
-        raise _conflict(exc)
+        # Upstream capitalises this one message only.
+        raise webob.exc.HTTPConflict('Update conflict: %s' % exc,
+                                     comment=errors.CONCURRENT_UPDATE)
     except exception.ResourceClassNotFound as exc:
         raise webob.exc.HTTPBadRequest(
             'Unable to create inventory for resource provider %(uuid)s: '

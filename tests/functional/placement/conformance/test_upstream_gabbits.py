@@ -53,12 +53,6 @@ EXCLUDED_FILES = {
 # Reasons shared by many entries below.
 _UUID_FORMAT = ("uuids are checked with a pattern, not format 'uuid': no "
                 "\"is not a 'uuid'\" / 'Failed validating 'format''")
-_REPARENT_GEN = ('PUT /resource_providers/{uuid} (re-parent) bumps the '
-                 'generation; upstream does not, so generation 0 conflicts')
-_AFTER_REPARENT = ('cascade: the traits were not set (409, see "add traits '
-                   'to a provider")')
-_DELETE_GEN = ('DELETE /allocations/{consumer} bumps the provider '
-               'generation; upstream leaves it unchanged')
 
 # Upstream tests we are known to fail: {file: {test name: reason}}. They
 # run and must fail; remove an entry as soon as its test passes.
@@ -68,49 +62,13 @@ KNOWN_DIFFERENCES = {
         'put some aggregates - new payload and new microversion':
             'aggregates are listed sorted, not in the order they were set',
     },
-    'allocations-post.yaml': {
-        'fail incorrect consumer generation >= 1.28':
-            "409 detail names the consumer: 'consumer generation conflict "
-            "for consumer X - expected'",
-    },
-    'allocations.yaml': {
-        'check allocations by consumer id': _DELETE_GEN,
-        'check allocations by different consumer id': _DELETE_GEN,
-        'check allocations for the resource provider': _DELETE_GEN,
-        'check usages': _DELETE_GEN,
-        'put an allocation for a not existing resource provider':
-            "400 detail is 'Allocation for resource provider that does not "
-            "exist: No such resource provider(s): X'",
-    },
-    'inventory.yaml': {
-        'post a conflicting capacity inventory':
-            "POST says 'Unable to update inventory', upstream 'Unable to "
-            "create inventory'",
-        'post inventory duplicated resource class':
-            "409 detail says 'update conflict', upstream 'Update conflict'",
-        'put all inventory bad capacity in new microversion':
-            "1.26 detail says 'greater than or equal to total', upstream "
-            "'greater than total'",
-    },
     'resource-provider.yaml': {
-        'add traits to a provider': _REPARENT_GEN,
-        'filter providers with a trait some of them have': _AFTER_REPARENT,
-        'list providers forbidden 1.22': _AFTER_REPARENT,
-        "list providers with 'required' parameter filters cumulatively "
-        "with in_tree": _AFTER_REPARENT,
-        'multiple forbidden': _AFTER_REPARENT,
         'post bad uuid in resource provider': _UUID_FORMAT,
     },
     'with-allocations.yaml': {
         'change inventory despite capacity exceeded':
             'by design (issue 3): 409 placement.inventory.inuse when usage '
             'would exceed the new capacity; upstream only logs a warning',
-        'fail to delete all inventory':
-            "classes in use are listed by name ('DISK_GB, VCPU'), "
-            "upstream by class id ('VCPU, DISK_GB')",
-        'fail to delete all inventory 1.23':
-            "classes in use are listed by name ('DISK_GB, VCPU'), "
-            "upstream by class id ('VCPU, DISK_GB')",
     },
 }
 

@@ -87,7 +87,8 @@ class ResourceProviderTestCase(base.PlacementDBTestCase):
                               parent_provider_uuid=UUID_A)
         self.assertEqual(UUID_A, child.parent_provider_uuid)
         self.assertEqual(UUID_A, child.root_provider_uuid)
-        self.assertEqual(1, child.generation)
+        # The tree position is not what the generation counts.
+        self.assertEqual(0, child.generation)
         # The subtree follows.
         self.assertEqual(
             UUID_A, rp_obj.get_by_uuid(self.context,
@@ -95,7 +96,7 @@ class ResourceProviderTestCase(base.PlacementDBTestCase):
         # Same parent again is a no-op.
         same = rp_obj.update(self.context, child,
                              parent_provider_uuid=UUID_A)
-        self.assertEqual(1, same.generation)
+        self.assertEqual(0, same.generation)
         exc = self.assertRaises(exception.InvalidResourceProviderParent,
                                 rp_obj.update, self.context, child,
                                 parent_provider_uuid=p2.uuid)
@@ -143,16 +144,19 @@ class ResourceProviderTestCase(base.PlacementDBTestCase):
             rp_obj.update, self.context, root,
             parent_provider_uuid=UUID_A, allow_reparenting=True)
 
-    def test_reparent_stale_generation(self):
+    def test_reparent_keeps_generation(self):
+        # PUT /resource_providers/{uuid} carries no generation, so a
+        # rename or re-parent neither checks nor bumps it (as upstream).
         rp_obj.create(self.context, 'p1', uuid=UUID_A)
         child = rp_obj.create(self.context, 'child', uuid=UUID_B)
         stale = rp_obj.get_by_uuid(self.context, UUID_B)
         resource_provider_trait.set_traits(self.context, child,
                                            ['CUSTOM_FAST'])
-        self.assertRaises(
-            exception.ResourceProviderConcurrentUpdateDetected,
-            rp_obj.update, self.context, stale,
-            parent_provider_uuid=UUID_A)
+        moved = rp_obj.update(self.context, stale, name='renamed',
+                              parent_provider_uuid=UUID_A)
+        self.assertEqual(UUID_A, moved.parent_provider_uuid)
+        self.assertEqual('renamed', moved.name)
+        self.assertEqual(1, moved.generation)
 
     def test_increment_generation(self):
         rp = rp_obj.create(self.context, 'cn1', uuid=UUID_A)
