@@ -28,6 +28,11 @@ FORBIDDEN_PREFIX = '!'
 # Value prefix of "any of" lists (member_of=in:..., required=in:...).
 IN_PREFIX = 'in:'
 _QS_RESOURCES = 'resources'
+
+# Request bodies check ``format: uuid`` as the reference does: any string
+# uuid.UUID accepts, dashes optional (jsonschema's own check wants them).
+_BODY_FORMAT_CHECKER = jsonschema.FormatChecker()
+_BODY_FORMAT_CHECKER.checks('uuid')(uuidutils.is_uuid_like)
 _QS_REQUIRED = 'required'
 _QS_MEMBER_OF = 'member_of'
 _QS_IN_TREE = 'in_tree'
@@ -103,7 +108,8 @@ def extract_json(body, schema):
         raise webob.exc.HTTPBadRequest(
             'Malformed JSON: %(error)s' % {'error': exc})
     try:
-        schema_utils.validate(data, schema)
+        schema_utils.validate(data, schema,
+                              format_checker=_BODY_FORMAT_CHECKER)
     except jsonschema.ValidationError as exc:
         raise webob.exc.HTTPBadRequest(
             'JSON does not validate: %(error)s' % {'error': _schema_msg(exc)})

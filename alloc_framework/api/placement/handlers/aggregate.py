@@ -66,11 +66,12 @@ def set_aggregates(req):
         uuids = data['aggregates']
     else:
         uuids = util.extract_json(req.body, schema.PUT_AGGREGATES_SCHEMA_V1_1)
-    uuids = [str(uuidlib.UUID(u)) for u in uuids]
     try:
-        aggregates = agg_obj.set_aggregates(
-            context, rp, uuids, increment_generation=with_generation)
+        agg_obj.set_aggregates(
+            context, rp, [str(uuidlib.UUID(u)) for u in uuids],
+            increment_generation=with_generation)
     except exception.ResourceProviderConcurrentUpdateDetected:
         raise webob.exc.HTTPConflict(_STALE,
                                      comment=errors.CONCURRENT_UPDATE)
-    return _send_aggregates(req, rp, aggregates)
+    # The reference answers with the list as it was sent, in its order.
+    return _send_aggregates(req, rp, uuids)

@@ -7,7 +7,7 @@ from alloc_framework.api.placement.schemas import resource_provider
 # 1.1: a bare list of aggregate uuids.
 PUT_AGGREGATES_SCHEMA_V1_1 = {
     'type': 'array',
-    'items': resource_provider.UUID,
+    'items': resource_provider.UUID_FORMAT,
     'uniqueItems': True,
 }
 

@@ -12,13 +12,16 @@ UUID = {
     'pattern': '^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
                '[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$',
 }
+# A uuid in a request body: checked as ``format: uuid``, as the reference
+# does, so that errors say "is not a 'uuid'" (util.extract_json).
+UUID_FORMAT = {'type': 'string', 'format': 'uuid'}
 _NAME = {'type': 'string', 'minLength': 1, 'maxLength': 200}
 
 POST_RESOURCE_PROVIDER_SCHEMA = {
     'type': 'object',
     'properties': {
         'name': _NAME,
-        'uuid': UUID,
+        'uuid': UUID_FORMAT,
     },
     'required': ['name'],
     'additionalProperties': False,
@@ -27,7 +30,7 @@ POST_RESOURCE_PROVIDER_SCHEMA = {
 # 1.14: nested providers.
 POST_RP_SCHEMA_V1_14 = copy.deepcopy(POST_RESOURCE_PROVIDER_SCHEMA)
 POST_RP_SCHEMA_V1_14['properties']['parent_provider_uuid'] = {
-    'anyOf': [UUID, {'type': 'null'}],
+    'anyOf': [UUID_FORMAT, {'type': 'null'}],
 }
 
 PUT_RESOURCE_PROVIDER_SCHEMA = {
@@ -42,7 +45,7 @@ PUT_RESOURCE_PROVIDER_SCHEMA = {
 # 1.14: nested providers.
 PUT_RP_SCHEMA_V1_14 = copy.deepcopy(PUT_RESOURCE_PROVIDER_SCHEMA)
 PUT_RP_SCHEMA_V1_14['properties']['parent_provider_uuid'] = {
-    'anyOf': [UUID, {'type': 'null'}],
+    'anyOf': [UUID_FORMAT, {'type': 'null'}],
 }
 
 GET_RPS_SCHEMA_1_0 = {

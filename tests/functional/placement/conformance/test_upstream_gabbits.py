@@ -50,21 +50,9 @@ EXCLUDED_FILES = {
     'same-subtree-deep.yaml': _AC,
 }
 
-# Reasons shared by many entries below.
-_UUID_FORMAT = ("uuids are checked with a pattern, not format 'uuid': no "
-                "\"is not a 'uuid'\" / 'Failed validating 'format''")
-
 # Upstream tests we are known to fail: {file: {test name: reason}}. They
 # run and must fail; remove an entry as soon as its test passes.
 KNOWN_DIFFERENCES = {
-    'aggregate.yaml': {
-        'put invalid json not uuids': _UUID_FORMAT,
-        'put some aggregates - new payload and new microversion':
-            'aggregates are listed sorted, not in the order they were set',
-    },
-    'resource-provider.yaml': {
-        'post bad uuid in resource provider': _UUID_FORMAT,
-    },
     'with-allocations.yaml': {
         'change inventory despite capacity exceeded':
             'by design (issue 3): 409 placement.inventory.inuse when usage '
