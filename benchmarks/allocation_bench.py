@@ -113,6 +113,16 @@ def _wait_state(client, node_uuid, wanted, deadline):
     raise RuntimeError('node %s not %s in time' % (node_uuid, wanted))
 
 
+def _wait_power(client, node_uuid, deadline):
+    while time.monotonic() < deadline:
+        node = client.call('GET', '/v1/nodes/%s?fields=power_state'
+                           % node_uuid)
+        if node['power_state']:
+            return
+        time.sleep(0.1)
+    raise RuntimeError('node %s has no power state in time' % node_uuid)
+
+
 def enroll(client_factory, count, resource_class, workers, timeout):
     """Create ``count`` nodes and bring them to ``available``."""
     uuids = [str(uuid.uuid4()) for _ in range(count)]
@@ -133,6 +143,11 @@ def enroll(client_factory, count, resource_class, workers, timeout):
         client.call('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
                     {'target': 'provide'}, retries=3)
         _wait_state(client, node_uuid, 'available', deadline)
+        # Allocation skips nodes whose power state was never read, and
+        # upstream's fake power interface reports none until one is set.
+        client.call('PUT', '/v1/nodes/%s/states/power' % node_uuid,
+                    {'target': 'power off'}, retries=3)
+        _wait_power(client, node_uuid, deadline)
 
     started = time.monotonic()
     errors = _parallel(one, uuids, workers, client_factory)
