@@ -6,6 +6,7 @@ the helpers below.
 """
 
 import json
+import sys
 
 from cliff import columns
 
@@ -71,6 +72,28 @@ class VersionMixin:
     def supports(self, min_version):
         return getattr(self.app.client_manager, self.service).supports(
             min_version)
+
+
+def load_json_file(path):
+    """The JSON document in ``path`` (``-`` reads standard input)."""
+    try:
+        if path == '-':
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding='utf-8') as f:
+                text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError('Cannot read %s: %s' % (path, exc))
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise CommandError('%s is not valid JSON: %s' % (path, exc))
+
+
+def add_file_argument(parser, what):
+    parser.add_argument(
+        '--file', metavar='<path>', required=True,
+        help='JSON file with the %s (- reads standard input).' % what)
 
 
 def parse_key_value(pairs, option):

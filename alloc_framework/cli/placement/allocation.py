@@ -1,7 +1,8 @@
-"""``alloc resource allocation show|set|unset|delete``.
+"""``alloc resource allocation show|set|unset|delete|batch set``.
 
 The allocations of one consumer. The same commands are also reachable as
 ``alloc resource provider allocation ...``, the names osc-placement uses.
+``batch set`` writes the allocations of several consumers in one request.
 """
 
 from cliff import command
@@ -206,3 +207,27 @@ class DeleteAllocation(common.VersionMixin, command.Command):
 
     def take_action(self, parsed_args):
         self.client().delete(BASE_URL.format(uuid=parsed_args.uuid))
+
+
+class SetAllocationBatch(common.VersionMixin, command.Command):
+    """Write the allocations of several consumers at once (1.13+).
+
+    The body of POST /allocations is read from a JSON file: consumer
+    UUIDs mapped to their allocations, project, user and (from 1.28)
+    consumer generation. Either every consumer is written or none is.
+
+    Example::
+
+        alloc resource allocation batch set --file allocations.json
+    """
+
+    min_version = '1.13'
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        common.add_file_argument(parser, 'allocations of each consumer')
+        return parser
+
+    def take_action(self, parsed_args):
+        body = common.load_json_file(parsed_args.file)
+        self.client().post('/allocations', body)

@@ -5,6 +5,12 @@ header) and how it shapes the answer; the end-to-end tests against the
 real server live in tests/functional/cli.
 """
 
+import io
+import json
+import os
+
+import fixtures
+
 from tests import base
 from tests.unit.cli import fakes
 
@@ -176,6 +182,31 @@ class TestPlacementCommands(base.TestCase):
                           'consumer_generation': 4,
                           'consumer_type': 'INSTANCE'},
                          self.api.last('PUT')['json'])
+
+    def test_reshape_posts_body_read_from_stdin(self):
+        body = {'inventories': {RP: {'resource_provider_generation': 1,
+                                     'inventories': {}}},
+                'allocations': {}}
+        self.api.add('POST', '/reshaper', 204)
+        self.useFixture(fixtures.MonkeyPatch(
+            'sys.stdin', io.StringIO(json.dumps(body))))
+        code, out, err = fakes.run(['resource', 'reshape', '--file', '-'])
+        self.assertEqual(0, code, err)
+        self.assertEqual('', out)
+        self.assertEqual(body, self.api.last('POST')['json'])
+
+    def test_allocation_batch_set_posts_file(self):
+        body = {CONSUMER: {'allocations': {RP: {'resources': {'VCPU': 1}}},
+                           'project_id': 'p', 'user_id': 'u',
+                           'consumer_generation': None}}
+        path = os.path.join(self.state_path, 'batch.json')
+        with open(path, 'w') as f:
+            json.dump(body, f)
+        self.api.add('POST', '/allocations', 204)
+        code, _out, err = fakes.run(['resource', 'allocation', 'batch',
+                                     'set', '--file', path])
+        self.assertEqual(0, code, err)
+        self.assertEqual(body, self.api.last('POST')['json'])
 
     def test_allocation_bad_option(self):
         code, _out, err = fakes.run(['resource', 'allocation', 'set',
