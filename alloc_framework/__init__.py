@@ -14,4 +14,12 @@ if 'eventlet' not in sys.modules:
 
 from oslo_service import backend as _service_backend  # noqa: E402
 
-_service_backend.init_backend(_service_backend.BackendType.THREADING)
+try:
+    _service_backend.init_backend(_service_backend.BackendType.THREADING)
+except _service_backend.exceptions.BackendAlreadySelected:
+    # Only a foreign process that chose eventlet before importing us (for
+    # example oslo-config-generator loading oslo.messaging's options
+    # first) gets here; it reads our options and runs none of our
+    # services, which refuse to start on any backend but threading
+    # (alloc_framework.common.service_setup.prepare_service).
+    pass

@@ -3,6 +3,7 @@
 import sys
 
 from oslo_log import log
+from oslo_service import backend as _service_backend
 
 from alloc_framework import conf as af_conf
 from alloc_framework.db import api as db_api
@@ -11,6 +12,11 @@ from alloc_framework import version
 
 def prepare_service(argv=None, conf=None, default_config_files=None):
     """Parse the command line, set up logging and the database."""
+    if _service_backend.get_backend_type() != (
+            _service_backend.BackendType.THREADING):
+        raise RuntimeError('alloc_framework services run on oslo.service\'s '
+                           'threading backend only; import alloc_framework '
+                           'before anything selects another backend')
     conf = conf or af_conf.CONF
     argv = sys.argv[1:] if argv is None else argv
     log.register_options(conf)
