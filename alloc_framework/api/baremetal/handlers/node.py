@@ -13,7 +13,6 @@ from alloc_framework.api.baremetal.schemas import node as schema
 from alloc_framework.api.baremetal import util
 from alloc_framework.common import exception
 from alloc_framework.common import states
-from alloc_framework.objects import allocation as allocation_obj
 from alloc_framework.objects import node as node_obj
 
 # Every field of the node representation -> first minor version.
@@ -53,13 +52,11 @@ FILTERS = {
 
 
 def _allocation_uuid(req, node):
-    if not node.allocation_id:
-        return None
-    try:
-        return allocation_obj.Allocation.get_by_id(
-            req.context, node.allocation_id).uuid
-    except exception.AllocationNotFound:
-        return None
+    # While a node has an allocation its instance_uuid is that
+    # allocation's UUID (reserving and backfilling both set it, and it
+    # cannot change until the allocation goes), so listings need no
+    # query per node.
+    return node.instance_uuid if node.allocation_id else None
 
 
 def _conductor(req, node):
