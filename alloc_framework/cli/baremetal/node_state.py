@@ -3,6 +3,10 @@
 ``alloc baremetal node manage|provide|deploy|undeploy|clean|abort``,
 ``... node power on|off``, ``... node reboot``,
 ``... node maintenance set|unset`` and ``... node history list|get``.
+
+The API answers 202 once a conductor has started the work; with
+``--wait [timeout]`` the provisioning and power commands poll the node
+until it settles, as ``openstack baremetal node deploy --wait`` does.
 """
 
 import json
@@ -20,7 +24,8 @@ POWER_URL = NODE_URL + '/states/power'
 MAINTENANCE_URL = NODE_URL + '/maintenance'
 HISTORY_URL = NODE_URL + '/history'
 
-# The provision state each verb settles in (what --wait waits for).
+# The provision state each verb settles in (what --wait waits for);
+# abort settles in whatever state is not transient.
 EXPECTED_STATE = {
     'manage': 'manageable',
     'provide': 'available',
@@ -29,6 +34,17 @@ EXPECTED_STATE = {
     'clean': 'manageable',
     'abort': None,
 }
+# States in which a conductor is still working on (or waiting for) a node.
+TRANSIENT_STATES = ('verifying', 'deploying', 'wait call-back', 'deleting',
+                    'cleaning', 'clean wait')
+# The power state each power target ends in.
+EXPECTED_POWER = {
+    'power on': 'power on',
+    'power off': 'power off',
+    'rebooting': 'power on',
+}
+# Polling period of --wait, in seconds.
+WAIT_INTERVAL = 0.5
 
 
 def _node_parser(parser):
@@ -57,24 +73,42 @@ class _ProvisionCommand(base.BaremetalMixin, command.Command):
                 self.body(parsed_args))
         if parsed_args.wait_timeout is None:
             return
-        expected = EXPECTED_STATE.get(self.verb)
-
-        def done(node):
-            if node.get('target_provision_state'):
-                return False
-            return expected is None or node['provision_state'] == expected
-
-        def failed(node):
-            state = node.get('provision_state') or ''
-            if not node.get('target_provision_state') and (
-                    'fail' in state or state == 'error'):
-                return node.get('last_error') or state
-            return None
-
         base.wait_for(
             lambda: api.get(NODE_URL.format(node=parsed_args.node)),
-            done, failed, 'node %s to %s' % (parsed_args.node, self.verb),
-            parsed_args.wait_timeout, interval=0.5)
+            self.done, self.failed,
+            'node %s to %s' % (parsed_args.node, self.verb),
+            parsed_args.wait_timeout, interval=WAIT_INTERVAL)
+
+    def settled(self, node):
+        """The node is in the state the verb leads to."""
+        expected = EXPECTED_STATE[self.verb]
+        if expected is None:
+            return node['provision_state'] not in TRANSIENT_STATES
+        return (node['provision_state'] == expected
+                and not node.get('target_provision_state'))
+
+    def done(self, node):
+        # The conductor saves the last state, then releases the lock:
+        # waiting for the release lets a chained command find the node
+        # free.
+        return self.settled(node) and not node.get('reservation')
+
+    def failed(self, node):
+        """Why the verb failed, or None while it may still succeed.
+
+        The server saves a request's first move before it answers, so a
+        stable state other than the expected one is an outcome, not a
+        state the request has yet to leave.
+        """
+        state = node['provision_state'] or ''
+        if self.settled(node):
+            return None
+        if (state.endswith(' failed') or state == 'error'
+                or (state not in TRANSIENT_STATES
+                    and not node.get('target_provision_state'))):
+            return 'provision state %s: %s' % (
+                state, node.get('last_error') or 'no error recorded')
+        return None
 
 
 class ManageNode(_ProvisionCommand):
@@ -145,14 +179,42 @@ class CleanNode(_ProvisionCommand):
 
 
 class _PowerCommand(base.BaremetalMixin, command.Command):
+    """Base of the power commands; ``target`` is the API target."""
+
     target = None
 
     def get_parser(self, prog_name):
-        return _node_parser(super().get_parser(prog_name))
+        parser = _node_parser(super().get_parser(prog_name))
+        base.add_wait_option(parser, 'the power change is done')
+        return parser
 
     def take_action(self, parsed_args):
-        self.client().put(POWER_URL.format(node=parsed_args.node),
-                          {'target': self.target})
+        api = self.client()
+        api.put(POWER_URL.format(node=parsed_args.node),
+                {'target': self.target})
+        if parsed_args.wait_timeout is None:
+            return
+        base.wait_for(
+            lambda: api.get(NODE_URL.format(node=parsed_args.node)),
+            self.done, self.failed,
+            'node %s to %s' % (parsed_args.node, self.target),
+            parsed_args.wait_timeout, interval=WAIT_INTERVAL)
+
+    def settled(self, node):
+        # The conductor clears last_error when the change starts and sets
+        # it when the change fails.
+        return (not node.get('target_power_state')
+                and not node.get('last_error')
+                and node['power_state'] == EXPECTED_POWER[self.target])
+
+    def done(self, node):
+        return self.settled(node) and not node.get('reservation')
+
+    def failed(self, node):
+        if node.get('target_power_state') or self.settled(node):
+            return None
+        return 'power state %s: %s' % (
+            node['power_state'], node.get('last_error') or 'no error recorded')
 
 
 class PowerOnNode(_PowerCommand):

@@ -102,11 +102,14 @@ class TestNodeCommands(base.BaremetalCLITestCase):
         self.assertEqual('available', self.alloc(
             'baremetal', 'node', 'show', 'node-1')['provision_state'])
 
-        self.alloc('baremetal', 'node', 'power', 'on', 'node-1', fmt=None)
+        self.alloc('baremetal', 'node', 'power', 'on', 'node-1', '--wait',
+                   '30', fmt=None)
         self.assertEqual('power on', self.alloc(
             'baremetal', 'node', 'show', 'node-1')['power_state'])
-        self.alloc('baremetal', 'node', 'reboot', 'node-1', fmt=None)
-        self.alloc('baremetal', 'node', 'power', 'off', 'node-1', fmt=None)
+        self.alloc('baremetal', 'node', 'reboot', 'node-1', '--wait', '30',
+                   fmt=None)
+        self.alloc('baremetal', 'node', 'power', 'off', 'node-1', '--wait',
+                   fmt=None)
         self.assertEqual('power off', self.alloc(
             'baremetal', 'node', 'show', 'node-1')['power_state'])
 
@@ -168,6 +171,22 @@ class TestNodeCommands(base.BaremetalCLITestCase):
         self.assertIn('(HTTP 400)', err)
         self.assertIn('available', err)
 
+    def test_wait_reports_failures(self):
+        self.create('node-3', '--driver-info', 'fake_fail_deploy=true',
+                    '--driver-info', 'fake_fail_power=true')
+        for verb in ('manage', 'provide'):
+            self.alloc('baremetal', 'node', verb, 'node-3', '--wait', '30',
+                       fmt=None)
+        err = self.alloc_fails('baremetal', 'node', 'deploy', 'node-3',
+                               '--wait', '30')
+        self.assertIn('node node-3 to active failed: provision state '
+                      'deploy failed: Deploy failed:', err)
+        self.assertIn('fake_fail_deploy', err)
+        err = self.alloc_fails('baremetal', 'node', 'power', 'on', 'node-3',
+                               '--wait', '30')
+        self.assertIn('node node-3 to power on failed: power state power '
+                      'off: Failed to change power state to "power on"', err)
+
     def test_traits(self):
         self.create('node-2')
         self.alloc('baremetal', 'node', 'trait', 'add', 'node-2',
@@ -201,7 +220,8 @@ class TestAllocationCommands(base.BaremetalCLITestCase):
         for verb in ('manage', 'provide'):
             self.alloc('baremetal', 'node', verb, name, '--wait', '30',
                        fmt=None)
-        self.alloc('baremetal', 'node', 'power', 'off', name, fmt=None)
+        self.alloc('baremetal', 'node', 'power', 'off', name, '--wait', '30',
+                   fmt=None)
         return self.alloc('baremetal', 'node', 'show', name)
 
     def test_create_wait_show_list_set_unset_delete(self):

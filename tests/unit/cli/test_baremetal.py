@@ -2,6 +2,9 @@
 
 import json
 
+import fixtures
+
+from alloc_framework.cli.baremetal import node_state
 from tests import base
 from tests.unit.cli import fakes
 
@@ -177,6 +180,115 @@ class TestBaremetalCommands(base.TestCase):
                                       'unset', 'n1'])
         self.assertEqual(0, code)
         self.assertEqual('DELETE', self.api.last()['method'])
+
+    def _node_answers(self, *nodes):
+        for node in nodes:
+            self.api.add('GET', '/v1/nodes/n1', 200, dict(
+                {'uuid': NODE, 'target_provision_state': None,
+                 'power_state': 'power off', 'target_power_state': None,
+                 'last_error': None}, **node))
+
+    def test_provision_wait_until_settled(self):
+        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
+                                                 0))
+        self.api.add('PUT', '/v1/nodes/n1/states/provision', 202)
+        self._node_answers(
+            {'provision_state': 'deploying',
+             'target_provision_state': 'active'},
+            {'provision_state': 'wait call-back',
+             'target_provision_state': 'active'},
+            # Settled, but the conductor has not released the lock yet.
+            {'provision_state': 'active', 'reservation': 'conductor-1'},
+            {'provision_state': 'active'})
+        code, _out, err = fakes.run(['baremetal', 'node', 'deploy', 'n1',
+                                     '--wait', '10'])
+        self.assertEqual(0, code, err)
+        self.assertEqual(4, len([r for r in self.api.requests
+                                 if r['method'] == 'GET']))
+
+    def test_provision_wait_fails_on_failure_state(self):
+        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
+                                                 0))
+        self.api.add('PUT', '/v1/nodes/n1/states/provision', 202)
+        # A failure state keeps its target, as upstream.
+        self._node_answers(
+            {'provision_state': 'deploying',
+             'target_provision_state': 'active'},
+            {'provision_state': 'deploy failed',
+             'target_provision_state': 'active',
+             'last_error': 'Deploy failed: no image'})
+        code, _out, err = fakes.run(['baremetal', 'node', 'deploy', 'n1',
+                                     '--wait'])
+        self.assertEqual(1, code)
+        self.assertIn('node n1 to active failed: provision state deploy '
+                      'failed: Deploy failed: no image', err)
+
+    def test_provision_wait_fails_on_other_stable_state(self):
+        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
+                                                 0))
+        self.api.add('PUT', '/v1/nodes/n1/states/provision', 202)
+        # A failed verification goes back to enroll.
+        self._node_answers(
+            {'provision_state': 'verifying',
+             'target_provision_state': 'manageable'},
+            {'provision_state': 'enroll',
+             'last_error': 'Failed to verify node'})
+        code, _out, err = fakes.run(['baremetal', 'node', 'manage', 'n1',
+                                     '--wait', '10'])
+        self.assertEqual(1, code)
+        self.assertIn('provision state enroll: Failed to verify node', err)
+
+    def test_provision_wait_times_out(self):
+        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
+                                                 0.05))
+        self.api.add('PUT', '/v1/nodes/n1/states/provision', 202)
+        self._node_answers({'provision_state': 'cleaning',
+                            'target_provision_state': 'available'})
+        code, _out, err = fakes.run(['baremetal', 'node', 'provide', 'n1',
+                                     '--wait', '1'])
+        self.assertEqual(1, code)
+        self.assertIn('Timed out after 1 seconds waiting for node n1 to '
+                      'provide', err)
+
+    def test_abort_wait_accepts_failure_state(self):
+        self.api.add('PUT', '/v1/nodes/n1/states/provision', 202)
+        self._node_answers({'provision_state': 'clean failed',
+                            'target_provision_state': 'manageable',
+                            'last_error': 'Aborted by request'})
+        code, _out, err = fakes.run(['baremetal', 'node', 'abort', 'n1',
+                                     '--wait'])
+        self.assertEqual(0, code, err)
+
+    def test_power_wait(self):
+        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
+                                                 0))
+        self.api.add('PUT', '/v1/nodes/n1/states/power', 202)
+        self._node_answers(
+            {'provision_state': 'available',
+             'target_power_state': 'power on'},
+            {'provision_state': 'available', 'power_state': 'power on'})
+        code, _out, err = fakes.run(['baremetal', 'node', 'reboot', 'n1',
+                                     '--wait', '10'])
+        self.assertEqual(0, code, err)
+        self.assertEqual({'target': 'rebooting'},
+                         self.api.last('PUT')['json'])
+        self.assertEqual(2, len([r for r in self.api.requests
+                                 if r['method'] == 'GET']))
+
+    def test_power_wait_reports_failure(self):
+        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
+                                                 0))
+        self.api.add('PUT', '/v1/nodes/n1/states/power', 202)
+        self._node_answers(
+            {'provision_state': 'available',
+             'target_power_state': 'power on'},
+            {'provision_state': 'available',
+             'last_error': 'Failed to change power state to "power on"'})
+        code, _out, err = fakes.run(['baremetal', 'node', 'power', 'on',
+                                     'n1', '--wait'])
+        self.assertEqual(1, code)
+        self.assertIn('node n1 to power on failed: power state power off: '
+                      'Failed to change power state', err)
 
     def test_traits(self):
         self.api.add('PUT', '/v1/nodes/n1/traits/CUSTOM_A', 204)
