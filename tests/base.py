@@ -11,6 +11,8 @@ import atexit
 import os
 import shutil
 import tempfile
+import threading
+import time
 import uuid
 
 import fixtures
@@ -140,6 +142,24 @@ class TestCase(testtools.TestCase):
 
     def config(self, **kw):
         self.config_fixture.config(**kw)
+
+    def wait_for(self, check, what, timeout=30, interval=0.02):
+        """Poll ``check()`` until it returns something true, and return it.
+
+        For work that conductors finish in the background (provisioning,
+        power, allocations): fails the test after ``timeout`` seconds,
+        naming ``what`` and the last value seen.
+        """
+        deadline = time.monotonic() + timeout
+        pause = threading.Event()
+        while True:
+            result = check()
+            if result:
+                return result
+            if time.monotonic() > deadline:
+                self.fail('Timed out after %ss waiting for %s (last: %r)'
+                          % (timeout, what, result))
+            pause.wait(interval)
 
 
 class DBTestCase(TestCase):

@@ -41,6 +41,10 @@ TRANSIENT_STATES = (VERIFYING, DEPLOYING, DEPLOYWAIT, DELETING, CLEANING,
                     CLEANWAIT)
 """States a node passes through while a conductor works on it."""
 
+WORKING_STATES = (VERIFYING, DEPLOYING, DELETING, CLEANING)
+"""Transient states in which a conductor worker holds the node's lock and
+works on it; the other transient states wait for a call-back."""
+
 FAILURE_STATES = (DEPLOYFAIL, CLEANFAIL)
 """States a failed operation leaves a node in."""
 

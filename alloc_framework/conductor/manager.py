@@ -4,7 +4,10 @@ The API checks and forwards; the manager does the work. Node work runs
 under the node lock (:mod:`task_manager`); long work runs in a bounded
 futurist thread pool of ``[conductor]workers_pool_size`` threads, and a
 full pool answers ``NoFreeConductorWorker`` (503) instead of queueing
-without bound. Periodic work (heartbeat, take-over of allocations of dead
+without bound. Power and provisioning calls return once their checks
+passed and their work was handed to a worker, which then owns the node
+lock and releases it when the work ends; the caller polls the node for
+the result. Periodic work (heartbeat, take-over of allocations of dead
 conductors, and the periodic tasks of loaded drivers) is declared with
 :func:`alloc_framework.periodics.periodic` and run by a
 :class:`~alloc_framework.periodics.PeriodicRunner`, which stops at once.
@@ -168,14 +171,37 @@ class ConductorManager:
     def spawn_worker(self, func, *args, **kwargs):
         """Run ``func`` in the bounded pool; returns its future.
 
-        :raises: NoFreeConductorWorker when the pool is full.
+        :raises: NoFreeConductorWorker when the pool is full or the
+            conductor is stopping.
         """
-        if self._executor is None:
+        executor = self._executor
+        if executor is None:
             raise exception.NoFreeConductorWorker()
         try:
-            return self._executor.submit(func, *args, **kwargs)
-        except futurist.RejectedSubmission:
+            return executor.submit(func, *args, **kwargs)
+        except (futurist.RejectedSubmission, RuntimeError):
+            # RuntimeError: the pool was shut down since the check above.
             raise exception.NoFreeConductorWorker()
+
+    def _hand_over(self, task, func, *args):
+        """Run ``func(*args)`` in a worker that now owns ``task``.
+
+        ``func`` releases the task itself; releasing it again when the
+        future ends covers work that never ran or died unexpectedly, so
+        the node lock is never left behind (the release is idempotent).
+
+        :raises: NoFreeConductorWorker; the task is still the caller's.
+        """
+        future = self.spawn_worker(func, *args)
+
+        def _done(fut):
+            if not fut.cancelled() and fut.exception() is not None:
+                LOG.error('Unexpected error in %(why)s of node %(node)s: '
+                          '%(exc)s', {'why': task.purpose,
+                                      'node': task.node.uuid,
+                                      'exc': fut.exception()})
+            task.release_resources()
+        future.add_done_callback(_done)
 
     def _acquire(self, context, node_id, purpose, shared=False):
         return task_manager.acquire(
@@ -300,10 +326,12 @@ class ConductorManager:
             LOG.info('Node %s deleted', node.uuid)
 
     def change_node_power_state(self, context, node_id, new_state):
-        """Power a node on or off, or reboot it; waits for the result.
+        """Start powering a node on or off, or rebooting it.
 
-        A failure of the power interface is recorded in ``last_error`` and
-        the node history, not raised.
+        Returns once the node shows ``target_power_state`` and a worker
+        has the change; the worker clears the target and releases the
+        lock when done. A failure of the power interface is recorded in
+        ``last_error`` and the node history, not raised.
 
         :raises: InvalidParameterValue, NodeLocked, NodeNotFound,
             DriverNotFound, NoFreeConductorWorker
@@ -316,25 +344,27 @@ class ConductorManager:
         try:
             self._require_driver(task)
             task.driver.power.validate(task)
-            node = task.node
-            node.target_power_state = (states.POWER_ON
-                                       if new_state == states.REBOOT
-                                       else new_state)
-            node.last_error = None
-            node.save(context)
-            future = self.spawn_worker(provisioning.change_power, task,
-                                       new_state)
+            provisioning.begin_power(task, new_state)
+            try:
+                self._hand_over(task, provisioning.change_power, task,
+                                new_state)
+            except exception.NoFreeConductorWorker:
+                provisioning.undo_begin_power(task)
+                raise
         except Exception:
             task.release_resources()
             raise
-        future.result()
 
     def do_provisioning_action(self, context, node_id, action,
                                clean_steps=None):
-        """Run a provisioning action; returns once it finished or waits.
+        """Start a provisioning action.
 
-        Checks are made before anything changes and are raised; failures
-        of the work itself end in a failure state with ``last_error``.
+        Checks are made before anything changes and are raised. Then the
+        first move of the action is saved (the node shows ``deploying``,
+        target ``active``) and the rest is handed to a worker, which
+        releases the node lock when it ends; the call returns then.
+        Failures of the work itself end in a failure state with
+        ``last_error``.
 
         :raises: InvalidParameterValue (unknown action, bad clean steps),
             InvalidStateRequested, NodeInMaintenance, NodeProtected,
@@ -367,13 +397,29 @@ class ConductorManager:
                 task.driver.power.validate(task)
                 task.driver.deploy.validate(task)
             node.last_error = None
-            node.save(context)
-            future = self.spawn_worker(provisioning.run, self.conf, task,
-                                       event, clean_steps)
+            self._start_flow(task, event, clean_steps)
         except Exception:
             task.release_resources()
             raise
-        future.result()
+
+    def _start_flow(self, task, event, clean_steps=None):
+        """Save the first move of ``event``; hand the rest to a worker.
+
+        Releases the task when the move ended the request. When no worker
+        is free the node goes back to where it was and
+        NoFreeConductorWorker is raised (the task is the caller's then).
+        """
+        node = task.node
+        before = node.provision_state, node.target_provision_state
+        if not provisioning.begin(task, event):
+            task.release_resources()
+            return
+        try:
+            self._hand_over(task, provisioning.run, self.conf, task, event,
+                            clean_steps)
+        except exception.NoFreeConductorWorker:
+            provisioning.undo_begin(task, *before)
+            raise
 
     def _continue(self, context, node_id, wait_state, what):
         task = self._acquire(context, node_id, 'continue %s' % what)
@@ -384,15 +430,13 @@ class ConductorManager:
                     action='continue %s' % what, node=node.uuid,
                     state=node.provision_state)
             self._require_driver(task)
-            future = self.spawn_worker(provisioning.run, self.conf, task,
-                                       states.RESUME)
+            self._start_flow(task, states.RESUME)
         except Exception:
             task.release_resources()
             raise
-        future.result()
 
     def continue_node_deploy(self, context, node_id):
-        """Resume a deployment waiting in ``wait call-back``.
+        """Resume a deployment waiting in ``wait call-back`` (in a worker).
 
         :raises: InvalidStateRequested, NodeLocked, NodeNotFound,
             DriverNotFound, NoFreeConductorWorker
@@ -400,7 +444,7 @@ class ConductorManager:
         self._continue(context, node_id, states.DEPLOYWAIT, 'deploy')
 
     def continue_node_clean(self, context, node_id):
-        """Resume cleaning waiting in ``clean wait``.
+        """Resume cleaning waiting in ``clean wait`` (in a worker).
 
         :raises: InvalidStateRequested, NodeLocked, NodeNotFound,
             DriverNotFound, NoFreeConductorWorker

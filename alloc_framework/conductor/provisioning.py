@@ -1,4 +1,11 @@
-"""Provisioning and power work on a locked node (runs in conductor workers).
+"""Provisioning and power work on a locked node.
+
+A request is in two parts. :func:`begin` runs in the RPC call: it makes
+the request's first move (``available`` -> ``deploying``, target
+``active``) and saves it, so that a client polling the node after the
+202 sees where the node is heading. The rest (:func:`run`,
+:func:`change_power`) runs in a conductor worker that owns the task and
+releases the node lock when it ends, whatever happens.
 
 Every move of ``provision_state`` goes through the state machine of
 :mod:`alloc_framework.common.states`. A failure moves the node to the
@@ -198,19 +205,12 @@ def continue_cleaning(conf, task):
     info = task.node.driver_internal_info or {}
     steps = info.get(_STEPS_KEY) or []
     start = info.get(_INDEX_KEY, -1) + 1
-    _move(task, states.RESUME)
     _finish_cleaning(task, steps, start)
 
 
-def continue_deploy(conf, task):
-    """Resume a deployment that returned ``wait call-back``."""
+def _deployed(task, result):
+    """Finish a deployment, or leave it waiting for its call-back."""
     node = task.node
-    _move(task, states.RESUME)
-    try:
-        result = task.driver.deploy.continue_deploy(task)
-    except Exception as exc:
-        _fail(task, 'Deploy failed: %s' % exc)
-        return
     if result == states.DEPLOYWAIT:
         _move(task, states.WAIT)
         return
@@ -219,16 +219,25 @@ def continue_deploy(conf, task):
     LOG.info('Node %s deployed', node.uuid)
 
 
-# --- the flows ---------------------------------------------------------------
-
-def do_manage(conf, task):
-    node = task.node
-    _move(task, states.MANAGE)
-    if node.provision_state != states.VERIFYING:
-        return
+def continue_deploy(conf, task):
+    """Resume a deployment that returned ``wait call-back``."""
     try:
-        # Verifying: the node's credentials work and its power state is
-        # readable.
+        result = task.driver.deploy.continue_deploy(task)
+    except Exception as exc:
+        _fail(task, 'Deploy failed: %s' % exc)
+        return
+    _deployed(task, result)
+
+
+# --- the flows ---------------------------------------------------------------
+#
+# Each flow is the work that follows the first move of its event, which
+# begin() has already made and saved.
+
+def do_verify(conf, task):
+    """Verifying: the node's credentials work, its power state is readable."""
+    node = task.node
+    try:
         task.driver.power.validate(task)
         task.driver.management.validate(task)
         node.power_state = task.driver.power.get_power_state(task)
@@ -238,19 +247,7 @@ def do_manage(conf, task):
     _move(task, states.DONE)
 
 
-def do_provide(conf, task):
-    _move(task, states.PROVIDE)
-    do_cleaning(conf, task)
-
-
-def do_clean(conf, task, clean_steps):
-    _move(task, states.CLEAN)
-    do_cleaning(conf, task, manual_steps=clean_steps)
-
-
-def do_deploy(conf, task, event=states.DEPLOY):
-    node = task.node
-    _move(task, event)
+def do_deploy(conf, task):
     try:
         task.driver.power.validate(task)
         task.driver.deploy.validate(task)
@@ -259,17 +256,11 @@ def do_deploy(conf, task, event=states.DEPLOY):
     except Exception as exc:
         _fail(task, 'Deploy failed: %s' % exc)
         return
-    if result == states.DEPLOYWAIT:
-        _move(task, states.WAIT)
-        return
-    node.deploy_step = {}
-    _move(task, states.DONE)
-    LOG.info('Node %s deployed', node.uuid)
+    _deployed(task, result)
 
 
 def do_tear_down(conf, task):
     node = task.node
-    _move(task, states.DELETE)
     try:
         task.driver.deploy.tear_down(task)
         task.driver.deploy.clean_up(task)
@@ -290,7 +281,8 @@ def do_tear_down(conf, task):
     do_cleaning(conf, task)
 
 
-def do_abort(conf, task):
+def do_abort(task):
+    """Abort a waiting flow: bookkeeping only, made in the RPC call."""
     node = task.node
     _move(task, states.ABORT)
     node.last_error = 'Aborted by request in state %s.' % (
@@ -303,40 +295,112 @@ def do_abort(conf, task):
 
 
 FLOWS = {
-    states.MANAGE: do_manage,
-    states.PROVIDE: do_provide,
+    states.MANAGE: do_verify,
+    states.PROVIDE: do_cleaning,
     states.DEPLOY: do_deploy,
-    states.REBUILD: lambda conf, task: do_deploy(conf, task,
-                                                 event=states.REBUILD),
+    states.REBUILD: do_deploy,
     states.DELETE: do_tear_down,
-    states.ABORT: do_abort,
 }
-"""Machine event -> the work that handles it (``clean`` takes steps)."""
+"""Machine event -> the work after its first move (``clean`` takes steps;
+``resume`` goes on with what waited)."""
+
+NO_FREE_WORKER = 'No free conductor workers available'
+"""``last_error`` of a node whose request found the worker pool full."""
+
+
+def begin(task, event):
+    """Make the first move of ``event`` and save it (in the RPC call).
+
+    The node shows its transient state and target (``deploying`` /
+    ``active``) before the API answers 202.
+
+    :returns: True when a worker has to go on with :func:`run`; False
+        when this move ended the request (``manage`` of an available
+        node, ``abort``): the caller releases the task.
+    :raises: InvalidStateRequested when ``event`` is not allowed.
+    """
+    if event == states.ABORT:
+        do_abort(task)
+        return False
+    _move(task, event)
+    return task.node.provision_state in states.WORKING_STATES
+
+
+def undo_begin(task, provision_state, target_provision_state):
+    """Put the node back where :func:`begin` found it.
+
+    For a request that no worker could take (``NoFreeConductorWorker``):
+    nothing ran, so the node returns to its previous state rather than
+    through the state machine, and ``last_error`` says why, as upstream
+    does.
+    """
+    node = task.node
+    node.provision_state = provision_state
+    node.target_provision_state = target_provision_state
+    node.last_error = NO_FREE_WORKER
+    node.save(task.context)
+
+
+def _fail_unexpected(task, event, exc):
+    """A flow raised instead of recording its failure: a bug, but the node
+    must not stay in a working state that nothing will ever end."""
+    LOG.exception('Unexpected error in %(event)s of node %(node)s',
+                  {'event': event, 'node': task.node.uuid})
+    node = task.node
+    try:
+        node.refresh(task.context)
+        if states.MACHINE.is_valid_event(node.provision_state, states.FAIL):
+            _fail(task, 'Unexpected error during %s: %s' % (event, exc))
+    except Exception:
+        LOG.exception('Could not record the failure of node %s',
+                      node.uuid)
 
 
 def run(conf, task, event, clean_steps=None):
-    """Run the flow of ``event`` and release the task (worker entry)."""
+    """Go on with the flow :func:`begin` started; release the task.
+
+    The worker's entry point: the node lock is released when it returns,
+    whatever happened.
+    """
     with task:
         try:
             if event == states.RESUME:
-                if task.node.provision_state == states.CLEANWAIT:
+                if task.node.provision_state == states.CLEANING:
                     continue_cleaning(conf, task)
                 else:
                     continue_deploy(conf, task)
             elif event == states.CLEAN:
-                do_clean(conf, task, clean_steps)
+                do_cleaning(conf, task, manual_steps=clean_steps)
             else:
                 FLOWS[event](conf, task)
-        except Exception:
-            # The flows record their own failures; this is a bug.
-            LOG.exception('Unexpected error in %(event)s of node %(node)s',
-                          {'event': event, 'node': task.node.uuid})
+        except Exception as exc:
+            _fail_unexpected(task, event, exc)
 
 
 # --- power -------------------------------------------------------------------
 
+def begin_power(task, new_state):
+    """Record the power change about to start (in the RPC call)."""
+    node = task.node
+    node.target_power_state = (states.POWER_ON if new_state == states.REBOOT
+                               else new_state)
+    node.last_error = None
+    node.save(task.context)
+
+
+def undo_begin_power(task):
+    """Clear the target of a power change that no worker could take."""
+    node = task.node
+    node.target_power_state = None
+    node.last_error = NO_FREE_WORKER
+    node.save(task.context)
+
+
 def change_power(task, new_state):
-    """Set the power of a locked node; records failures on the node."""
+    """Set the power of a locked node; records failures on the node.
+
+    The worker's entry point: the node lock is released when it returns.
+    """
     with task:
         node = task.node
         power = task.driver.power

@@ -1,7 +1,5 @@
 """Writing nodes: create, patch, delete, traits, states, maintenance."""
 
-import time
-
 from oslo_utils import uuidutils
 
 from alloc_framework.common import states
@@ -13,15 +11,18 @@ from tests.functional.baremetal import base
 class NodeWriteTestCase(base.BaremetalTestCase):
 
     def wait_state(self, uuid, field, value, timeout=30):
-        deadline = time.monotonic() + timeout
-        while True:
+        """Poll the node until ``field`` is ``value`` and the work is done.
+
+        The API answers 202 once the conductor started the work; the
+        worker holds the node lock until the work ends.
+        """
+        def settled():
             body = self.get('/v1/nodes/%s' % uuid, status=200).json_body
-            if body[field] == value:
-                return body
-            if time.monotonic() > deadline:
-                self.fail('node %s: %s is %r, not %r'
-                          % (uuid, field, body[field], value))
-            time.sleep(0.05)
+            done = (body[field] == value and body['reservation'] is None
+                    and not body['target_power_state'])
+            return body if done else None
+        return self.wait_for(settled, 'node %s: %s to be %r'
+                             % (uuid, field, value), timeout=timeout)
 
     def allocate(self, node):
         allocation = allocation_obj.Allocation(
@@ -277,10 +278,35 @@ class TestStates(NodeWriteTestCase):
         self.assertError(self.put(path, {'target': 'deploy'},
                                   version='1.72'), 406)
 
+    def test_provision_state_visible_with_the_202(self):
+        node = self.make_node()
+        self.put('/v1/nodes/%s/states/provision' % node.uuid,
+                 {'target': 'active'}, status=202)
+        # The first move is saved before the answer: a client polling
+        # after the 202 never sees the old state without a target.
+        body = self.get('/v1/nodes/%s' % node.uuid).json_body
+        self.assertIn((body['provision_state'],
+                       body['target_provision_state']),
+                      [('deploying', 'active'), ('active', None)])
+        body = self.wait_state(node.uuid, 'provision_state', 'active')
+        self.assertIsNone(body['target_provision_state'])
+        self.assertIsNone(body['last_error'])
+
+    def test_provision_failure_visible(self):
+        node = self.make_node(driver_info={'fake_fail_deploy': True})
+        self.put('/v1/nodes/%s/states/provision' % node.uuid,
+                 {'target': 'active'}, status=202)
+        body = self.wait_state(node.uuid, 'provision_state', 'deploy failed')
+        self.assertEqual('active', body['target_provision_state'])
+        self.assertIn('fake_fail_deploy', body['last_error'])
+
     def test_power(self):
         node = self.make_node()
         path = '/v1/nodes/%s/states/power' % node.uuid
         self.put(path, {'target': 'power on'}, status=202)
+        body = self.get('/v1/nodes/%s' % node.uuid).json_body
+        self.assertIn((body['power_state'], body['target_power_state']),
+                      [('power off', 'power on'), ('power on', None)])
         self.wait_state(node.uuid, 'power_state', 'power on')
         self.put(path, {'target': 'rebooting'}, status=202)
         self.wait_state(node.uuid, 'power_state', 'power on')

@@ -17,6 +17,7 @@ from alloc_framework.conductor import manager as manager_mod
 from alloc_framework.conductor import rpcapi
 from alloc_framework import objects
 from tests import base
+from tests.unit.conductor import base as conductor_base
 from tests.unit.objects import utils
 
 TRANSPORT_URL = os.environ.get('ALLOC_TEST_TRANSPORT_URL',
@@ -62,8 +63,9 @@ class OsloTransportTestCase(base.DBTestCase):
         self.assertEqual('fake', node.power_interface)
         self.assertEqual({'cpus': 4}, node.properties)
         self.rpc.do_provisioning_action(self.ctx, node.id, 'manage')
+        self._wait_unlocked(node)
         self.rpc.change_node_power_state(self.ctx, node.id, states.POWER_ON)
-        node = objects.Node.get_by_id(self.ctx, node.id)
+        node = self._wait_unlocked(node)
         self.assertEqual(states.MANAGEABLE, node.provision_state)
         self.assertEqual(states.POWER_ON, node.power_state)
         node.extra = {'via': 'rpc'}
@@ -72,6 +74,29 @@ class OsloTransportTestCase(base.DBTestCase):
         self.rpc.add_node_traits(self.ctx, node.id, ['CUSTOM_RPC'])
         self.assertEqual(['CUSTOM_RPC'], objects.Node.get_by_id(
             self.ctx, node.id).traits)
+
+    def _wait_unlocked(self, node):
+        def unlocked():
+            fresh = objects.Node.get_by_id(self.ctx, node.id)
+            return fresh if fresh.reservation is None else None
+        return self.wait_for(unlocked, 'the worker to release the node')
+
+    def test_call_returns_while_worker_works(self):
+        # Not held for the whole power change: the call answers once a
+        # worker has it, well before rpc_response_timeout.
+        gate = conductor_base.Gate(self)
+        self.manager.driver_factory.interfaces['power']['fake'] = (
+            conductor_base.SlowPower(gate))
+        node = utils.create_node(self.ctx, power_state=states.POWER_OFF)
+        self.rpc.change_node_power_state(self.ctx, node.id, states.POWER_ON)
+        self.assertTrue(gate.entered.wait(30))
+        fresh = objects.Node.get_by_id(self.ctx, node.id)
+        self.assertEqual(states.POWER_ON, fresh.target_power_state)
+        self.assertEqual(self.host, fresh.reservation)
+        gate.opened.set()
+        fresh = self._wait_unlocked(node)
+        self.assertEqual(states.POWER_ON, fresh.power_state)
+        self.assertIsNone(fresh.target_power_state)
 
     def test_domain_errors_come_back(self):
         node = utils.create_node(self.ctx)

@@ -296,7 +296,7 @@ class ProvisioningTestCase(base.ConductorTestCase):
 
     def _act(self, node, action, **kw):
         self.rpc.do_provisioning_action(self.ctx, node.id, action, **kw)
-        return objects.Node.get_by_id(self.ctx, node.id)
+        return self.wait_unlocked(node.id)
 
     def test_full_life_cycle(self):
         node = self._node()
@@ -423,16 +423,17 @@ class ProvisioningTestCase(base.ConductorTestCase):
 
 class PowerTestCase(base.ConductorTestCase):
 
+    def _power(self, node, new_state):
+        self.rpc.change_node_power_state(self.ctx, node.id, new_state)
+        return self.wait_unlocked(node.id)
+
     def test_power_actions(self):
         node = self.make_node(power_state=states.POWER_OFF)
-        self.rpc.change_node_power_state(self.ctx, node.id, states.POWER_ON)
-        node = objects.Node.get_by_id(self.ctx, node.id)
+        node = self._power(node, states.POWER_ON)
         self.assertEqual(states.POWER_ON, node.power_state)
         self.assertIsNone(node.target_power_state)
-        self.rpc.change_node_power_state(self.ctx, node.id, states.REBOOT)
-        self.rpc.change_node_power_state(self.ctx, node.id,
-                                         states.POWER_OFF)
-        node = objects.Node.get_by_id(self.ctx, node.id)
+        self._power(node, states.REBOOT)
+        node = self._power(node, states.POWER_OFF)
         self.assertEqual(states.POWER_OFF, node.power_state)
         self.assertEqual(['power on', 'rebooting', 'power off'],
                          node.driver_internal_info['fake_power_actions'])
@@ -441,9 +442,9 @@ class PowerTestCase(base.ConductorTestCase):
     def test_power_failure_recorded(self):
         node = self.make_node(power_state=states.POWER_OFF,
                               driver_info={'fake_fail_power': True})
-        self.rpc.change_node_power_state(self.ctx, node.id, states.POWER_ON)
-        node = objects.Node.get_by_id(self.ctx, node.id)
+        node = self._power(node, states.POWER_ON)
         self.assertEqual(states.POWER_OFF, node.power_state)
+        self.assertIsNone(node.target_power_state)
         self.assertIn('power on', node.last_error)
         self.assertEqual('power', objects.NodeHistory.list_by_node_id(
             self.ctx, node.id)[0].event_type)
@@ -485,7 +486,7 @@ class WaitStatesTestCase(base.ConductorTestCase):
         return objects.Node.get_by_id(self.ctx, self.make_node(**kw).id)
 
     def _get(self, node):
-        return objects.Node.get_by_id(self.ctx, node.id)
+        return self.wait_unlocked(node.id)
 
     def test_deploy_waits_for_call_back(self):
         node = self._node(provision_state=states.AVAILABLE)
@@ -493,7 +494,6 @@ class WaitStatesTestCase(base.ConductorTestCase):
         node = self._get(node)
         self.assertEqual(states.DEPLOYWAIT, node.provision_state)
         self.assertEqual(states.ACTIVE, node.target_provision_state)
-        self.assertIsNone(node.reservation)
         self.rpc.continue_node_deploy(self.ctx, node.id)
         node = self._get(node)
         self.assertEqual(states.ACTIVE, node.provision_state)
@@ -505,6 +505,7 @@ class WaitStatesTestCase(base.ConductorTestCase):
         node = self._node(provision_state=states.AVAILABLE,
                           driver_info={'fake_fail_deploy': True})
         self.rpc.do_provisioning_action(self.ctx, node.id, 'active')
+        self._get(node)
         self.rpc.continue_node_deploy(self.ctx, node.id)
         node = self._get(node)
         self.assertEqual(states.DEPLOYFAIL, node.provision_state)
@@ -530,11 +531,166 @@ class WaitStatesTestCase(base.ConductorTestCase):
     def test_abort_waiting_deploy(self):
         node = self._node(provision_state=states.AVAILABLE)
         self.rpc.do_provisioning_action(self.ctx, node.id, 'active')
+        self._get(node)
+        # Abort is bookkeeping only: done when the call returns.
         self.rpc.do_provisioning_action(self.ctx, node.id, 'abort')
-        node = self._get(node)
+        node = objects.Node.get_by_id(self.ctx, node.id)
+        self.assertIsNone(node.reservation)
         self.assertEqual(states.DEPLOYFAIL, node.provision_state)
         self.assertRaises(exception.InvalidStateRequested,
                           self.rpc.continue_node_deploy, self.ctx, node.id)
+
+
+class AsynchronousWorkTestCase(base.ConductorTestCase):
+    """Power and provisioning calls return while a worker does the work."""
+
+    def setUp(self):
+        super().setUp()
+        self.gate = base.Gate(self)
+        self.manager.del_host()
+        factory = driver_factory.DriverFactory(self.conf)
+        factory.interfaces['power']['fake'] = base.SlowPower(self.gate)
+        factory.interfaces['deploy']['fake'] = base.SlowDeploy(self.gate)
+        self.manager.driver_factory = factory
+        self.manager.init_host()
+
+    def _entered(self):
+        self.assertTrue(self.gate.entered.wait(30),
+                        'the worker never reached the interface')
+
+    def _get(self, node):
+        return objects.Node.get_by_id(self.ctx, node.id)
+
+    def test_power_call_returns_while_worker_works(self):
+        node = self.make_node(power_state=states.POWER_OFF)
+        self.rpc.change_node_power_state(self.ctx, node.id, states.POWER_ON)
+        # Saved before the call returned: a client polling after the 202
+        # sees the target, and the worker holds the lock.
+        node = self._get(node)
+        self.assertEqual(states.POWER_OFF, node.power_state)
+        self.assertEqual(states.POWER_ON, node.target_power_state)
+        self.assertEqual(self.host, node.reservation)
+        self._entered()
+        self.assertRaises(exception.NodeLocked,
+                          self.rpc.change_node_power_state, self.ctx,
+                          node.id, states.POWER_OFF)
+        self.gate.opened.set()
+        node = self.wait_unlocked(node.id)
+        self.assertEqual(states.POWER_ON, node.power_state)
+        self.assertIsNone(node.target_power_state)
+        self.assertIsNone(node.last_error)
+
+    def test_deploy_call_returns_while_worker_works(self):
+        node = self.make_node(provision_state=states.AVAILABLE)
+        self.rpc.do_provisioning_action(self.ctx, node.id, 'active')
+        node = self._get(node)
+        self.assertEqual(states.DEPLOYING, node.provision_state)
+        self.assertEqual(states.ACTIVE, node.target_provision_state)
+        self.assertEqual(self.host, node.reservation)
+        self._entered()
+        self.assertRaises(exception.NodeLocked,
+                          self.rpc.do_provisioning_action, self.ctx,
+                          node.id, 'deleted')
+        self.assertEqual(states.DEPLOYING,
+                         self._get(node).provision_state)
+        self.gate.opened.set()
+        node = self.wait_unlocked(node.id)
+        self.assertEqual(states.ACTIVE, node.provision_state)
+        self.assertIsNone(node.target_provision_state)
+        self.assertTrue(node.driver_internal_info['fake_deployed'])
+
+    def test_failure_in_worker_ends_in_failure_state(self):
+        node = self.make_node(provision_state=states.AVAILABLE,
+                              driver_info={'fake_fail_deploy': True})
+        self.rpc.do_provisioning_action(self.ctx, node.id, 'active')
+        self._entered()
+        self.assertEqual(states.DEPLOYING, self._get(node).provision_state)
+        self.gate.opened.set()
+        node = self.wait_unlocked(node.id)
+        self.assertEqual(states.DEPLOYFAIL, node.provision_state)
+        self.assertEqual(states.ACTIVE, node.target_provision_state)
+        self.assertIn('fake_fail_deploy', node.last_error)
+
+    def test_unexpected_error_in_worker(self):
+        # A flow that raises instead of recording its failure is a bug;
+        # the node must still end in the failure state, unlocked.
+        self.gate.opened.set()
+
+        def broken(conf, task):
+            raise RuntimeError('bug')
+
+        node = self.make_node(provision_state=states.AVAILABLE)
+        with mock.patch.dict(provisioning.FLOWS, {states.DEPLOY: broken}):
+            self.rpc.do_provisioning_action(self.ctx, node.id, 'active')
+            node = self.wait_unlocked(node.id)
+        self.assertEqual(states.DEPLOYFAIL, node.provision_state)
+        self.assertIn('bug', node.last_error)
+
+    def test_move_without_work_needs_no_worker(self):
+        node = self.make_node(provision_state=states.AVAILABLE)
+        self.rpc.do_provisioning_action(self.ctx, node.id, 'manage')
+        node = self._get(node)
+        self.assertEqual(states.MANAGEABLE, node.provision_state)
+        self.assertIsNone(node.target_provision_state)
+        self.assertIsNone(node.reservation)
+
+    def _fill_pool(self):
+        """Occupy every worker and the whole queue of a pool of 2."""
+        self.manager.del_host()
+        self.config(workers_pool_size=2, group='conductor')
+        self.manager.init_host()
+        busy = threading.Semaphore(0)
+
+        def work():
+            busy.release()
+            self.gate.opened.wait(60)
+        for _ in range(2):
+            self.manager.spawn_worker(work)
+        for _ in range(2):
+            self.assertTrue(busy.acquire(timeout=30))
+        # Both threads are busy: what is queued now stays queued.
+        while True:
+            try:
+                self.manager.spawn_worker(work)
+            except exception.NoFreeConductorWorker:
+                break
+
+    def test_full_pool_leaves_node_as_it_was(self):
+        deploying = self.make_node(provision_state=states.AVAILABLE)
+        powering = self.make_node(power_state=states.POWER_OFF)
+        self._fill_pool()
+        self.assertRaises(exception.NoFreeConductorWorker,
+                          self.rpc.do_provisioning_action, self.ctx,
+                          deploying.id, 'active')
+        node = self._get(deploying)
+        self.assertEqual(states.AVAILABLE, node.provision_state)
+        self.assertIsNone(node.target_provision_state)
+        self.assertIsNone(node.reservation)
+        self.assertEqual(provisioning.NO_FREE_WORKER, node.last_error)
+        self.assertRaises(exception.NoFreeConductorWorker,
+                          self.rpc.change_node_power_state, self.ctx,
+                          powering.id, states.POWER_ON)
+        node = self._get(powering)
+        self.assertIsNone(node.target_power_state)
+        self.assertIsNone(node.reservation)
+        self.assertEqual(provisioning.NO_FREE_WORKER, node.last_error)
+
+    def test_stop_lets_work_in_flight_finish(self):
+        node = self.make_node(provision_state=states.AVAILABLE)
+        self.rpc.do_provisioning_action(self.ctx, node.id, 'active')
+        self._entered()
+        stopper = threading.Thread(target=self.manager.del_host)
+        stopper.start()
+        self.addCleanup(stopper.join, 60)
+        # del_host waits for the pool: the deployment is still running.
+        stopper.join(0.2)
+        self.assertTrue(stopper.is_alive())
+        self.gate.opened.set()
+        stopper.join(60)
+        self.assertFalse(stopper.is_alive())
+        node = self._get(node)
+        self.assertEqual(states.ACTIVE, node.provision_state)
+        self.assertIsNone(node.reservation)
 
 
 class ConductorGroupTestCase(base.ConductorTestCase):
@@ -554,4 +710,5 @@ class ConductorGroupTestCase(base.ConductorTestCase):
         self.assertEqual('', self.rpc.update_node(self.ctx,
                                                   node).conductor_group)
         self.rpc.change_node_power_state(self.ctx, node.id, states.POWER_ON)
+        self.wait_unlocked(node.id)
         self.rpc.destroy_node(self.ctx, node.id)
