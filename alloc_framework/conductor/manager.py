@@ -98,11 +98,16 @@ class ConductorManager:
         self._executor = futurist.ThreadPoolExecutor(
             max_workers=size,
             check_and_reject=rejection.reject_when_reached(size))
-        # Locks left by a previous life of this host protect nothing.
+        # Locks left by a previous life of this host protect nothing: the
+        # work they protected died with it.
+        interrupted = [n.id for n in objects.Node.list(
+            self.context, filters={'reserved': True})
+            if n.reservation == self.host]
         released = objects.Node.clear_reservations(self.context, self.host)
         if released:
             LOG.warning('Released %d stale node locks of %s', released,
                         self.host)
+        self._fail_interrupted(interrupted)
         self.conductor = objects.Conductor.register(
             self.context, self.host, self.conf.conductor.conductor_group,
             drivers=self.driver_factory.names)
@@ -124,6 +129,26 @@ class ConductorManager:
                  {'host': self.host, 'id': self.conductor.id,
                   'group': self.conductor.conductor_group,
                   'types': ', '.join(self.driver_factory.names)})
+
+    def _fail_interrupted(self, node_ids):
+        """End the work a previous life of this host left half done.
+
+        Nothing resumes a flow whose worker died: the node would stay in
+        ``deploying`` (or ``cleaning`` ...) with a target forever. As
+        upstream, such a node moves to its failure state with
+        ``last_error``, and a power change loses its target.
+        """
+        for node_id in node_ids:
+            try:
+                with self._acquire(self.context, node_id,
+                                   'failing interrupted work') as task:
+                    provisioning.fail_interrupted(task)
+            except (exception.NodeLocked, exception.NodeNotFound):
+                # Someone else took it over since: not ours any more.
+                pass
+            except Exception:
+                LOG.exception('Could not fail the interrupted work of node '
+                              '%s', node_id)
 
     def del_host(self):
         """Stop: periodics, RPC server, workers; then unregister."""

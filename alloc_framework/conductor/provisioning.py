@@ -356,6 +356,25 @@ def _fail_unexpected(task, event, exc):
                       node.uuid)
 
 
+def fail_interrupted(task):
+    """Fail the work a dead worker left on a node (at conductor start)."""
+    node = task.node
+    message = ('The conductor %s stopped while the node was %s; the work '
+               'was not finished.')
+    if node.provision_state in states.WORKING_STATES:
+        fault = CLEAN_FAILURE if node.provision_state == states.CLEANING \
+            else None
+        _set_progress(node)
+        _fail(task, message % (task.host, node.provision_state),
+              fault=fault)
+    if node.target_power_state:
+        node.last_error = message % (
+            task.host, 'changing to %s' % node.target_power_state)
+        node.target_power_state = None
+        node.save(task.context)
+        _record(task, node.last_error, event_type=node_history.POWER)
+
+
 def run(conf, task, event, clean_steps=None):
     """Go on with the flow :func:`begin` started; release the task.
 

@@ -46,6 +46,43 @@ class LifeCycleTestCase(base.ConductorTestCase):
         self.assertIsNone(objects.Node.get_by_id(self.ctx,
                                                  node.id).reservation)
 
+    def test_work_interrupted_by_a_crash_fails_at_start(self):
+        deploying = self.make_node(provision_state=states.DEPLOYING,
+                                   target_provision_state=states.ACTIVE)
+        cleaning = self.make_node(provision_state=states.CLEANING,
+                                  target_provision_state=states.AVAILABLE,
+                                  clean_step={'step': 'erase'})
+        powering = self.make_node(power_state=states.POWER_OFF,
+                                  target_power_state=states.POWER_ON)
+        waiting = self.make_node(provision_state=states.DEPLOYWAIT,
+                                 target_provision_state=states.ACTIVE)
+        others = self.make_node(provision_state=states.DEPLOYING,
+                                target_provision_state=states.ACTIVE)
+        for node in (deploying, cleaning, powering):
+            objects.Node.reserve(self.ctx, node.id, 'other-host')
+        objects.Node.reserve(self.ctx, others.id, 'third-host')
+        self.start_conductor('other-host')
+
+        node = objects.Node.get_by_id(self.ctx, deploying.id)
+        self.assertEqual((states.DEPLOYFAIL, states.ACTIVE),
+                         (node.provision_state, node.target_provision_state))
+        self.assertIn('other-host stopped while the node was deploying',
+                      node.last_error)
+        self.assertIsNone(node.reservation)
+        node = objects.Node.get_by_id(self.ctx, cleaning.id)
+        self.assertEqual(states.CLEANFAIL, node.provision_state)
+        self.assertTrue(node.maintenance)
+        self.assertEqual({}, node.clean_step)
+        node = objects.Node.get_by_id(self.ctx, powering.id)
+        self.assertIsNone(node.target_power_state)
+        self.assertIn('changing to power on', node.last_error)
+        # A wait state has no worker to lose; another host's lock is its.
+        node = objects.Node.get_by_id(self.ctx, waiting.id)
+        self.assertEqual(states.DEPLOYWAIT, node.provision_state)
+        node = objects.Node.get_by_id(self.ctx, others.id)
+        self.assertEqual(states.DEPLOYING, node.provision_state)
+        self.assertEqual('third-host', node.reservation)
+
     def test_broken_plugin_stops_start(self):
         from alloc_framework.conductor import manager as manager_mod
         self.config(enabled_hardware_types=['fake-hardware', 'missing'])
