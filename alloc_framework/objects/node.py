@@ -352,6 +352,36 @@ class Node(base.AllocObject):
             raise exception.InstanceNotFound(instance=instance_uuid)
         return cls._from_db(context, row, traits)
 
+    @staticmethod
+    @db_api.reader
+    def identities(context, uuids=(), names=()):
+        """Identity and ownership of many nodes in one query.
+
+        For request bodies that name many nodes (an allocation's
+        ``candidate_nodes``): only what resolving and authorizing needs,
+        not whole nodes.
+
+        :returns: a dict from each UUID (lower case) and name found to a
+            row with ``id``, ``uuid``, ``name``, ``owner`` and ``lessee``.
+        """
+        conds = []
+        if uuids:
+            conds.append(models.Node.uuid.in_(sorted(set(uuids))))
+        if names:
+            conds.append(models.Node.name.in_(sorted(set(names))))
+        if not conds:
+            return {}
+        N = models.Node
+        rows = context.session.execute(
+            sa.select(N.id, N.uuid, N.name, N.owner, N.lessee)
+            .where(sa.or_(*conds))).all()
+        found = {}
+        for row in rows:
+            found[row.uuid.lower()] = row
+            if row.name is not None:
+                found[row.name] = row
+        return found
+
     @classmethod
     def get(cls, context, ident):
         """Find a node by id (int), UUID or name.

@@ -86,6 +86,25 @@ class TestCreate(AllocationTestCase):
                          'candidate_nodes')
         self.assertEqual(0, self.count())
 
+    def test_candidate_nodes_keep_order_without_duplicates(self):
+        first = self.make_node(name='cand-a')
+        second = self.make_node(name='cand-b')
+        body = self.post('/v1/allocations',
+                         {'resource_class': 'baremetal',
+                          'candidate_nodes': [second.uuid, 'cand-a',
+                                              'cand-b', first.uuid]},
+                         status=201).json_body
+        self.assertEqual([second.uuid, first.uuid], body['candidate_nodes'])
+
+    def test_candidate_that_is_no_identity_is_400(self):
+        node = self.make_node(name='cand-1')
+        resp = self.post('/v1/allocations',
+                         {'resource_class': 'baremetal',
+                          'candidate_nodes': [node.uuid, 'not a name!']})
+        self.assertError(resp, 400, 'baremetal.invalid_field',
+                         'not a name!')
+        self.assertEqual(0, self.count())
+
     def test_invalid_resource_class_is_400(self):
         for value in ('', 'x' * 81, 42, None):
             resp = self.post('/v1/allocations', {'resource_class': value})

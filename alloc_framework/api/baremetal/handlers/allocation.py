@@ -16,6 +16,7 @@ from alloc_framework.api.baremetal.schemas import allocation as schema
 from alloc_framework.api.baremetal import util
 from alloc_framework.common import exception
 from alloc_framework.common import states
+from alloc_framework.common import utils
 from alloc_framework.objects import allocation as allocation_obj
 from alloc_framework.objects import node as node_obj
 from alloc_framework.objects import trait as trait_obj
@@ -192,6 +193,36 @@ def _node_for(req, ident, field):
     return node
 
 
+def _candidate_uuids(req, idents):
+    """UUIDs of the candidate nodes (names resolved), in request order.
+
+    One query for all of them: a request may name many nodes.
+
+    :raises: 400 naming ``candidate_nodes`` for the first node that is
+        unknown, invisible to the caller or not a node identity at all.
+    """
+    uuids, names = [], []
+    for ident in idents:
+        if uuidutils.is_uuid_like(ident):
+            uuids.append(ident)
+        elif utils.is_valid_logical_name(ident):
+            names.append(ident)
+    found = node_obj.Node.identities(req.context, uuids=uuids, names=names)
+    result = []
+    for ident in idents:
+        key = ident.lower() if uuidutils.is_uuid_like(ident) else ident
+        row = found.get(key)
+        if row is None or not req.policy.check(
+                req.context, 'baremetal:node:get',
+                {'node.owner': row.owner, 'node.lessee': row.lessee}):
+            raise errors.HTTPError(
+                400, 'Invalid candidate_nodes: node %s could not be found.'
+                % ident, errors.INVALID_FIELD)
+        if row.uuid not in result:
+            result.append(row.uuid)
+    return result
+
+
 def _check_owner(req, body):
     """Callers without create_restricted allocate for their project."""
     if req.policy.check(req.context,
@@ -261,17 +292,13 @@ def create_allocation(req):
     if body.get('traits'):
         values['traits'] = trait_obj.validate_traits(body['traits'])
     if body.get('candidate_nodes'):
-        uuids = []
-        for ident in body['candidate_nodes']:
-            candidate = _node_for(req, ident, 'candidate_nodes')
-            if candidate.uuid not in uuids:
-                uuids.append(candidate.uuid)
-        values['candidate_nodes'] = uuids
+        values['candidate_nodes'] = _candidate_uuids(
+            req, body['candidate_nodes'])
     node = None
     if body.get('node') is not None:
         node = _backfill(req, body, values)
-    if values['uuid'] is None:
-        values['uuid'] = uuidutils.generate_uuid()
+    # Without a UUID the conductor generates one (cheaper: it then needs
+    # not check that no node carries it as instance_uuid).
     allocation = Allocation(req.context, **{k: v for k, v in values.items()
                                             if v is not None})
     # The conductor returns the allocation as created (``allocating``, or
