@@ -222,9 +222,17 @@ class Allocation(base.AllocObject):
     @classmethod
     @db_api.reader
     def _get(cls, context, column, value):
-        row = _get_row(context.session, column, value, value)
-        traits = _load_traits(context.session, [row.id])[row.id]
-        return cls._from_row(context, row, traits)
+        # The row and its traits in one round trip: one result row per
+        # trait (or one with a NULL trait).
+        rows = context.session.execute(
+            sa.select(ALLOCATIONS, TRAITS.c.trait.label('_trait'))
+            .select_from(ALLOCATIONS.outerjoin(
+                TRAITS, TRAITS.c.allocation_id == ALLOCATIONS.c.id))
+            .where(column == value)).all()
+        if not rows:
+            raise exception.AllocationNotFound(allocation=value)
+        traits = sorted(r._trait for r in rows if r._trait is not None)
+        return cls._from_row(context, rows[0], traits)
 
     @classmethod
     @db_api.reader
@@ -318,18 +326,21 @@ class Allocation(base.AllocObject):
             InstanceAssociated (the UUID is a node's ``instance_uuid``)
         """
         context = context or self._context
-        if not self.obj_attr_is_set('uuid') or not self.uuid:
+        generated = not self.obj_attr_is_set('uuid') or not self.uuid
+        if generated:
             self.uuid = uuidutils.generate_uuid()
         if not self.obj_attr_is_set('state'):
             self.state = ALLOCATING
-        self._create(context)
+        # A UUID generated here cannot be any node's instance_uuid yet.
+        self._create(context, check_uuid=not generated)
 
     @retry_on_deadlock
     @db_api.writer
-    def _create(self, context):
+    def _create(self, context, check_uuid=True):
         session = context.session
         node_id = self.node_id if self.obj_attr_is_set('node_id') else None
-        check_instance_uuid_free(session, self.uuid, node_id)
+        if check_uuid:
+            check_instance_uuid_free(session, self.uuid, node_id)
         values = self._values_for_db(_COLUMNS)
         traits = self.traits if self.obj_attr_is_set('traits') else None
         self.id = insert_allocation(session, values, traits)

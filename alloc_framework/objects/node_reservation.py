@@ -183,8 +183,11 @@ def _reserve_node(context, allocation, randomize):
         # for the locking read, which block the UPDATE moving the reserved
         # node out of that range in other transactions: deadlocks under
         # concurrency. Row locks are all this transaction needs.
-        session.connection(
-            execution_options={'isolation_level': 'READ COMMITTED'})
+        # ``SET TRANSACTION`` applies to this transaction only: unlike a
+        # session-level change it needs no reset when the connection goes
+        # back to the pool.
+        session.execute(
+            sa.text('SET TRANSACTION ISOLATION LEVEL READ COMMITTED'))
     conds = _free_conditions(allocation)
     tried = []
     for _attempt in range(_MAX_PICKS):

@@ -33,8 +33,8 @@ class DatabaseBackend(base.AllocationBackend):
             node_uuid = node_reservation.reserve_node(
                 context, allocation, randomize=self.randomize)
             if node_uuid is not None:
-                LOG.info('Node %(node)s reserved for allocation %(alloc)s',
-                         {'node': node_uuid, 'alloc': allocation.uuid})
+                LOG.debug('Node %(node)s reserved for allocation %(alloc)s',
+                          {'node': node_uuid, 'alloc': allocation.uuid})
                 return node_uuid
             # Only a failure pays for finding out which filter failed.
             error = node_reservation.explain_no_node(context, allocation)
