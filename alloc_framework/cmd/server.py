@@ -6,10 +6,15 @@ the ``local`` RPC transport. With the embedded SQLite database (the
 default, under ``[DEFAULT]state_path``) the schema is created or upgraded
 at start, so a fresh ``alloc-server`` with no configuration at all
 serves. SIGTERM or SIGINT stops it cleanly.
+
+With ``[DEFAULT]server_workers`` above 1 it runs that many such processes,
+sharing the API ports; each one's conductor is named ``<host>-<n>``.
 """
 
+import os
 import sys
 
+import fasteners
 from oslo_log import log
 from oslo_service import service
 
@@ -27,6 +32,64 @@ def is_embedded_db(conf):
     return conf.database.connection.startswith('sqlite')
 
 
+class WorkerSlotError(Exception):
+    """No free worker slot: more processes than ``[DEFAULT]server_workers``."""
+
+
+def claim_worker_slot(conf, count):
+    """Claim the lowest free worker number of this host, 0 to count - 1.
+
+    A slot is an exclusive lock on a file under ``[DEFAULT]state_path``;
+    the kernel releases it when the process ends, however it ends, so the
+    process that replaces a dead one gets the same number (and with it the
+    same conductor name, whose stale node locks it then clears).
+
+    :returns: ``(number, lock)``; keep the lock for the process's life.
+    :raises: WorkerSlotError
+    """
+    os.makedirs(conf.state_path, exist_ok=True)
+    for number in range(count):
+        lock = fasteners.InterProcessLock(os.path.join(
+            conf.state_path, 'alloc-server-%s-worker-%d.lock'
+            % (conf.host, number)))
+        if lock.acquire(blocking=False):
+            return number, lock
+    raise WorkerSlotError('All %d worker slots of host %s are taken: is '
+                          'another alloc-server running with the same '
+                          '[DEFAULT]host and state_path?'
+                          % (count, conf.host))
+
+
+class WorkerGroup(conductor_service.ServiceGroup):
+    """The all-in-one services of one of several alloc-server processes.
+
+    At start, in its own process, it claims a worker number and names its
+    conductor ``<host>-<number>``.
+    """
+
+    def __init__(self, services, conf, conductor, count):
+        super().__init__(services)
+        self.conf = conf
+        self.conductor = conductor
+        self.count = count
+        self._slot_lock = None
+
+    def start(self):
+        number, self._slot_lock = claim_worker_slot(self.conf, self.count)
+        self.conductor.rename('%s-%d' % (self.conf.host, number))
+        LOG.info('alloc-server worker %(n)d of %(count)d (pid %(pid)d)',
+                 {'n': number, 'count': self.count, 'pid': os.getpid()})
+        super().start()
+
+    def stop(self, graceful=True):
+        try:
+            super().stop(graceful)
+        finally:
+            if self._slot_lock is not None:
+                self._slot_lock.release()
+                self._slot_lock = None
+
+
 def build_service(conf):
     """The grouped services of the all-in-one server (not started)."""
     if conf.rpc_transport != 'local':
@@ -39,21 +102,27 @@ def build_service(conf):
     # only, with a clear error.
     from alloc_framework.api.baremetal import app as bm_app
     from alloc_framework.api.placement import deploy as placement_deploy
+    count = conf.server_workers
+    conductor = conductor_service.ConductorService(conf.host, conf)
     services = [
         # The conductor first: the APIs route requests to it.
-        conductor_service.ConductorService(conf.host, conf),
+        conductor,
         wsgi_service.WSGIService('alloc-api', bm_app.setup_app(conf),
                                  conf.api.host_ip, conf.api.port,
-                                 workers=conf.api.api_workers),
+                                 workers=conf.api.api_workers,
+                                 reuse_port=count > 1),
         wsgi_service.WSGIService('alloc-placement-api',
                                  placement_deploy.loadapp(conf),
                                  conf.placement_api.host_ip,
                                  conf.placement_api.port,
-                                 workers=conf.placement_api.api_workers),
+                                 workers=conf.placement_api.api_workers,
+                                 reuse_port=count > 1),
     ]
-    # The launcher runs the group in a child process: connections opened
-    # here must not be shared with it.
+    # The launcher runs the group in child processes: connections opened
+    # here must not be shared with them.
     db_api.get_engine().dispose()
+    if count > 1:
+        return WorkerGroup(services, conf, conductor, count)
     return conductor_service.ServiceGroup(services)
 
 
@@ -64,7 +133,8 @@ def main(argv=None):
     except wsgi_service.ListenError as exc:
         LOG.error('%s', exc)
         return 1
-    launcher = service.launch(conf, services, restart_method='mutate')
+    launcher = service.launch(conf, services, restart_method='mutate',
+                              workers=conf.server_workers)
     return launcher.wait() or 0
 
 

@@ -18,7 +18,7 @@ class ListenError(Exception):
     """The address to listen on is taken or invalid."""
 
 
-def check_address(name, host, port):
+def check_address(name, host, port, reuse_port=False):
     """Fail now if ``host``:``port`` cannot be listened on.
 
     The launcher serves from a child process that it restarts when it
@@ -32,6 +32,8 @@ def check_address(name, host, port):
         family, _type, _proto, _name, addr = infos[0]
         with socket.socket(family, socket.SOCK_STREAM) as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if reuse_port:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
             sock.bind(addr)
     except OSError as exc:
         raise ListenError('%s cannot listen on %s:%s: %s'
@@ -41,15 +43,19 @@ def check_address(name, host, port):
 class WSGIService(service.ServiceBase):
     """Runs ``app`` on ``host``:``port`` with ``workers`` threads.
 
+    With ``reuse_port`` several processes listen on the same port
+    (SO_REUSEPORT) and the kernel spreads new connections over them.
+
     :raises: ListenError when the address cannot be listened on.
     """
 
-    def __init__(self, name, app, host, port, workers=8):
-        check_address(name, host, port)
+    def __init__(self, name, app, host, port, workers=8, reuse_port=False):
+        check_address(name, host, port, reuse_port=reuse_port)
         self.name = name
         # cheroot's default listen backlog (5) resets bursts of clients.
         self.server = wsgi.Server((host, port), app, numthreads=workers,
-                                  server_name=name, request_queue_size=1024)
+                                  server_name=name, request_queue_size=1024,
+                                  reuse_port=reuse_port)
         # Keep-alive connections must not hold a worker thread forever.
         self.server.timeout = 30
         self._thread = None

@@ -24,6 +24,11 @@ class ConductorService(service.ServiceBase):
         self.manager = manager or manager_mod.ConductorManager(host, conf)
         self._stopped = threading.Event()
 
+    def rename(self, host):
+        """Serve as ``host`` instead (before ``start()`` only)."""
+        self.host = host
+        self.manager.host = host
+
     def start(self):
         self._stopped.clear()
         self.manager.init_host()

@@ -34,6 +34,17 @@ opts = [
                default='/etc/alloc_framework/htpasswd',
                help='Path to an Apache htpasswd file (bcrypt entries) used '
                     'when auth_strategy is http_basic.'),
+    cfg.IntOpt('server_workers',
+               default=1, min=1,
+               help='Number of alloc-server processes. Each one serves '
+                    'both APIs and runs a conductor, named '
+                    '``<host>-<n>`` (n from 0) when there is more than '
+                    'one; the processes share the API ports (SO_REUSEPORT) '
+                    'and the kernel spreads connections over them. A '
+                    'process restarted after a crash takes the name of the '
+                    'one it replaces. Python runs one thread at a time per '
+                    'process: more processes use more CPU cores. Only '
+                    'alloc-server reads this option.'),
     cfg.StrOpt('rpc_transport',
                default='local',
                help='How the API reaches conductors: an entry point of the '

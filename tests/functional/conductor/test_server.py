@@ -8,8 +8,11 @@ import subprocess
 import sys
 import threading
 import time
+from unittest import mock
 import urllib.error
 import urllib.request
+
+import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
 from alloc_framework.db import migration
@@ -167,3 +170,80 @@ class SeparateProcessesTestCase(_ProcessTestCase):
         self._until(lambda: 'Conductor server-test started'
                     in self._output(), 'the conductor')
         self.assertIn('Conductor server-test stopped', self.stop())
+
+
+class ServerWorkersTestCase(_ProcessTestCase):
+    """alloc-server with [DEFAULT]server_workers = 2."""
+
+    def _conductors(self):
+        engine = db_api.create_engine('sqlite:///%s/alloc_framework.sqlite'
+                                      % self.state_path)
+        try:
+            with engine.connect() as conn:
+                return {row.hostname: row.online for row in conn.execute(
+                    sa.text('SELECT hostname, online FROM conductors'))}
+        finally:
+            engine.dispose()
+
+    def test_two_workers_share_the_ports(self):
+        self.start('server', extra_config='server_workers = 2')
+        self._until(self._answers(self.bm + '/'), 'the bare metal API')
+        # Each process registers its own conductor, numbered from 0.
+        self._until(lambda: self._conductors() == {'server-test-0': True,
+                                                   'server-test-1': True},
+                    'two conductors')
+        # Connections land on either process; all of them are served.
+        for _ in range(20):
+            status, _body = _request('GET', self.bm + '/v1/nodes',
+                                     headers=BM_VERSION)
+            self.assertEqual(200, status)
+            self.assertEqual(200, _request('GET', self.pl + '/')[0])
+
+        status, node = _request('POST', self.bm + '/v1/nodes',
+                                {'driver': 'fake-hardware',
+                                 'resource_class': 'gold'}, BM_VERSION)
+        self.assertEqual(201, status, node)
+        for action, state in (('manage', 'manageable'),
+                              ('provide', 'available')):
+            self._until(lambda: _request(
+                'PUT', self.bm + '/v1/nodes/%s/states/provision'
+                % node['uuid'], {'target': action}, BM_VERSION)[0] == 202,
+                action)
+            self._until(lambda: _request(
+                'GET', self.bm + '/v1/nodes/' + node['uuid'],
+                headers=BM_VERSION)[1]['provision_state'] == state, state)
+        status, alloc = _request('POST', self.bm + '/v1/allocations',
+                                 {'resource_class': 'gold'}, BM_VERSION)
+        self.assertEqual(201, status, alloc)
+        done = self._until(lambda: _request(
+            'GET', self.bm + '/v1/allocations/' + alloc['uuid'],
+            headers=BM_VERSION)[1]['state'] == 'active', 'the allocation')
+        self.assertTrue(done)
+
+        output = self.stop()
+        self.assertIn('Conductor server-test-0 stopped', output)
+        self.assertIn('Conductor server-test-1 stopped', output)
+        self.assertEqual({'server-test-0': False, 'server-test-1': False},
+                         self._conductors())
+
+
+class WorkerSlotTestCase(base.TestCase):
+
+    def test_slots_are_claimed_lowest_first_and_freed(self):
+        from alloc_framework.cmd import server
+        conf = mock.Mock(state_path=self.state_path, host='h')
+        first, lock0 = server.claim_worker_slot(conf, 2)
+        # A lock is per process: another process sees slot 0 taken.
+        out = subprocess.run(
+            [sys.executable, '-c',
+             'import sys; from unittest import mock; '
+             'from alloc_framework.cmd import server; '
+             'conf = mock.Mock(state_path=sys.argv[1], host="h"); '
+             'print(server.claim_worker_slot(conf, 2)[0]); '
+             'server.claim_worker_slot(conf, 1)', self.state_path],
+            capture_output=True, text=True)
+        self.assertEqual(0, first)
+        self.assertEqual('1', out.stdout.strip())
+        self.assertIn('WorkerSlotError', out.stderr)
+        self.assertIn('All 1 worker slots of host h are taken', out.stderr)
+        lock0.release()
