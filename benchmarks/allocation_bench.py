@@ -146,7 +146,7 @@ def _wait_state(client, node_uuid, wanted, deadline):
         if state in ('enroll', 'clean failed', 'error') and wanted != state:
             raise RuntimeError('node %s ended in %s: %s' % (
                 node_uuid, state, node.get('last_error')))
-        time.sleep(0.1)
+        time.sleep(0.05)
     raise RuntimeError('node %s not %s in time' % (node_uuid, wanted))
 
 
@@ -156,7 +156,7 @@ def _wait_power(client, node_uuid, deadline):
                            % node_uuid)
         if node['power_state']:
             return
-        time.sleep(0.1)
+        time.sleep(0.05)
     raise RuntimeError('node %s has no power state in time' % node_uuid)
 
 
@@ -326,26 +326,12 @@ def _percentile(values, pct):
     return ordered[index]
 
 
-def run(url, args):
-    def factory():
-        return Client(url, token=args.token)
-
-    resource_class = args.resource_class or 'bench-%s' % uuid.uuid4().hex[:8]
-    print('== %s: enrolling %d nodes (resource class %s)'
-          % (url, args.nodes, resource_class), flush=True)
-    nodes, enroll_time = enroll(factory, args.nodes, resource_class,
-                                args.enroll_workers, args.timeout)
-    print('   enrolled in %.1fs (answers retried: %s)'
-          % (enroll_time, dict(ENROLL_RETRIES) or 'none'), flush=True)
-    print('== %s: %d clients allocating' % (url, args.clients), flush=True)
-    results = allocate_until_exhausted(
-        factory, nodes, resource_class, args.clients, args.timeout,
-        max_allocations=args.nodes * 3, duration=args.duration)
+def _summary(url, args, clients, results):
     active = len(results.latencies)
-    summary = {
+    return {
         'url': url,
         'nodes': args.nodes,
-        'clients': args.clients,
+        'clients': clients,
         'active': active,
         'by_kind': dict(results.by_kind),
         'seconds': round(results.elapsed, 3),
@@ -364,9 +350,39 @@ def run(url, args):
         if results.post_latencies else None,
         'errors': dict(results.errors),
     }
+
+
+def run(url, args, enroll_workers):
+    """Enroll once, then one allocation round per client count.
+
+    Between rounds the allocations are deleted, which makes their nodes
+    available again. :returns: a summary per client count.
+    """
+    def factory():
+        return Client(url, token=args.token)
+
+    resource_class = args.resource_class or 'bench-%s' % uuid.uuid4().hex[:8]
+    print('== %s: enrolling %d nodes (resource class %s)'
+          % (url, args.nodes, resource_class), flush=True)
+    nodes, enroll_time = enroll(factory, args.nodes, resource_class,
+                                enroll_workers, args.timeout)
+    print('   enrolled in %.1fs (answers retried: %s)'
+          % (enroll_time, dict(ENROLL_RETRIES) or 'none'), flush=True)
+    summaries = []
+    for index, clients in enumerate(args.clients):
+        print('== %s: %d clients allocating' % (url, clients), flush=True)
+        results = allocate_until_exhausted(
+            factory, nodes, resource_class, clients, args.timeout,
+            max_allocations=args.nodes * 3, duration=args.duration)
+        summary = _summary(url, args, clients, results)
+        _print(summary)
+        summaries.append(summary)
+        last = index == len(args.clients) - 1
+        if not (last and args.keep):
+            cleanup(factory, results.allocations, [], enroll_workers)
     if not args.keep:
-        cleanup(factory, results.allocations, nodes, args.enroll_workers)
-    return summary
+        cleanup(factory, [], nodes, enroll_workers)
+    return summaries
 
 
 def _print(summary):
@@ -395,13 +411,19 @@ def main(argv=None):
                              'url/baseline is printed.')
     parser.add_argument('--nodes', '-n', type=int, default=1000,
                         help='Number of nodes to enroll (N).')
-    parser.add_argument('--clients', '-c', type=int, default=16,
-                        help='Concurrent allocation clients (C).')
+    parser.add_argument('--clients', '-c', default=[16],
+                        type=lambda v: [int(c) for c in v.split(',')],
+                        help='Concurrent allocation clients (C); a comma '
+                             'separated list runs one round per value on '
+                             'the same nodes.')
     parser.add_argument('--resource-class',
                         help='Resource class of the enrolled nodes '
                              '(default: a fresh random one).')
     parser.add_argument('--enroll-workers', type=int, default=16,
                         help='Threads enrolling and cleaning up nodes.')
+    parser.add_argument('--baseline-enroll-workers', type=int,
+                        help='Threads enrolling nodes into the baseline '
+                             '(default: --enroll-workers).')
     parser.add_argument('--timeout', type=float, default=300,
                         help='Seconds to wait for one node or allocation.')
     parser.add_argument('--duration', type=float,
@@ -415,21 +437,25 @@ def main(argv=None):
                         help='Also print the results as JSON.')
     args = parser.parse_args(argv)
 
-    summaries = [run(args.url, args)]
+    ours = run(args.url, args, args.enroll_workers)
+    base = []
     if args.baseline_url:
-        summaries.append(run(args.baseline_url, args))
+        base = run(args.baseline_url, args,
+                   args.baseline_enroll_workers or args.enroll_workers)
     print()
-    for summary in summaries:
+    for summary in ours + base:
         _print(summary)
-    if len(summaries) == 2:
-        ours, base = summaries
-        if base['allocations_per_second']:
-            print('ratio allocations/s : %.1fx' % (
-                ours['allocations_per_second']
-                / base['allocations_per_second']))
-        if ours['latency_p50_ms']:
-            print('ratio p50 latency   : %.1fx lower' % (
-                base['latency_p50_ms'] / ours['latency_p50_ms']))
+    for mine, theirs in zip(ours, base):
+        print('C=%d ratio allocations/s : %s' % (
+            mine['clients'],
+            '%.1fx' % (mine['allocations_per_second']
+                       / theirs['allocations_per_second'])
+            if theirs['allocations_per_second'] else 'n/a (baseline 0)'))
+        if mine['latency_p50_ms'] and theirs['latency_p50_ms']:
+            print('C=%d ratio p50 latency   : %.1fx lower' % (
+                mine['clients'],
+                theirs['latency_p50_ms'] / mine['latency_p50_ms']))
+    summaries = ours + base
     if args.json:
         print(json.dumps(summaries, indent=2))
     return 0
