@@ -24,6 +24,7 @@ import collections
 import http.client
 import json
 import random
+import re
 import statistics
 import sys
 import threading
@@ -34,6 +35,8 @@ import uuid
 API_VERSION = '1.58'  # allocations (1.52), backfill and owner (1.58/1.60)
 TRAIT = 'CUSTOM_BENCH_GPU'
 TERMINAL = ('active', 'error')
+_UUID_RE = re.compile(
+    r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}')
 
 
 # Answers retried while enrolling (enrollment is not what is
@@ -217,6 +220,8 @@ class Results:
             self.allocations.append(allocation_uuid)
 
     def error(self, kind, reason, allocation_uuid=None):
+        # Group messages that differ only by the UUIDs they name.
+        reason = _UUID_RE.sub('<uuid>', reason)
         with self.lock:
             self.errors['%s: %s' % (kind, reason[:90])] += 1
             if allocation_uuid:
