@@ -4,14 +4,39 @@ Every database access goes through ``reader`` or ``writer`` from this module;
 the transaction belongs to the outermost decorated function.
 """
 
+import functools
 import os
 
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
 context_manager = enginefacade.transaction_context()
 reader = context_manager.reader
 writer = context_manager.writer
+
+# Deadlock victims are retried at once (no sleep: callers are API and
+# worker threads); InnoDB picks a victim and the retry usually finds its
+# way.
+DEADLOCK_RETRIES = 5
+
+
+def retry_on_deadlock(func):
+    """Re-run a whole transaction (the decorated function) on DBDeadlock.
+
+    Put it outside ``@writer`` so that each attempt is a fresh
+    transaction. (oslo.db's own ``retry_on_deadlock`` only marks a
+    function for its DBAPI loader, which this project does not use.)
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        for attempt in range(DEADLOCK_RETRIES):
+            try:
+                return func(*args, **kwargs)
+            except db_exc.DBDeadlock:
+                if attempt == DEADLOCK_RETRIES - 1:
+                    raise
+    return wrapper
 
 
 def _sqlite_setup(engine):

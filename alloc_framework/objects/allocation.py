@@ -11,8 +11,6 @@ Reserving and releasing nodes touches nodes and allocations together and
 lives in :mod:`alloc_framework.objects.node_reservation`.
 """
 
-import functools
-
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import uuidutils
@@ -46,28 +44,6 @@ _NO_GUARD = object()
 _COLUMNS = ('id', 'uuid', 'name', 'node_id', 'state', 'owner', 'last_error',
             'resource_class', 'candidate_nodes', 'extra',
             'conductor_affinity', 'created_at', 'updated_at')
-
-
-# Deadlock victims are retried at once (no sleep: these run in worker
-# threads); InnoDB picks a victim and the retry usually finds its way.
-DEADLOCK_RETRIES = 5
-
-
-def retry_on_deadlock(func):
-    """Re-run a whole transaction (the decorated function) on DBDeadlock.
-
-    Put it outside ``@db_api.writer`` so that each attempt is a fresh
-    transaction.
-    """
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        for attempt in range(DEADLOCK_RETRIES):
-            try:
-                return func(*args, **kwargs)
-            except db_exc.DBDeadlock:
-                if attempt == DEADLOCK_RETRIES - 1:
-                    raise
-    return wrapper
 
 
 def _is_int_like(value):
@@ -334,7 +310,7 @@ class Allocation(base.AllocObject):
         # A UUID generated here cannot be any node's instance_uuid yet.
         self._create(context, check_uuid=not generated)
 
-    @retry_on_deadlock
+    @db_api.retry_on_deadlock
     @db_api.writer
     def _create(self, context, check_uuid=True):
         session = context.session
@@ -376,7 +352,7 @@ class Allocation(base.AllocObject):
                 err='Cannot overwrite the UUID of an existing allocation.')
         self._save(context, changed)
 
-    @retry_on_deadlock
+    @db_api.retry_on_deadlock
     @db_api.writer
     def _save(self, context, changed):
         session = context.session
@@ -421,7 +397,7 @@ class Allocation(base.AllocObject):
         """
         self._destroy(context or self._context)
 
-    @retry_on_deadlock
+    @db_api.retry_on_deadlock
     @db_api.writer
     def _destroy(self, context):
         session = context.session
@@ -438,7 +414,7 @@ class Allocation(base.AllocObject):
         self.obj_reset_changes()
 
     @staticmethod
-    @retry_on_deadlock
+    @db_api.retry_on_deadlock
     @db_api.writer
     def take_over(context, allocation_id, old_conductor_id,
                   new_conductor_id):

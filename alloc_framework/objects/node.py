@@ -5,7 +5,6 @@ UPDATEs; ``conductor.task_manager`` is their only caller. Traits live in
 ``objects/trait.py``; a node's ``traits`` field is loaded with it.
 """
 
-from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import utils as db_utils
 from oslo_log import log
@@ -169,7 +168,7 @@ def _delete_allocation(context, allocation_id):
         .where(models.NodeAllocation.id == allocation_id))
 
 
-@oslo_db_api.retry_on_deadlock
+@db_api.retry_on_deadlock
 @db_api.writer
 def _update_node(context, node_id, values, delete_allocation_id=None):
     values = dict(values, updated_at=base.utcnow())
@@ -190,7 +189,7 @@ def _update_node(context, node_id, values, delete_allocation_id=None):
     return row, _traits_by_node(context, [node_id])[node_id]
 
 
-@oslo_db_api.retry_on_deadlock
+@db_api.retry_on_deadlock
 @db_api.writer
 def _destroy_node(context, node_id):
     session = context.session
@@ -214,7 +213,7 @@ def _destroy_node(context, node_id):
         raise exception.NodeNotFound(node=node_id)
 
 
-@oslo_db_api.retry_on_deadlock
+@db_api.retry_on_deadlock
 @db_api.writer
 def _reserve_node(context, node_id, host):
     count = context.session.execute(
@@ -232,7 +231,7 @@ def _reserve_node(context, node_id, host):
     return False, holder[0]
 
 
-@oslo_db_api.retry_on_deadlock
+@db_api.retry_on_deadlock
 @db_api.writer
 def _release_node(context, node_id, host):
     count = context.session.execute(
@@ -249,7 +248,7 @@ def _release_node(context, node_id, host):
     raise exception.NodeNotLocked(node=node_id, host=host)
 
 
-@oslo_db_api.retry_on_deadlock
+@db_api.retry_on_deadlock
 @db_api.writer
 def _clear_reservations(context, host):
     return context.session.execute(

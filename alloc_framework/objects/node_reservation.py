@@ -174,7 +174,7 @@ def _activate(session, allocation, node_id):
                                         conductor=row.conductor_affinity)
 
 
-@alloc_obj.retry_on_deadlock
+@db_api.retry_on_deadlock
 @db_api.writer
 def _reserve_node(context, allocation, randomize):
     session = context.session
@@ -284,7 +284,7 @@ def _lock_node_row(session, conds):
     return session.execute(query).first()
 
 
-@alloc_obj.retry_on_deadlock
+@db_api.retry_on_deadlock
 @db_api.writer
 def _backfill(context, allocation, node_id):
     session = context.session
@@ -360,7 +360,7 @@ def backfill(context, allocation, node_id):
     return alloc_obj.Allocation.get_by_id(context, allocation_id)
 
 
-@alloc_obj.retry_on_deadlock
+@db_api.retry_on_deadlock
 @db_api.writer
 def release_node(context, allocation):
     """Delete ``allocation`` and release its node, in one transaction.

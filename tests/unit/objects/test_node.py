@@ -1,6 +1,11 @@
 """Node object and its SQL on the selected database backend."""
 
+from unittest import mock
+
+from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
+import sqlalchemy as sa
+from sqlalchemy import orm as sa_orm
 
 from alloc_framework.common import exception
 from alloc_framework.common import states
@@ -133,6 +138,26 @@ class NodeTestCase(base.DBTestCase):
             objects.Node.get_by_id(self.ctx, node.id).reservation)
         self.assertRaises(exception.NodeNotFound, objects.Node.reserve,
                           self.ctx, node.id + 1000, 'h1')
+
+    def test_release_is_retried_after_a_deadlock(self):
+        # A lost release would leave the node locked until the conductor
+        # restarts: a deadlock victim must be retried.
+        node = utils.create_node(self.ctx)
+        objects.Node.reserve(self.ctx, node.id, 'h1')
+        real_execute = sa_orm.Session.execute
+        calls = []
+
+        def execute(session, statement, *args, **kwargs):
+            if isinstance(statement, sa.Update) and not calls:
+                calls.append(statement)
+                raise db_exc.DBDeadlock()
+            return real_execute(session, statement, *args, **kwargs)
+
+        with mock.patch.object(sa_orm.Session, 'execute', execute):
+            objects.Node.release(self.ctx, node.id, 'h1')
+        self.assertEqual(1, len(calls))
+        self.assertIsNone(
+            objects.Node.get_by_id(self.ctx, node.id).reservation)
 
     def test_clear_reservations(self):
         a = utils.create_node(self.ctx)
