@@ -109,7 +109,7 @@ class Client:
                     method, path, status, text[:300]))
             with _RETRIES_LOCK:
                 ENROLL_RETRIES[status] += 1
-            time.sleep(0.05 * (attempt + 1))
+            time.sleep(min(0.05 * (attempt + 1), 0.5))
 
 
 def _parallel(func, items, workers, client_factory):
@@ -175,18 +175,18 @@ def enroll(client_factory, count, resource_class, workers, timeout):
             'name': 'bench-%s' % node_uuid[:13]})
         if node_uuid in with_trait:
             client.call('PUT', '/v1/nodes/%s/traits/%s' % (node_uuid, TRAIT),
-                        retries=10)
+                        retries=30)
         deadline = time.monotonic() + timeout
         client.call('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
-                    {'target': 'manage'}, retries=10)
+                    {'target': 'manage'}, retries=30)
         _wait_state(client, node_uuid, 'manageable', deadline)
         client.call('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
-                    {'target': 'provide'}, retries=10)
+                    {'target': 'provide'}, retries=30)
         _wait_state(client, node_uuid, 'available', deadline)
         # Allocation skips nodes whose power state was never read, and
         # upstream's fake power interface reports none until one is set.
         client.call('PUT', '/v1/nodes/%s/states/power' % node_uuid,
-                    {'target': 'power off'}, retries=10)
+                    {'target': 'power off'}, retries=30)
         _wait_power(client, node_uuid, deadline)
 
     started = time.monotonic()
