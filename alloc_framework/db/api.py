@@ -104,6 +104,11 @@ def configure(conf):
         max_overflow=conf.database.max_overflow,
         pool_timeout=conf.database.pool_timeout,
         connection_recycle_time=conf.database.connection_recycle_time,
+        # oslo.db sleeps 0 s whenever a connection returns to the pool, to
+        # let eventlet green threads run. With real threads that only hands
+        # the GIL away on every transaction, and getting it back can take a
+        # whole switch interval while another thread computes.
+        thread_checkin=False,
     )
 
 
