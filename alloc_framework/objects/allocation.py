@@ -196,11 +196,12 @@ class Allocation(base.AllocObject):
         return cls._get(context, ALLOCATIONS.c.name, name)
 
     @classmethod
-    @db_api.reader
+    @db_api.reader.connection
     def _get(cls, context, column, value):
         # The row and its traits in one round trip: one result row per
-        # trait (or one with a NULL trait).
-        rows = context.session.execute(
+        # trait (or one with a NULL trait). A Core connection, not an ORM
+        # session: this is the read every client polls.
+        rows = context.connection.execute(
             sa.select(ALLOCATIONS, TRAITS.c.trait.label('_trait'))
             .select_from(ALLOCATIONS.outerjoin(
                 TRAITS, TRAITS.c.allocation_id == ALLOCATIONS.c.id))
@@ -311,15 +312,15 @@ class Allocation(base.AllocObject):
         self._create(context, check_uuid=not generated)
 
     @db_api.retry_on_deadlock
-    @db_api.writer
+    @db_api.writer.connection
     def _create(self, context, check_uuid=True):
-        session = context.session
+        conn = context.connection
         node_id = self.node_id if self.obj_attr_is_set('node_id') else None
         if check_uuid:
-            check_instance_uuid_free(session, self.uuid, node_id)
+            check_instance_uuid_free(conn, self.uuid, node_id)
         values = self._values_for_db(_COLUMNS)
         traits = self.traits if self.obj_attr_is_set('traits') else None
-        self.id = insert_allocation(session, values, traits)
+        self.id = insert_allocation(conn, values, traits)
         # What the row now holds, without reading it back.
         for name in _COLUMNS:
             if not self.obj_attr_is_set(name):
@@ -353,9 +354,9 @@ class Allocation(base.AllocObject):
         self._save(context, changed)
 
     @db_api.retry_on_deadlock
-    @db_api.writer
+    @db_api.writer.connection
     def _save(self, context, changed):
-        session = context.session
+        conn = context.connection
         values = self._values_for_db(changed)
         now = base.utcnow()
         values['updated_at'] = now
@@ -364,22 +365,22 @@ class Allocation(base.AllocObject):
         if guard is not None:
             where.append(guard)
         try:
-            result = session.execute(
+            result = conn.execute(
                 sa.update(ALLOCATIONS).where(*where).values(values))
         except db_exc.DBDuplicateEntry:
             raise exception.AllocationDuplicateName(name=self.name)
         if result.rowcount != 1:
-            row = session.execute(sa.select(ALLOCATIONS.c.conductor_affinity)
-                                  .where(ALLOCATIONS.c.id == self.id)).first()
+            row = conn.execute(sa.select(ALLOCATIONS.c.conductor_affinity)
+                               .where(ALLOCATIONS.c.id == self.id)).first()
             if row is None:
                 raise exception.AllocationNotFound(allocation=self.uuid)
             raise exception.AllocationTakenOver(
                 allocation=self.uuid, conductor=row.conductor_affinity)
         if 'traits' in changed:
-            session.execute(sa.delete(TRAITS).where(
+            conn.execute(sa.delete(TRAITS).where(
                 TRAITS.c.allocation_id == self.id))
             if self.traits:
-                session.execute(sa.insert(TRAITS), [
+                conn.execute(sa.insert(TRAITS), [
                     {'allocation_id': self.id, 'trait': t, 'created_at': now}
                     for t in sorted(set(self.traits))])
         self.updated_at = now

@@ -352,7 +352,7 @@ class Node(base.AllocObject):
         return cls._from_db(context, row, traits)
 
     @staticmethod
-    @db_api.reader
+    @db_api.reader.connection
     def identities(context, uuids=(), names=()):
         """Identity and ownership of many nodes in one query.
 
@@ -371,7 +371,7 @@ class Node(base.AllocObject):
         if not conds:
             return {}
         N = models.Node
-        rows = context.session.execute(
+        rows = context.connection.execute(
             sa.select(N.id, N.uuid, N.name, N.owner, N.lessee)
             .where(sa.or_(*conds))).all()
         found = {}

@@ -54,8 +54,8 @@ def _field(obj, name):
     return getattr(obj, name) if obj.obj_attr_is_set(name) else None
 
 
-def _locking(session):
-    return session.bind.dialect.name != 'sqlite'
+def _locking(conn):
+    return conn.dialect.name != 'sqlite'
 
 
 def _free_conditions(allocation, with_traits=True, with_candidates=True,
@@ -83,7 +83,7 @@ def _free_conditions(allocation, with_traits=True, with_candidates=True,
     return conds
 
 
-def _pick(session, conds, skip_locked=True):
+def _pick(conn, conds, skip_locked=True):
     """The free node with the lowest id matching ``conds``, locked.
 
     With ``skip_locked`` rows locked by other transactions are passed
@@ -92,48 +92,48 @@ def _pick(session, conds, skip_locked=True):
     """
     query = (sa.select(NODES.c.id, NODES.c.uuid, NODES.c.instance_info)
              .where(*conds).order_by(NODES.c.id).limit(1))
-    if _locking(session):
+    if _locking(conn):
         query = query.with_for_update(skip_locked=skip_locked)
-    return session.execute(query).first()
+    return conn.execute(query).first()
 
 
-def _id_range(session):
+def _id_range(conn):
     """(lowest, highest) node id, cached for a few seconds per engine.
 
     Only the random start depends on it: a stale range skews the choice a
     little but never hides a node (the pick wraps around).
     """
-    engine = session.get_bind()
+    engine = conn.engine
     now = time.monotonic()
     cached = _ID_RANGES.get(engine)
     if cached is not None and cached[0] > now:
         return cached[1]
-    bounds = tuple(session.execute(
+    bounds = tuple(conn.execute(
         sa.select(sa.func.min(NODES.c.id), sa.func.max(NODES.c.id))).one())
     _ID_RANGES[engine] = (now + _ID_RANGE_TTL, bounds)
     return bounds
 
 
-def _pick_from_random_start(session, conds, randomize, skip_locked=True):
+def _pick_from_random_start(conn, conds, randomize, skip_locked=True):
     """Pick the first free node at or after a random id, wrapping around."""
     if not randomize:
-        return _pick(session, conds, skip_locked)
-    low, high = _id_range(session)
+        return _pick(conn, conds, skip_locked)
+    low, high = _id_range(conn)
     if low is None:
         # No node at all a moment ago: look again without the cache.
-        return _pick(session, conds, skip_locked)
+        return _pick(conn, conds, skip_locked)
     start = random.randint(low, high)
-    return (_pick(session, conds + [NODES.c.id >= start], skip_locked)
-            or _pick(session, conds + [NODES.c.id < start], skip_locked))
+    return (_pick(conn, conds + [NODES.c.id >= start], skip_locked)
+            or _pick(conn, conds + [NODES.c.id < start], skip_locked))
 
 
-def _claim(session, node, allocation):
+def _claim(conn, node, allocation):
     """Reserve ``node``; False if it stopped being free meanwhile."""
     info = dict(node.instance_info or {})
     # As upstream: the requested traits tell the deploy what was matched.
     info['traits'] = sorted(set(allocation.traits or ()))
     try:
-        result = session.execute(
+        result = conn.execute(
             sa.update(NODES)
             .where(NODES.c.id == node.id, *_free_conditions(allocation))
             .values(instance_uuid=allocation.uuid,
@@ -149,7 +149,7 @@ def _claim(session, node, allocation):
     return result.rowcount == 1
 
 
-def _activate(session, allocation, node_id):
+def _activate(conn, allocation, node_id):
     """Mark the allocation active on ``node_id``, guarded by its affinity.
 
     :raises: AllocationNotFound, AllocationTakenOver
@@ -159,13 +159,13 @@ def _activate(session, allocation, node_id):
     guard = allocation._guard()
     if guard is not None:
         where.append(guard)
-    result = session.execute(
+    result = conn.execute(
         sa.update(ALLOCATIONS).where(*where)
         .values(node_id=node_id, state=alloc_obj.ACTIVE, last_error=None,
                 updated_at=base.utcnow()))
     if result.rowcount == 1:
         return
-    row = session.execute(
+    row = conn.execute(
         sa.select(ALLOCATIONS.c.conductor_affinity, ALLOCATIONS.c.state)
         .where(ALLOCATIONS.c.id == allocation.id)).first()
     if row is None:
@@ -175,10 +175,10 @@ def _activate(session, allocation, node_id):
 
 
 @db_api.retry_on_deadlock
-@db_api.writer
+@db_api.writer.connection
 def _reserve_node(context, allocation, randomize):
-    session = context.session
-    if session.get_bind().dialect.name == 'mysql':
+    conn = context.connection
+    if conn.dialect.name == 'mysql':
         # REPEATABLE READ makes InnoDB take gap locks in nodes_alloc_idx
         # for the locking read, which block the UPDATE moving the reserved
         # node out of that range in other transactions: deadlocks under
@@ -186,7 +186,7 @@ def _reserve_node(context, allocation, randomize):
         # ``SET TRANSACTION`` applies to this transaction only: unlike a
         # session-level change it needs no reset when the connection goes
         # back to the pool.
-        session.execute(
+        conn.execute(
             sa.text('SET TRANSACTION ISOLATION LEVEL READ COMMITTED'))
     conds = _free_conditions(allocation)
     tried = []
@@ -196,21 +196,21 @@ def _reserve_node(context, allocation, randomize):
         if allocation.name and not tried:
             # Metalsmith-style deployments name allocations after nodes:
             # the namesake node goes first when it fits.
-            node = _pick(session, conds + [NODES.c.name == allocation.name])
+            node = _pick(conn, conds + [NODES.c.name == allocation.name])
         if node is None:
-            node = _pick_from_random_start(session, conds + extra, randomize)
-        if node is None and session.get_bind().dialect.name == 'postgresql':
+            node = _pick_from_random_start(conn, conds + extra, randomize)
+        if node is None and conn.dialect.name == 'postgresql':
             # Every free node may be locked by a concurrent reservation
             # that could still roll back: wait for them this once rather
             # than fail while a node may turn out free. (Not on InnoDB:
             # the waiting locking read deadlocks with the index updates
             # of the reservations it waits for.)
-            node = _pick_from_random_start(session, conds + extra, randomize,
+            node = _pick_from_random_start(conn, conds + extra, randomize,
                                            skip_locked=False)
         if node is None:
             return None
-        if _claim(session, node, allocation):
-            _activate(session, allocation, node.id)
+        if _claim(conn, node, allocation):
+            _activate(conn, allocation, node.id)
             return node
         tried.append(node.id)
     return None
@@ -241,27 +241,27 @@ def reserve_node(context, allocation, randomize=True):
     return node.uuid
 
 
-def _exists(session, conds):
-    return session.execute(
+def _exists(conn, conds):
+    return conn.execute(
         sa.select(NODES.c.id).where(*conds).limit(1)).first() is not None
 
 
-@db_api.reader
+@db_api.reader.connection
 def explain_no_node(context, allocation):
     """Say which filter left no node for ``allocation`` (``last_error``)."""
-    session = context.session
+    conn = context.connection
     rc = allocation.resource_class
     owner = (' owned by or leased to project %s' % allocation.owner
              if allocation.owner else '')
-    if not _exists(session, _free_conditions(allocation, with_traits=False,
-                                             with_unlocked=False)):
+    if not _exists(conn, _free_conditions(allocation, with_traits=False,
+                                          with_unlocked=False)):
         if allocation.candidate_nodes:
             return ('none of the requested candidate nodes are available '
                     'and match the resource class %s%s' % (rc, owner))
         return 'no available nodes match the resource class %s%s' % (
             rc, owner)
     if allocation.traits and not _exists(
-            session, _free_conditions(allocation, with_unlocked=False)):
+            conn, _free_conditions(allocation, with_unlocked=False)):
         what = ('candidate nodes' if allocation.candidate_nodes
                 else 'nodes')
         return ('no available %s of resource class %s%s have the requested '
@@ -271,24 +271,24 @@ def explain_no_node(context, allocation):
             'other operations or were reserved concurrently' % rc)
 
 
-def _node_traits(session, node_id):
-    return {r.trait for r in session.execute(
+def _node_traits(conn, node_id):
+    return {r.trait for r in conn.execute(
         sa.select(NODE_TRAITS.c.trait).where(
             NODE_TRAITS.c.node_id == node_id))}
 
 
-def _lock_node_row(session, conds):
+def _lock_node_row(conn, conds):
     query = sa.select(NODES).where(*conds)
-    if _locking(session):
+    if _locking(conn):
         query = query.with_for_update()
-    return session.execute(query).first()
+    return conn.execute(query).first()
 
 
 @db_api.retry_on_deadlock
-@db_api.writer
+@db_api.writer.connection
 def _backfill(context, allocation, node_id):
-    session = context.session
-    node = _lock_node_row(session, [NODES.c.id == node_id])
+    conn = context.connection
+    node = _lock_node_row(conn, [NODES.c.id == node_id])
     if node is None:
         raise exception.NodeNotFound(node=node_id)
     if node.reservation:
@@ -311,7 +311,7 @@ def _backfill(context, allocation, node_id):
                                              allocation.resource_class))
     wanted = set(_field(allocation, 'traits') or ())
     if wanted:
-        missing = wanted - _node_traits(session, node.id)
+        missing = wanted - _node_traits(conn, node.id)
         if missing:
             errors.append('it lacks the requested traits %s'
                           % ', '.join(sorted(missing)))
@@ -328,16 +328,16 @@ def _backfill(context, allocation, node_id):
     if node.instance_uuid and node.instance_uuid != allocation.uuid:
         raise exception.NodeAssociated(node=node.uuid,
                                        instance=node.instance_uuid)
-    alloc_obj.check_instance_uuid_free(session, allocation.uuid, node.id)
+    alloc_obj.check_instance_uuid_free(conn, allocation.uuid, node.id)
 
     values = allocation._values_for_db(alloc_obj._COLUMNS)
     values.update(uuid=allocation.uuid, node_id=node.id,
                   state=alloc_obj.ACTIVE, last_error=None,
                   resource_class=allocation.resource_class)
-    allocation_id = alloc_obj.insert_allocation(session, values, wanted)
+    allocation_id = alloc_obj.insert_allocation(conn, values, wanted)
     info = dict(node.instance_info or {})
     info['traits'] = sorted(wanted)
-    session.execute(
+    conn.execute(
         sa.update(NODES).where(NODES.c.id == node.id)
         .values(instance_uuid=allocation.uuid, allocation_id=allocation_id,
                 instance_info=info, updated_at=base.utcnow()))
@@ -361,7 +361,7 @@ def backfill(context, allocation, node_id):
 
 
 @db_api.retry_on_deadlock
-@db_api.writer
+@db_api.writer.connection
 def release_node(context, allocation):
     """Delete ``allocation`` and release its node, in one transaction.
 
@@ -370,8 +370,8 @@ def release_node(context, allocation):
 
     :raises: AllocationNotFound, NodeLocked, NodeIsAllocated
     """
-    session = context.session
-    node = _lock_node_row(session, [NODES.c.allocation_id == allocation.id])
+    conn = context.connection
+    node = _lock_node_row(conn, [NODES.c.allocation_id == allocation.id])
     if node is not None:
         if node.reservation:
             raise exception.NodeLocked(node=node.uuid, host=node.reservation)
@@ -384,11 +384,11 @@ def release_node(context, allocation):
         values = {'allocation_id': None, 'updated_at': base.utcnow()}
         if node.instance_uuid == allocation.uuid:
             values['instance_uuid'] = None
-        session.execute(sa.update(NODES).where(NODES.c.id == node.id)
-                        .values(values))
-    session.execute(sa.delete(alloc_obj.TRAITS).where(
+        conn.execute(sa.update(NODES).where(NODES.c.id == node.id)
+                     .values(values))
+    conn.execute(sa.delete(alloc_obj.TRAITS).where(
         alloc_obj.TRAITS.c.allocation_id == allocation.id))
-    result = session.execute(sa.delete(ALLOCATIONS).where(
+    result = conn.execute(sa.delete(ALLOCATIONS).where(
         ALLOCATIONS.c.id == allocation.id))
     if result.rowcount != 1:
         raise exception.AllocationNotFound(allocation=allocation.uuid)
