@@ -9,6 +9,9 @@ the allocation ``active``; the cost does not depend on how many nodes
 match (see :mod:`alloc_framework.objects.node_reservation`).
 """
 
+import random
+import time
+
 from oslo_log import log
 
 from alloc_framework.common import exception
@@ -25,11 +28,14 @@ class DatabaseBackend(base.AllocationBackend):
     randomize = True
 
     # Attempts when free nodes exist but were all locked by concurrent
-    # reservations (which may roll back); each is a new transaction.
-    busy_attempts = 3
+    # transactions; each is a new transaction. InnoDB also locks, for a
+    # moment, the rows other reservations merely scan, and SKIP LOCKED
+    # skips those too: a short random pause lets them finish.
+    busy_attempts = 6
+    busy_pause = 0.01
 
     def allocate(self, context, allocation):
-        for _attempt in range(self.busy_attempts):
+        for attempt in range(self.busy_attempts):
             node_uuid = node_reservation.reserve_node(
                 context, allocation, randomize=self.randomize)
             if node_uuid is not None:
@@ -40,6 +46,9 @@ class DatabaseBackend(base.AllocationBackend):
             error = node_reservation.explain_no_node(context, allocation)
             if not error.startswith(node_reservation.BUSY_ERROR):
                 break
+            if attempt < self.busy_attempts - 1:
+                time.sleep(random.uniform(0.5, 1.5) * self.busy_pause
+                           * (attempt + 1))
         raise exception.AllocationFailed(error=error)
 
     def backfill(self, context, allocation, node_id):

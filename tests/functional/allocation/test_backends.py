@@ -1,11 +1,14 @@
 """Loading allocation backends and the behaviour of the shipped ones."""
 
+from unittest import mock
+
 from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import base as backend_base
 from alloc_framework.drivers.allocation import database
 from alloc_framework.drivers.allocation import fake
 from alloc_framework import objects
 from alloc_framework.objects import allocation as alloc_obj
+from alloc_framework.objects import node_reservation
 from tests import base
 from tests.functional.allocation import fixtures as f
 
@@ -47,6 +50,51 @@ class TestBackends(base.DBTestCase):
             a = f.make_allocation(self.ctx)
             self.assertEqual(node.uuid, backend.allocate(self.ctx, a))
             self.assertEqual(alloc_obj.ACTIVE, a.state)
+
+    def test_database_retries_while_free_nodes_are_busy(self):
+        node = f.make_node(self.ctx)
+        backend = database.DatabaseBackend(self.conf)
+        a = f.make_allocation(self.ctx)
+        real_reserve = node_reservation.reserve_node
+        calls = []
+
+        def reserve(context, allocation, randomize=True):
+            # The free node is locked by others for the first two tries.
+            calls.append(1)
+            if len(calls) < 3:
+                return None
+            return real_reserve(context, allocation, randomize=randomize)
+
+        with mock.patch.object(node_reservation, 'reserve_node', reserve), \
+                mock.patch.object(node_reservation, 'explain_no_node',
+                                  return_value=node_reservation.BUSY_ERROR), \
+                mock.patch.object(database, 'time') as time_mod:
+            self.assertEqual(node.uuid, backend.allocate(self.ctx, a))
+        self.assertEqual(3, len(calls))
+        # A random pause growing with each try, none after the last.
+        sleep = time_mod.sleep
+        self.assertEqual(2, sleep.call_count)
+        first, second = (c.args[0] for c in sleep.call_args_list)
+        pause = backend.busy_pause
+        self.assertTrue(0.5 * pause <= first <= 1.5 * pause, first)
+        self.assertTrue(1.0 * pause <= second <= 3.0 * pause, second)
+
+    def test_database_gives_up_when_always_busy(self):
+        f.make_node(self.ctx)
+        backend = database.DatabaseBackend(self.conf)
+        a = f.make_allocation(self.ctx)
+        with mock.patch.object(node_reservation, 'reserve_node',
+                               return_value=None) as reserve, \
+                mock.patch.object(node_reservation, 'explain_no_node',
+                                  return_value=node_reservation.BUSY_ERROR
+                                  + ' of resource class baremetal'), \
+                mock.patch.object(database, 'time') as time_mod:
+            exc = self.assertRaises(exception.AllocationFailed,
+                                    backend.allocate, self.ctx, a)
+        self.assertEqual(backend.busy_attempts, reserve.call_count)
+        self.assertEqual(backend.busy_attempts - 1,
+                         time_mod.sleep.call_count)
+        self.assertIn(node_reservation.BUSY_ERROR, exc.kwargs['error'])
 
     def test_database_failure_names_the_filter(self):
         f.make_node(self.ctx, traits=['CUSTOM_A'])
