@@ -17,6 +17,7 @@ from cliff import show
 
 from alloc_framework.cli.baremetal import base
 from alloc_framework.cli import common
+from alloc_framework.common import states
 
 NODE_URL = '/nodes/{node}'
 PROVISION_URL = NODE_URL + '/states/provision'
@@ -34,9 +35,6 @@ EXPECTED_STATE = {
     'clean': 'manageable',
     'abort': None,
 }
-# States in which a conductor is still working on (or waiting for) a node.
-TRANSIENT_STATES = ('verifying', 'deploying', 'wait call-back', 'deleting',
-                    'cleaning', 'clean wait')
 # The power state each power target ends in.
 EXPECTED_POWER = {
     'power on': 'power on',
@@ -47,13 +45,32 @@ EXPECTED_POWER = {
 WAIT_INTERVAL = 0.5
 
 
+class _WaitMixin:
+    """``--wait``: poll the node until ``settled()`` or ``failed()``."""
+
+    def done(self, node):
+        # The conductor saves the last state, then releases the lock:
+        # waiting for the release lets a chained command find the node
+        # free.
+        return self.settled(node) and not node.get('reservation')
+
+    def wait(self, api, parsed_args, what):
+        if parsed_args.wait_timeout is None:
+            return
+        base.wait_for(
+            lambda: api.get(NODE_URL.format(node=parsed_args.node)),
+            self.done, self.failed,
+            'node %s to %s' % (parsed_args.node, what),
+            parsed_args.wait_timeout, interval=WAIT_INTERVAL)
+
+
 def _node_parser(parser):
     parser.add_argument('node', metavar='<node>',
                         help='Name or UUID of the node.')
     return parser
 
 
-class _ProvisionCommand(base.BaremetalMixin, command.Command):
+class _ProvisionCommand(_WaitMixin, base.BaremetalMixin, command.Command):
     """Base of the provisioning verbs; ``verb`` is the API target."""
 
     verb = None
@@ -71,27 +88,15 @@ class _ProvisionCommand(base.BaremetalMixin, command.Command):
         api = self.client()
         api.put(PROVISION_URL.format(node=parsed_args.node),
                 self.body(parsed_args))
-        if parsed_args.wait_timeout is None:
-            return
-        base.wait_for(
-            lambda: api.get(NODE_URL.format(node=parsed_args.node)),
-            self.done, self.failed,
-            'node %s to %s' % (parsed_args.node, self.verb),
-            parsed_args.wait_timeout, interval=WAIT_INTERVAL)
+        self.wait(api, parsed_args, self.verb)
 
     def settled(self, node):
         """The node is in the state the verb leads to."""
         expected = EXPECTED_STATE[self.verb]
         if expected is None:
-            return node['provision_state'] not in TRANSIENT_STATES
+            return node['provision_state'] not in states.TRANSIENT_STATES
         return (node['provision_state'] == expected
                 and not node.get('target_provision_state'))
-
-    def done(self, node):
-        # The conductor saves the last state, then releases the lock:
-        # waiting for the release lets a chained command find the node
-        # free.
-        return self.settled(node) and not node.get('reservation')
 
     def failed(self, node):
         """Why the verb failed, or None while it may still succeed.
@@ -104,7 +109,7 @@ class _ProvisionCommand(base.BaremetalMixin, command.Command):
         if self.settled(node):
             return None
         if (state.endswith(' failed') or state == 'error'
-                or (state not in TRANSIENT_STATES
+                or (state not in states.TRANSIENT_STATES
                     and not node.get('target_provision_state'))):
             return 'provision state %s: %s' % (
                 state, node.get('last_error') or 'no error recorded')
@@ -178,7 +183,7 @@ class CleanNode(_ProvisionCommand):
         return {'target': 'clean', 'clean_steps': steps}
 
 
-class _PowerCommand(base.BaremetalMixin, command.Command):
+class _PowerCommand(_WaitMixin, base.BaremetalMixin, command.Command):
     """Base of the power commands; ``target`` is the API target."""
 
     target = None
@@ -192,13 +197,7 @@ class _PowerCommand(base.BaremetalMixin, command.Command):
         api = self.client()
         api.put(POWER_URL.format(node=parsed_args.node),
                 {'target': self.target})
-        if parsed_args.wait_timeout is None:
-            return
-        base.wait_for(
-            lambda: api.get(NODE_URL.format(node=parsed_args.node)),
-            self.done, self.failed,
-            'node %s to %s' % (parsed_args.node, self.target),
-            parsed_args.wait_timeout, interval=WAIT_INTERVAL)
+        self.wait(api, parsed_args, self.target)
 
     def settled(self, node):
         # The conductor clears last_error when the change starts and sets
@@ -206,9 +205,6 @@ class _PowerCommand(base.BaremetalMixin, command.Command):
         return (not node.get('target_power_state')
                 and not node.get('last_error')
                 and node['power_state'] == EXPECTED_POWER[self.target])
-
-    def done(self, node):
-        return self.settled(node) and not node.get('reservation')
 
     def failed(self, node):
         if node.get('target_power_state') or self.settled(node):
