@@ -208,9 +208,18 @@ def continue_cleaning(conf, task):
     _finish_cleaning(task, steps, start)
 
 
-def _deployed(task, result):
-    """Finish a deployment, or leave it waiting for its call-back."""
+def _deploy_with(task, work):
+    """Run ``work()``, a deploy step of the driver, and act on its result.
+
+    A failure fails the deployment; ``wait call-back`` leaves it waiting
+    for its call-back; anything else finishes it.
+    """
     node = task.node
+    try:
+        result = work()
+    except Exception as exc:
+        _fail(task, 'Deploy failed: %s' % exc)
+        return
     if result == states.DEPLOYWAIT:
         _move(task, states.WAIT)
         return
@@ -221,12 +230,7 @@ def _deployed(task, result):
 
 def continue_deploy(conf, task):
     """Resume a deployment that returned ``wait call-back``."""
-    try:
-        result = task.driver.deploy.continue_deploy(task)
-    except Exception as exc:
-        _fail(task, 'Deploy failed: %s' % exc)
-        return
-    _deployed(task, result)
+    _deploy_with(task, lambda: task.driver.deploy.continue_deploy(task))
 
 
 # --- the flows ---------------------------------------------------------------
@@ -248,15 +252,12 @@ def do_verify(conf, task):
 
 
 def do_deploy(conf, task):
-    try:
+    def work():
         task.driver.power.validate(task)
         task.driver.deploy.validate(task)
         task.driver.deploy.prepare(task)
-        result = task.driver.deploy.deploy(task)
-    except Exception as exc:
-        _fail(task, 'Deploy failed: %s' % exc)
-        return
-    _deployed(task, result)
+        return task.driver.deploy.deploy(task)
+    _deploy_with(task, work)
 
 
 def do_tear_down(conf, task):
