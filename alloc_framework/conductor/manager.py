@@ -101,8 +101,7 @@ class ConductorManager:
         # Locks left by a previous life of this host protect nothing: the
         # work they protected died with it.
         interrupted = [n.id for n in objects.Node.list(
-            self.context, filters={'reserved': True})
-            if n.reservation == self.host]
+            self.context, filters={'reservation': self.host})]
         released = objects.Node.clear_reservations(self.context, self.host)
         if released:
             LOG.warning('Released %d stale node locks of %s', released,

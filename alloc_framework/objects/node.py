@@ -32,8 +32,8 @@ SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
 _FILTERS = ('provision_state', 'provision_state_in', 'maintenance',
             'resource_class', 'associated', 'instance_uuid', 'driver',
             'conductor_group', 'owner', 'lessee', 'project', 'fault',
-            'reserved', 'uuid_in', 'allocation_id', 'traits', 'name',
-            'power_state', 'retired', 'id_in')
+            'reserved', 'reservation', 'uuid_in', 'allocation_id', 'traits',
+            'name', 'power_state', 'retired', 'id_in')
 
 
 def _duplicate_to_domain(exc, values):
