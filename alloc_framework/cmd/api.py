@@ -9,7 +9,6 @@ in the same process (that is ``alloc-server``).
 import sys
 
 from oslo_log import log
-from oslo_service import service
 
 from alloc_framework.common import service_setup
 from alloc_framework.common import wsgi_service
@@ -38,13 +37,7 @@ def main(argv=None):
         LOG.warning('rpc_transport is "local" but no conductor runs in '
                     'alloc-api: requests that need a conductor will fail '
                     'with 503; use "oslo", or alloc-server')
-    try:
-        server = build_service(conf)
-    except wsgi_service.ListenError as exc:
-        LOG.error('%s', exc)
-        return 1
-    launcher = service.launch(conf, server, restart_method='mutate')
-    return launcher.wait() or 0
+    return service_setup.serve(conf, build_service)
 
 
 if __name__ == '__main__':

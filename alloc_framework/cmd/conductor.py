@@ -9,7 +9,6 @@ exist (``alloc-manage db sync``).
 import sys
 
 from oslo_log import log
-from oslo_service import service
 
 from alloc_framework.common import service_setup
 from alloc_framework.conductor import service as conductor_service
@@ -23,10 +22,9 @@ def main(argv=None):
         LOG.warning('rpc_transport is "local": only services in this '
                     'process can reach this conductor; use "oslo" with a '
                     'separate alloc-api')
-    launcher = service.launch(
-        conf, conductor_service.ConductorService(conf.host, conf),
-        restart_method='mutate')
-    return launcher.wait() or 0
+    return service_setup.serve(
+        conf, lambda conf: conductor_service.ConductorService(conf.host,
+                                                              conf))
 
 
 if __name__ == '__main__':

@@ -9,7 +9,6 @@ needs no separate ``alloc-manage db sync``.
 import sys
 
 from oslo_log import log as logging
-from oslo_service import service
 
 from alloc_framework.api.placement import deploy
 from alloc_framework.common import service_setup
@@ -42,14 +41,7 @@ def build_service(conf):
 
 def main(argv=None):
     conf = service_setup.prepare_service(argv)
-    try:
-        server = build_service(conf)
-    except wsgi_service.ListenError as exc:
-        LOG.error('%s', exc)
-        return 1
-    launcher = service.launch(conf, server, restart_method='mutate')
-    launcher.wait()
-    return 0
+    return service_setup.serve(conf, build_service)
 
 
 if __name__ == '__main__':

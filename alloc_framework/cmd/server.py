@@ -16,7 +16,6 @@ import sys
 
 import fasteners
 from oslo_log import log
-from oslo_service import service
 
 from alloc_framework.common import service_setup
 from alloc_framework.common import wsgi_service
@@ -128,14 +127,8 @@ def build_service(conf):
 
 def main(argv=None):
     conf = service_setup.prepare_service(argv)
-    try:
-        services = build_service(conf)
-    except wsgi_service.ListenError as exc:
-        LOG.error('%s', exc)
-        return 1
-    launcher = service.launch(conf, services, restart_method='mutate',
-                              workers=conf.server_workers)
-    return launcher.wait() or 0
+    return service_setup.serve(conf, build_service,
+                               workers=conf.server_workers)
 
 
 if __name__ == '__main__':

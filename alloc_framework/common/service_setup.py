@@ -4,10 +4,14 @@ import sys
 
 from oslo_log import log
 from oslo_service import backend as _service_backend
+from oslo_service import service
 
+from alloc_framework.common import wsgi_service
 from alloc_framework import conf as af_conf
 from alloc_framework.db import api as db_api
 from alloc_framework import version
+
+LOG = log.getLogger(__name__)
 
 
 def prepare_service(argv=None, conf=None, default_config_files=None):
@@ -26,3 +30,21 @@ def prepare_service(argv=None, conf=None, default_config_files=None):
     log.setup(conf, 'alloc_framework')
     db_api.configure(conf)
     return conf
+
+
+def serve(conf, build_service, workers=1):
+    """Build a console script's service and run it until it is stopped.
+
+    :param build_service: ``build_service(conf)`` -> the service to run.
+    :param workers: processes to run it in.
+    :returns: the exit status: 1 when an API address cannot be listened
+        on (the error is logged), else the launcher's.
+    """
+    try:
+        services = build_service(conf)
+    except wsgi_service.ListenError as exc:
+        LOG.error('%s', exc)
+        return 1
+    launcher = service.launch(conf, services, restart_method='mutate',
+                              workers=workers)
+    return launcher.wait() or 0
