@@ -14,6 +14,7 @@ from oslo_utils import uuidutils
 import webob
 
 from alloc_framework.api.baremetal import errors
+from alloc_framework.api.baremetal import policy
 from alloc_framework.common import exception
 from alloc_framework.common import utils
 from alloc_framework import objects as _objects  # noqa: F401
@@ -250,7 +251,7 @@ def get_node(req, ident, rule=None):
     """
     node = _get_node(req, ident)
     if rule is not None:
-        target = {'node.owner': node.owner, 'node.lessee': node.lessee}
+        target = policy.node_target(node)
         if not req.policy.check(req.context, 'baremetal:node:get', target):
             raise exception.NodeNotFound(node=ident)
         req.policy.authorize(req.context, rule, target)

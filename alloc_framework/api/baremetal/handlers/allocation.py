@@ -213,8 +213,7 @@ def _candidate_uuids(req, idents):
         key = ident.lower() if uuidutils.is_uuid_like(ident) else ident
         row = found.get(key)
         if row is None or not req.policy.check(
-                req.context, 'baremetal:node:get',
-                {'node.owner': row.owner, 'node.lessee': row.lessee}):
+                req.context, 'baremetal:node:get', policy.node_target(row)):
             raise errors.HTTPError(
                 400, 'Invalid candidate_nodes: node %s could not be found.'
                 % ident, errors.INVALID_FIELD)
