@@ -67,14 +67,6 @@ def _load_traits(session, allocation_ids):
     return result
 
 
-def _get_row(session, column, value, ident):
-    row = session.execute(
-        sa.select(ALLOCATIONS).where(column == value)).first()
-    if row is None:
-        raise exception.AllocationNotFound(allocation=ident)
-    return row
-
-
 def insert_allocation(session, values, traits):
     """Insert an allocation row and its traits; return the new id.
 
@@ -197,7 +189,11 @@ class Allocation(base.AllocObject):
 
     @classmethod
     @db_api.reader.connection
-    def _get(cls, context, column, value):
+    def _get(cls, context, column, value, ident=None):
+        """The allocation whose ``column`` is ``value``.
+
+        :param ident: how to name it in AllocationNotFound (``value``).
+        """
         # The row and its traits in one round trip: one result row per
         # trait (or one with a NULL trait). A Core connection, not an ORM
         # session: this is the read every client polls.
@@ -207,7 +203,8 @@ class Allocation(base.AllocObject):
                 TRAITS, TRAITS.c.allocation_id == ALLOCATIONS.c.id))
             .where(column == value)).all()
         if not rows:
-            raise exception.AllocationNotFound(allocation=value)
+            raise exception.AllocationNotFound(
+                allocation=value if ident is None else ident)
         traits = sorted(r._trait for r in rows if r._trait is not None)
         return cls._from_row(context, rows[0], traits)
 
@@ -275,11 +272,8 @@ class Allocation(base.AllocObject):
         """
         self._refresh(context or self._context)
 
-    @db_api.reader
     def _refresh(self, context):
-        row = _get_row(context.session, ALLOCATIONS.c.id, self.id, self.uuid)
-        traits = _load_traits(context.session, [row.id])[row.id]
-        fresh = self._from_row(context, row, traits)
+        fresh = self._get(context, ALLOCATIONS.c.id, self.id, ident=self.uuid)
         for name in self.fields:
             setattr(self, name, getattr(fresh, name))
         self._guard_affinity = fresh._guard_affinity
