@@ -106,28 +106,29 @@ class _ProcessTestCase(base.TestCase):
                 return False
         return check
 
+    def allocate_a_node(self):
+        """Enroll a node, make it available, allocate it; the allocation.
 
-class ServerProcessTestCase(_ProcessTestCase):
-
-    def test_serves_and_stops_on_sigterm(self):
-        self.start('server')
-        self._until(self._answers(self.bm + '/'), 'the bare metal API')
-        self._until(self._answers(self.pl + '/'), 'the Placement API')
-
-        # The conductor of the process does the work behind the API.
+        Each provisioning request waits for the previous one to finish
+        and release the node's lock, so it is answered 202 at once.
+        """
         status, node = _request('POST', self.bm + '/v1/nodes',
                                 {'driver': 'fake-hardware',
                                  'resource_class': 'gold'}, BM_VERSION)
         self.assertEqual(201, status, node)
+
+        def settled_in(state):
+            body = _request('GET', self.bm + '/v1/nodes/' + node['uuid'],
+                            headers=BM_VERSION)[1]
+            return (body['provision_state'] == state
+                    and body['reservation'] is None)
         for action, state in (('manage', 'manageable'),
                               ('provide', 'available')):
             status, body = _request(
                 'PUT', self.bm + '/v1/nodes/%s/states/provision'
                 % node['uuid'], {'target': action}, BM_VERSION)
             self.assertEqual(202, status, body)
-            self._until(lambda: _request(
-                'GET', self.bm + '/v1/nodes/' + node['uuid'],
-                headers=BM_VERSION)[1]['provision_state'] == state, state)
+            self._until(lambda: settled_in(state), state)
         status, alloc = _request('POST', self.bm + '/v1/allocations',
                                  {'resource_class': 'gold'}, BM_VERSION)
         self.assertEqual(201, status, alloc)
@@ -139,6 +140,18 @@ class ServerProcessTestCase(_ProcessTestCase):
             return body['state'] == 'active' and body
         done = self._until(active, 'the allocation')
         self.assertEqual(node['uuid'], done['node_uuid'])
+        return done
+
+
+class ServerProcessTestCase(_ProcessTestCase):
+
+    def test_serves_and_stops_on_sigterm(self):
+        self.start('server')
+        self._until(self._answers(self.bm + '/'), 'the bare metal API')
+        self._until(self._answers(self.pl + '/'), 'the Placement API')
+
+        # The conductor of the process does the work behind the API.
+        self.allocate_a_node()
 
         self.assertIn('Conductor server-test stopped', self.stop())
 
@@ -199,26 +212,7 @@ class ServerWorkersTestCase(_ProcessTestCase):
             self.assertEqual(200, status)
             self.assertEqual(200, _request('GET', self.pl + '/')[0])
 
-        status, node = _request('POST', self.bm + '/v1/nodes',
-                                {'driver': 'fake-hardware',
-                                 'resource_class': 'gold'}, BM_VERSION)
-        self.assertEqual(201, status, node)
-        for action, state in (('manage', 'manageable'),
-                              ('provide', 'available')):
-            self._until(lambda: _request(
-                'PUT', self.bm + '/v1/nodes/%s/states/provision'
-                % node['uuid'], {'target': action}, BM_VERSION)[0] == 202,
-                action)
-            self._until(lambda: _request(
-                'GET', self.bm + '/v1/nodes/' + node['uuid'],
-                headers=BM_VERSION)[1]['provision_state'] == state, state)
-        status, alloc = _request('POST', self.bm + '/v1/allocations',
-                                 {'resource_class': 'gold'}, BM_VERSION)
-        self.assertEqual(201, status, alloc)
-        done = self._until(lambda: _request(
-            'GET', self.bm + '/v1/allocations/' + alloc['uuid'],
-            headers=BM_VERSION)[1]['state'] == 'active', 'the allocation')
-        self.assertTrue(done)
+        self.allocate_a_node()
 
         output = self.stop()
         self.assertIn('Conductor server-test-0 stopped', output)
