@@ -181,7 +181,11 @@ class TestBaremetalCommands(base.TestCase):
         self.assertEqual(0, code)
         self.assertEqual('DELETE', self.api.last()['method'])
 
-    def _node_answers(self, *nodes):
+    def _node_answers(self, *nodes, interval=0):
+        """The node as successive GETs see it; --wait polls every
+        ``interval`` seconds."""
+        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
+                                                 interval))
         for node in nodes:
             self.api.add('GET', '/v1/nodes/n1', 200, dict(
                 {'uuid': NODE, 'target_provision_state': None,
@@ -189,8 +193,6 @@ class TestBaremetalCommands(base.TestCase):
                  'last_error': None}, **node))
 
     def test_provision_wait_until_settled(self):
-        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
-                                                 0))
         self.api.add('PUT', '/v1/nodes/n1/states/provision', 202)
         self._node_answers(
             {'provision_state': 'deploying',
@@ -207,8 +209,6 @@ class TestBaremetalCommands(base.TestCase):
                                  if r['method'] == 'GET']))
 
     def test_provision_wait_fails_on_failure_state(self):
-        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
-                                                 0))
         self.api.add('PUT', '/v1/nodes/n1/states/provision', 202)
         # A failure state keeps its target, as upstream.
         self._node_answers(
@@ -224,8 +224,6 @@ class TestBaremetalCommands(base.TestCase):
                       'failed: Deploy failed: no image', err)
 
     def test_provision_wait_fails_on_other_stable_state(self):
-        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
-                                                 0))
         self.api.add('PUT', '/v1/nodes/n1/states/provision', 202)
         # A failed verification goes back to enroll.
         self._node_answers(
@@ -239,11 +237,10 @@ class TestBaremetalCommands(base.TestCase):
         self.assertIn('provision state enroll: Failed to verify node', err)
 
     def test_provision_wait_times_out(self):
-        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
-                                                 0.05))
         self.api.add('PUT', '/v1/nodes/n1/states/provision', 202)
         self._node_answers({'provision_state': 'cleaning',
-                            'target_provision_state': 'available'})
+                            'target_provision_state': 'available'},
+                           interval=0.05)
         code, _out, err = fakes.run(['baremetal', 'node', 'provide', 'n1',
                                      '--wait', '1'])
         self.assertEqual(1, code)
@@ -260,8 +257,6 @@ class TestBaremetalCommands(base.TestCase):
         self.assertEqual(0, code, err)
 
     def test_power_wait(self):
-        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
-                                                 0))
         self.api.add('PUT', '/v1/nodes/n1/states/power', 202)
         self._node_answers(
             {'provision_state': 'available',
@@ -276,8 +271,6 @@ class TestBaremetalCommands(base.TestCase):
                                  if r['method'] == 'GET']))
 
     def test_power_wait_reports_failure(self):
-        self.useFixture(fixtures.MockPatchObject(node_state, 'WAIT_INTERVAL',
-                                                 0))
         self.api.add('PUT', '/v1/nodes/n1/states/power', 202)
         self._node_answers(
             {'provision_state': 'available',
