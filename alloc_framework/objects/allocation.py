@@ -108,6 +108,57 @@ def check_instance_uuid_free(session, uuid, node_id=None):
         raise exception.InstanceAssociated(instance_uuid=uuid, node=row.uuid)
 
 
+def _guard_clause(affinity, param=None):
+    """``conductor_affinity`` is ``affinity`` (or the bound ``param``)."""
+    column = ALLOCATIONS.c.conductor_affinity
+    if affinity is None:
+        return column.is_(None)
+    return column == (sa.bindparam(param) if param else affinity)
+
+
+# The hot statements are built once, with bound parameters: building a
+# statement (and its cache key) costs more CPU than running it.
+_GET = {
+    column.name: sa.select(ALLOCATIONS, TRAITS.c.trait.label('_trait'))
+    .select_from(ALLOCATIONS.outerjoin(
+        TRAITS, TRAITS.c.allocation_id == ALLOCATIONS.c.id))
+    .where(column == sa.bindparam('value'))
+    for column in (ALLOCATIONS.c.id, ALLOCATIONS.c.uuid, ALLOCATIONS.c.name)
+}
+
+
+def _activate_statement(guard):
+    """UPDATE ... SET state=active of an ``allocating`` allocation."""
+    where = [ALLOCATIONS.c.id == sa.bindparam('allocation_id'),
+             ALLOCATIONS.c.state == ALLOCATING]
+    if guard is not _NO_GUARD:
+        where.append(_guard_clause(guard, 'guard'))
+    return (sa.update(ALLOCATIONS).where(*where)
+            .values(node_id=sa.bindparam('new_node_id'), state=ACTIVE,
+                    last_error=None, updated_at=sa.bindparam('now')))
+
+
+_ACTIVATE = {kind: _activate_statement(kind)
+             for kind in (_NO_GUARD, None, 0)}
+
+
+def activate_allocation(conn, allocation, node_id, now):
+    """Make an ``allocating`` allocation ``active`` on ``node_id``.
+
+    Guarded by the affinity the object holds (see ``Allocation.save``).
+
+    :returns: whether the row was updated.
+    """
+    guard = allocation._guard()
+    kind = guard if guard is _NO_GUARD or guard is None else 0
+    params = {'allocation_id': allocation.id, 'new_node_id': node_id,
+              'now': now}
+    if kind == 0:
+        params['guard'] = guard
+    result = conn.execute(_ACTIVATE[kind], params)
+    return result.rowcount == 1
+
+
 @base.AllocObjectRegistry.register
 class Allocation(base.AllocObject):
     """A request for a node; see the module docstring."""
@@ -138,15 +189,14 @@ class Allocation(base.AllocObject):
     _guard_affinity = _NO_GUARD
 
     def _guard(self):
-        """The WHERE clause on the affinity for an update, or None."""
+        """The affinity an update must find, or _NO_GUARD for none."""
         current = self._guard_affinity
         if current is _NO_GUARD:
             if (not self.obj_attr_is_set('conductor_affinity')
                     or 'conductor_affinity' in self.obj_what_changed()):
-                return None
+                return _NO_GUARD
             current = self.conductor_affinity
-        column = ALLOCATIONS.c.conductor_affinity
-        return column.is_(None) if current is None else column == current
+        return current
 
     @classmethod
     def _from_row(cls, context, row, traits):
@@ -177,20 +227,20 @@ class Allocation(base.AllocObject):
 
     @classmethod
     def get_by_id(cls, context, allocation_id):
-        return cls._get(context, ALLOCATIONS.c.id, allocation_id)
+        return cls._get(context, 'id', allocation_id)
 
     @classmethod
     def get_by_uuid(cls, context, uuid):
-        return cls._get(context, ALLOCATIONS.c.uuid, uuid)
+        return cls._get(context, 'uuid', uuid)
 
     @classmethod
     def get_by_name(cls, context, name):
-        return cls._get(context, ALLOCATIONS.c.name, name)
+        return cls._get(context, 'name', name)
 
     @classmethod
     @db_api.reader.connection
     def _get(cls, context, column, value, ident=None):
-        """The allocation whose ``column`` is ``value``.
+        """The allocation whose ``column`` (id, uuid or name) is ``value``.
 
         :param ident: how to name it in AllocationNotFound (``value``).
         """
@@ -198,10 +248,7 @@ class Allocation(base.AllocObject):
         # trait (or one with a NULL trait). A Core connection, not an ORM
         # session: this is the read every client polls.
         rows = context.connection.execute(
-            sa.select(ALLOCATIONS, TRAITS.c.trait.label('_trait'))
-            .select_from(ALLOCATIONS.outerjoin(
-                TRAITS, TRAITS.c.allocation_id == ALLOCATIONS.c.id))
-            .where(column == value)).all()
+            _GET[column], {'value': value}).all()
         if not rows:
             raise exception.AllocationNotFound(
                 allocation=value if ident is None else ident)
@@ -273,7 +320,7 @@ class Allocation(base.AllocObject):
         self._refresh(context or self._context)
 
     def _refresh(self, context):
-        fresh = self._get(context, ALLOCATIONS.c.id, self.id, ident=self.uuid)
+        fresh = self._get(context, 'id', self.id, ident=self.uuid)
         for name in self.fields:
             setattr(self, name, getattr(fresh, name))
         self._guard_affinity = fresh._guard_affinity
@@ -356,8 +403,8 @@ class Allocation(base.AllocObject):
         values['updated_at'] = now
         where = [ALLOCATIONS.c.id == self.id]
         guard = self._guard()
-        if guard is not None:
-            where.append(guard)
+        if guard is not _NO_GUARD:
+            where.append(_guard_clause(guard))
         try:
             result = conn.execute(
                 sa.update(ALLOCATIONS).where(*where).values(values))

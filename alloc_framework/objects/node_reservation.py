@@ -16,6 +16,7 @@ locks. The UPDATE that reserves the node repeats every condition anyway;
 its row count decides.
 """
 
+import functools
 import random
 import time
 import weakref
@@ -48,6 +49,9 @@ BUSY_ERROR = 'could not reserve any suitable node'
 # the database has no row locks) before the allocation gives up this round.
 _MAX_PICKS = 5
 
+_ID_RANGE = sa.select(sa.func.min(NODES.c.id), sa.func.max(NODES.c.id))
+_READ_COMMITTED = sa.text('SET TRANSACTION ISOLATION LEVEL READ COMMITTED')
+
 
 def _field(obj, name):
     """``obj.name``, or None when the field was never set."""
@@ -58,43 +62,130 @@ def _locking(conn):
     return conn.dialect.name != 'sqlite'
 
 
-def _free_conditions(allocation, with_traits=True, with_candidates=True,
-                     with_unlocked=True):
-    """WHERE conditions of a node that can serve ``allocation`` now."""
+class _Filter:
+    """The free-node filter of one allocation: its shape and its values.
+
+    The statements built from a filter use bound parameters only, so one
+    statement serves every allocation of the same shape (owner or not,
+    candidate nodes or not, how many traits): building a SQLAlchemy
+    statement, and computing its cache key, costs more CPU than running
+    it. See :func:`_statement`.
+    """
+
+    def __init__(self, allocation, with_traits=True, with_candidates=True,
+                 with_unlocked=True):
+        self.params = {'f_rc': _field(allocation, 'resource_class')}
+        owner = _field(allocation, 'owner')
+        if owner:
+            self.params['f_owner'] = owner
+        candidates = (_field(allocation, 'candidate_nodes')
+                      if with_candidates else None)
+        if candidates:
+            self.params['f_candidates'] = list(candidates)
+        traits = (sorted(set(_field(allocation, 'traits') or ()))
+                  if with_traits else ())
+        for index, trait in enumerate(traits):
+            self.params['f_trait_%d' % index] = trait
+        self.shape = (bool(owner), bool(candidates), len(traits),
+                      with_unlocked)
+
+
+def _free_conditions(shape):
+    """WHERE conditions of a node that can serve an allocation now.
+
+    Bound parameters: ``f_rc``, ``f_owner``, ``f_candidates`` and
+    ``f_trait_<i>`` (see :class:`_Filter`; an UPDATE may not bind names
+    of columns).
+    """
+    owner, candidates, traits, unlocked = shape
     conds = [NODES.c.provision_state == states.AVAILABLE,
-             NODES.c.resource_class == _field(allocation, 'resource_class'),
+             NODES.c.resource_class == sa.bindparam('f_rc'),
              NODES.c.instance_uuid.is_(None),
              NODES.c.maintenance == sa.false(),
              # Very old API versions could create nodes directly in
              # "available" without ever reading their power state.
              NODES.c.power_state.isnot(None)]
-    if with_unlocked:
+    if unlocked:
         conds.append(NODES.c.reservation.is_(None))
-    owner = _field(allocation, 'owner')
     if owner:
-        conds.append(sa.or_(NODES.c.owner == owner, NODES.c.lessee == owner))
-    candidates = _field(allocation, 'candidate_nodes')
-    if with_candidates and candidates:
-        conds.append(NODES.c.uuid.in_(list(candidates)))
-    if with_traits:
-        for trait in sorted(set(_field(allocation, 'traits') or ())):
-            conds.append(sa.exists().where(NODE_TRAITS.c.node_id == NODES.c.id,
-                                           NODE_TRAITS.c.trait == trait))
+        conds.append(sa.or_(NODES.c.owner == sa.bindparam('f_owner'),
+                            NODES.c.lessee == sa.bindparam('f_owner')))
+    if candidates:
+        conds.append(NODES.c.uuid.in_(
+            sa.bindparam('f_candidates', expanding=True)))
+    for index in range(traits):
+        conds.append(sa.exists().where(
+            NODE_TRAITS.c.node_id == NODES.c.id,
+            NODE_TRAITS.c.trait == sa.bindparam('f_trait_%d' % index)))
     return conds
 
 
-def _pick(conn, conds, skip_locked=True):
-    """The free node with the lowest id matching ``conds``, locked.
+@functools.lru_cache(maxsize=512)
+def _statement(kind, shape, *extra):
+    """The statement ``kind`` for a filter ``shape``, built once.
+
+    Kinds and their extra key parts and bound parameters (besides the
+    filter's, see :func:`_free_conditions`):
+
+    - ``pick``: (locking, skip_locked, name, start, tried): the free node
+      with the lowest id, locked when ``locking``; ``name`` adds
+      ``name = :f_name``, ``start`` (``>=`` or ``<``) ``id <op> :start``,
+      ``tried`` ``id NOT IN :tried``.
+    - ``exists``: (): whether any node matches.
+    - ``claim``: (): reserve the node ``:node_id`` if it is still free:
+      ``:new_instance_uuid``, ``:new_allocation_id``,
+      ``:new_instance_info``, ``:now``.
+    """
+    conds = _free_conditions(shape)
+    if kind == 'pick':
+        locking, skip_locked, name, start, tried = extra
+        if name:
+            conds.append(NODES.c.name == sa.bindparam('f_name'))
+        if start == '>=':
+            conds.append(NODES.c.id >= sa.bindparam('start'))
+        elif start == '<':
+            conds.append(NODES.c.id < sa.bindparam('start'))
+        if tried:
+            conds.append(NODES.c.id.notin_(
+                sa.bindparam('tried', expanding=True)))
+        query = (sa.select(NODES.c.id, NODES.c.uuid, NODES.c.instance_info)
+                 .where(*conds).order_by(NODES.c.id).limit(1))
+        if locking:
+            query = query.with_for_update(skip_locked=skip_locked)
+        return query
+    if kind == 'exists':
+        return sa.select(NODES.c.id).where(*conds).limit(1)
+    if kind == 'claim':
+        return (sa.update(NODES)
+                .where(NODES.c.id == sa.bindparam('node_id'), *conds)
+                .values(instance_uuid=sa.bindparam('new_instance_uuid'),
+                        allocation_id=sa.bindparam('new_allocation_id'),
+                        instance_info=sa.bindparam(
+                            'new_instance_info',
+                            type_=NODES.c.instance_info.type),
+                        updated_at=sa.bindparam('now')))
+    raise ValueError(kind)
+
+
+def _pick(conn, free, skip_locked=True, name=None, start=None, op=None,
+          tried=()):
+    """The free node with the lowest id matching ``free``, locked.
 
     With ``skip_locked`` rows locked by other transactions are passed
-    over; without, the query waits for them and re-checks ``conds`` on
-    their committed version.
+    over; without, the query waits for them and re-checks the filter on
+    their committed version. ``name``, ``start`` (with ``op``, ``>=`` or
+    ``<``) and ``tried`` narrow the choice.
     """
-    query = (sa.select(NODES.c.id, NODES.c.uuid, NODES.c.instance_info)
-             .where(*conds).order_by(NODES.c.id).limit(1))
-    if _locking(conn):
-        query = query.with_for_update(skip_locked=skip_locked)
-    return conn.execute(query).first()
+    params = dict(free.params)
+    if name is not None:
+        params['f_name'] = name
+    if op is not None:
+        params['start'] = start
+    if tried:
+        params['tried'] = list(tried)
+    query = _statement('pick', free.shape, _locking(conn), skip_locked,
+                       name is not None, op, bool(tried))
+    return conn.execute(query, params).first()
 
 
 def _id_range(conn):
@@ -108,38 +199,38 @@ def _id_range(conn):
     cached = _ID_RANGES.get(engine)
     if cached is not None and cached[0] > now:
         return cached[1]
-    bounds = tuple(conn.execute(
-        sa.select(sa.func.min(NODES.c.id), sa.func.max(NODES.c.id))).one())
+    bounds = tuple(conn.execute(_ID_RANGE).one())
     _ID_RANGES[engine] = (now + _ID_RANGE_TTL, bounds)
     return bounds
 
 
-def _pick_from_random_start(conn, conds, randomize, skip_locked=True):
+def _pick_from_random_start(conn, free, randomize, skip_locked=True,
+                            tried=()):
     """Pick the first free node at or after a random id, wrapping around."""
     if not randomize:
-        return _pick(conn, conds, skip_locked)
+        return _pick(conn, free, skip_locked, tried=tried)
     low, high = _id_range(conn)
     if low is None:
         # No node at all a moment ago: look again without the cache.
-        return _pick(conn, conds, skip_locked)
+        return _pick(conn, free, skip_locked, tried=tried)
     start = random.randint(low, high)
-    return (_pick(conn, conds + [NODES.c.id >= start], skip_locked)
-            or _pick(conn, conds + [NODES.c.id < start], skip_locked))
+    return (_pick(conn, free, skip_locked, start=start, op='>=',
+                  tried=tried)
+            or _pick(conn, free, skip_locked, start=start, op='<',
+                     tried=tried))
 
 
-def _claim(conn, node, allocation):
+def _claim(conn, free, node, allocation):
     """Reserve ``node``; False if it stopped being free meanwhile."""
     info = dict(node.instance_info or {})
     # As upstream: the requested traits tell the deploy what was matched.
     info['traits'] = sorted(set(allocation.traits or ()))
+    params = dict(free.params, node_id=node.id,
+                  new_instance_uuid=allocation.uuid,
+                  new_allocation_id=allocation.id,
+                  new_instance_info=info, now=base.utcnow())
     try:
-        result = conn.execute(
-            sa.update(NODES)
-            .where(NODES.c.id == node.id, *_free_conditions(allocation))
-            .values(instance_uuid=allocation.uuid,
-                    allocation_id=allocation.id,
-                    instance_info=info,
-                    updated_at=base.utcnow()))
+        result = conn.execute(_statement('claim', free.shape), params)
     except db_exc.DBDuplicateEntry:
         # The allocation's UUID became another node's instance_uuid since
         # the allocation was created. The transaction is lost (PostgreSQL
@@ -154,16 +245,8 @@ def _activate(conn, allocation, node_id):
 
     :raises: AllocationNotFound, AllocationTakenOver
     """
-    where = [ALLOCATIONS.c.id == allocation.id,
-             ALLOCATIONS.c.state == alloc_obj.ALLOCATING]
-    guard = allocation._guard()
-    if guard is not None:
-        where.append(guard)
-    result = conn.execute(
-        sa.update(ALLOCATIONS).where(*where)
-        .values(node_id=node_id, state=alloc_obj.ACTIVE, last_error=None,
-                updated_at=base.utcnow()))
-    if result.rowcount == 1:
+    if alloc_obj.activate_allocation(conn, allocation, node_id,
+                                     base.utcnow()):
         return
     row = conn.execute(
         sa.select(ALLOCATIONS.c.conductor_affinity, ALLOCATIONS.c.state)
@@ -186,30 +269,29 @@ def _reserve_node(context, allocation, randomize):
         # ``SET TRANSACTION`` applies to this transaction only: unlike a
         # session-level change it needs no reset when the connection goes
         # back to the pool.
-        conn.execute(
-            sa.text('SET TRANSACTION ISOLATION LEVEL READ COMMITTED'))
-    conds = _free_conditions(allocation)
+        conn.execute(_READ_COMMITTED)
+    free = _Filter(allocation)
     tried = []
     for _attempt in range(_MAX_PICKS):
-        extra = [NODES.c.id.notin_(tried)] if tried else []
         node = None
         if allocation.name and not tried:
             # Metalsmith-style deployments name allocations after nodes:
             # the namesake node goes first when it fits.
-            node = _pick(conn, conds + [NODES.c.name == allocation.name])
+            node = _pick(conn, free, name=allocation.name)
         if node is None:
-            node = _pick_from_random_start(conn, conds + extra, randomize)
+            node = _pick_from_random_start(conn, free, randomize,
+                                           tried=tried)
         if node is None and conn.dialect.name == 'postgresql':
             # Every free node may be locked by a concurrent reservation
             # that could still roll back: wait for them this once rather
             # than fail while a node may turn out free. (Not on InnoDB:
             # the waiting locking read deadlocks with the index updates
             # of the reservations it waits for.)
-            node = _pick_from_random_start(conn, conds + extra, randomize,
-                                           skip_locked=False)
+            node = _pick_from_random_start(conn, free, randomize,
+                                           skip_locked=False, tried=tried)
         if node is None:
             return None
-        if _claim(conn, node, allocation):
+        if _claim(conn, free, node, allocation):
             _activate(conn, allocation, node.id)
             return node
         tried.append(node.id)
@@ -241,9 +323,9 @@ def reserve_node(context, allocation, randomize=True):
     return node.uuid
 
 
-def _exists(conn, conds):
-    return conn.execute(
-        sa.select(NODES.c.id).where(*conds).limit(1)).first() is not None
+def _exists(conn, free):
+    return conn.execute(_statement('exists', free.shape),
+                        free.params).first() is not None
 
 
 @db_api.reader.connection
@@ -253,15 +335,15 @@ def explain_no_node(context, allocation):
     rc = allocation.resource_class
     owner = (' owned by or leased to project %s' % allocation.owner
              if allocation.owner else '')
-    if not _exists(conn, _free_conditions(allocation, with_traits=False,
-                                          with_unlocked=False)):
+    if not _exists(conn, _Filter(allocation, with_traits=False,
+                                 with_unlocked=False)):
         if allocation.candidate_nodes:
             return ('none of the requested candidate nodes are available '
                     'and match the resource class %s%s' % (rc, owner))
         return 'no available nodes match the resource class %s%s' % (
             rc, owner)
     if allocation.traits and not _exists(
-            conn, _free_conditions(allocation, with_unlocked=False)):
+            conn, _Filter(allocation, with_unlocked=False)):
         what = ('candidate nodes' if allocation.candidate_nodes
                 else 'nodes')
         return ('no available %s of resource class %s%s have the requested '
