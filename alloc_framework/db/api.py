@@ -6,6 +6,7 @@ the transaction belongs to the outermost decorated function.
 
 import functools
 import os
+import time
 
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
@@ -87,6 +88,97 @@ def _sqlite_setup(engine):
 
 context_manager.append_on_engine_create(_sqlite_setup)
 
+# A pooled connection idle for longer than this is pinged before use.
+PING_AFTER_IDLE = 1.0
+
+_SERVER_STATUS_IN_TRANS = 1  # MySQL protocol status flag
+
+
+def _in_transaction(dbapi_conn):
+    """Whether the driver says a transaction is open (None: cannot tell).
+
+    Asks the driver's own state, without a round trip: libpq (psycopg2,
+    psycopg) knows the transaction status and sqlite3 has its
+    ``in_transaction`` flag, both exact. PyMySQL keeps the server status
+    of the last reply, which flags transactions that wrote but not those
+    that only read: see ``_pool_setup`` for what covers those.
+    """
+    tx_status = getattr(getattr(dbapi_conn, 'info', None),
+                        'transaction_status', None)
+    if isinstance(tx_status, int):
+        return tx_status != 0  # TRANSACTION_STATUS_IDLE
+    in_transaction = getattr(dbapi_conn, 'in_transaction', None)
+    if isinstance(in_transaction, bool):
+        return in_transaction
+    status = getattr(dbapi_conn, 'server_status', None)
+    if isinstance(status, int):
+        return bool(status & _SERVER_STATUS_IN_TRANS)
+    return None
+
+
+def _pool_setup(engine):
+    """Spare two round trips per transaction that the pool makes by default.
+
+    - *Reset on return*: the pool rolls back every connection it gets
+      back, although the enginefacade has just committed or rolled back.
+      Here it rolls back a connection only when a transaction is still
+      open: one that SQLAlchemy began and did not end, or one the driver
+      reports (or the driver cannot tell).
+    - *Pre-ping*: oslo.db has the pool ping every connection it hands
+      out. Here only connections idle for more than ``PING_AFTER_IDLE``
+      seconds are pinged: what an idle timeout or a server restart broke
+      is found before use, as before; a connection used a moment ago is
+      not asked. A ping that finds the server gone invalidates the pool,
+      and the checkout takes a new connection.
+    """
+    pool = engine.pool
+    dialect = engine.dialect
+
+    @sa.event.listens_for(engine, 'begin')
+    def _on_begin(conn):
+        conn.info['transaction_open'] = True
+
+    @sa.event.listens_for(engine, 'rollback')
+    @sa.event.listens_for(engine, 'commit')
+    def _on_end(conn):
+        conn.info.pop('transaction_open', None)
+
+    pool._reset_on_return = None
+
+    @sa.event.listens_for(pool, 'reset')
+    def _on_reset(dbapi_conn, record, reset_state):
+        if ((record is not None and record.info.get('transaction_open'))
+                or _in_transaction(dbapi_conn) is not False):
+            dbapi_conn.rollback()
+        if record is not None:
+            record.info.pop('transaction_open', None)
+
+    if not pool._pre_ping:
+        return
+    pool._pre_ping = False
+
+    @sa.event.listens_for(pool, 'connect')
+    @sa.event.listens_for(pool, 'checkin')
+    def _on_idle(dbapi_conn, record):
+        if record is not None:
+            record.info['idle_since'] = time.monotonic()
+
+    @sa.event.listens_for(pool, 'checkout')
+    def _on_checkout(dbapi_conn, record, proxy):
+        idle_since = record.info.pop('idle_since', None)
+        if (idle_since is not None
+                and time.monotonic() - idle_since <= PING_AFTER_IDLE):
+            return
+        try:
+            dialect.do_ping(dbapi_conn)
+        except dialect.loaded_dbapi.Error as exc:
+            if dialect.is_disconnect(exc, dbapi_conn, None):
+                raise sa.exc.InvalidatePoolError() from exc
+            raise
+
+
+context_manager.append_on_engine_create(_pool_setup)
+
 
 def configure(conf):
     """Configure the enginefacade from ``conf`` (call once per process)."""
@@ -124,4 +216,5 @@ def create_engine(url, **kwargs):
     from oslo_db.sqlalchemy import engines
     engine = engines.create_engine(url, **kwargs)
     _sqlite_setup(engine)
+    _pool_setup(engine)
     return engine

@@ -67,6 +67,10 @@ def _load_traits(session, allocation_ids):
     return result
 
 
+_INSERT = sa.insert(ALLOCATIONS)
+_INSERT_TRAITS = sa.insert(TRAITS)
+
+
 def insert_allocation(session, values, traits):
     """Insert an allocation row and its traits; return the new id.
 
@@ -81,14 +85,14 @@ def insert_allocation(session, values, traits):
     # No savepoint: a duplicate ends the whole transaction (callers never
     # go on after it), and a savepoint costs two round trips.
     try:
-        result = session.execute(sa.insert(ALLOCATIONS).values(values))
+        result = session.execute(_INSERT, values)
     except db_exc.DBDuplicateEntry as exc:
         if 'name' in (exc.columns or ()):
             raise exception.AllocationDuplicateName(name=values.get('name'))
         raise exception.AllocationAlreadyExists(uuid=values['uuid'])
     allocation_id = result.inserted_primary_key[0]
     if traits:
-        session.execute(sa.insert(TRAITS), [
+        session.execute(_INSERT_TRAITS, [
             {'allocation_id': allocation_id, 'trait': t, 'created_at': now}
             for t in sorted(set(traits))])
     return allocation_id
@@ -421,7 +425,7 @@ class Allocation(base.AllocObject):
             conn.execute(sa.delete(TRAITS).where(
                 TRAITS.c.allocation_id == self.id))
             if self.traits:
-                conn.execute(sa.insert(TRAITS), [
+                conn.execute(_INSERT_TRAITS, [
                     {'allocation_id': self.id, 'trait': t, 'created_at': now}
                     for t in sorted(set(self.traits))])
         self.updated_at = now

@@ -258,6 +258,22 @@ def _clear_reservations(context, host):
 
 # --- object ------------------------------------------------------------------
 
+def _identities_statement(by_uuid, by_name):
+    N = models.Node
+    conds = []
+    if by_uuid:
+        conds.append(N.uuid.in_(sa.bindparam('uuids', expanding=True)))
+    if by_name:
+        conds.append(N.name.in_(sa.bindparam('names', expanding=True)))
+    return (sa.select(N.id, N.uuid, N.name, N.owner, N.lessee)
+            .where(sa.or_(*conds)))
+
+
+# Built once: see Node.identities.
+_IDENTITIES = {(u, n): _identities_statement(u, n)
+               for u in (True, False) for n in (True, False) if u or n}
+
+
 @base.AllocObjectRegistry.register
 class Node(base.AllocObject):
     """A bare metal node.
@@ -363,17 +379,16 @@ class Node(base.AllocObject):
         :returns: a dict from each UUID (lower case) and name found to a
             row with ``id``, ``uuid``, ``name``, ``owner`` and ``lessee``.
         """
-        conds = []
-        if uuids:
-            conds.append(models.Node.uuid.in_(sorted(set(uuids))))
-        if names:
-            conds.append(models.Node.name.in_(sorted(set(names))))
-        if not conds:
+        uuids, names = sorted(set(uuids)), sorted(set(names))
+        if not uuids and not names:
             return {}
-        N = models.Node
+        params = {}
+        if uuids:
+            params['uuids'] = uuids
+        if names:
+            params['names'] = names
         rows = context.connection.execute(
-            sa.select(N.id, N.uuid, N.name, N.owner, N.lessee)
-            .where(sa.or_(*conds))).all()
+            _IDENTITIES[bool(uuids), bool(names)], params).all()
         found = {}
         for row in rows:
             found[row.uuid.lower()] = row

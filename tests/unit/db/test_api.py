@@ -1,6 +1,9 @@
 """The enginefacade helpers of alloc_framework.db.api."""
 
+from unittest import mock
+
 from oslo_db import exception as db_exc
+import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
 from tests import base
@@ -42,3 +45,109 @@ class RetryOnDeadlockTestCase(base.TestCase):
 
         self.assertRaises(db_exc.DBDuplicateEntry, work)
         self.assertEqual(1, len(attempts))
+
+
+class PoolTestCase(base.DBTestCase):
+    """The pool settings of db_api._pool_setup, on every backend."""
+
+    def setUp(self):
+        super().setUp()
+        self.engine = self.db.engine
+        # Start from connections that have been used and returned.
+        with self.engine.connect() as conn:
+            conn.execute(sa.text('SELECT 1'))
+
+    def _count_projects(self):
+        with self.engine.connect() as conn:
+            return conn.execute(sa.text(
+                'SELECT COUNT(*) FROM projects')).scalar()
+
+    def test_driver_tells_whether_a_transaction_is_open(self):
+        with self.engine.connect() as conn:
+            dbapi_conn = conn.connection.dbapi_connection
+            with conn.begin():
+                conn.execute(sa.text("INSERT INTO projects (external_id) "
+                                     "VALUES ('x')"))
+                self.assertIs(True, db_api._in_transaction(dbapi_conn))
+            self.assertIs(False, db_api._in_transaction(dbapi_conn))
+
+    def test_connection_returned_in_a_transaction_is_rolled_back(self):
+        raw = self.engine.raw_connection()
+        cursor = raw.cursor()
+        if self.engine.dialect.name == 'sqlite':
+            cursor.execute('BEGIN')  # the driver runs in autocommit mode
+        cursor.execute("INSERT INTO projects (external_id) "
+                       "VALUES ('left-open')")
+        cursor.close()
+        raw.close()  # back to the pool, transaction still open
+        self.assertEqual(0, self._count_projects())
+
+    def test_committed_connection_is_not_rolled_back_again(self):
+        answers = []
+        in_transaction = db_api._in_transaction
+
+        def probe(dbapi_conn):
+            answers.append(in_transaction(dbapi_conn))
+            return answers[-1]
+
+        with mock.patch.object(db_api, '_in_transaction', probe):
+            with self.engine.begin() as conn:
+                conn.execute(sa.text("INSERT INTO projects (external_id) "
+                                     "VALUES ('kept')"))
+        self.assertEqual([False], answers)
+        self.assertEqual(1, self._count_projects())
+
+    def test_sqlalchemy_marks_open_transactions(self):
+        with self.engine.connect() as conn:
+            conn.execute(sa.text('SELECT COUNT(*) FROM projects'))
+            self.assertTrue(conn.info.get('transaction_open'))
+            conn.rollback()
+            self.assertNotIn('transaction_open', conn.info)
+
+    def test_transaction_left_open_by_sqlalchemy_is_rolled_back(self):
+        # Even when the driver does not report it (PyMySQL does not report
+        # transactions that only read).
+        dbapi_conn = mock.Mock(spec=['rollback'])
+        record = mock.Mock(info={'transaction_open': True})
+        with mock.patch.object(db_api, '_in_transaction', return_value=False):
+            self.engine.pool.dispatch.reset(dbapi_conn, record, None)
+        dbapi_conn.rollback.assert_called_once_with()
+        self.assertNotIn('transaction_open', record.info)
+
+    def test_driver_that_cannot_tell_is_rolled_back(self):
+        dbapi_conn = mock.Mock(spec=['rollback'])
+        self.assertIsNone(db_api._in_transaction(dbapi_conn))
+        self.engine.pool.dispatch.reset(dbapi_conn, mock.Mock(info={}), None)
+        dbapi_conn.rollback.assert_called_once_with()
+
+    def test_only_idle_connections_are_pinged(self):
+        with mock.patch.object(self.engine.dialect, 'do_ping',
+                               wraps=self.engine.dialect.do_ping) as ping:
+            with self.engine.connect() as conn:
+                conn.execute(sa.text('SELECT 1'))
+            self.assertEqual(0, ping.call_count)
+            with mock.patch.object(db_api, 'PING_AFTER_IDLE', -1):
+                with self.engine.connect() as conn:
+                    conn.execute(sa.text('SELECT 1'))
+            self.assertEqual(1, ping.call_count)
+
+    def test_connection_killed_while_idle_is_replaced(self):
+        dialect = self.engine.dialect.name
+        if dialect == 'sqlite':
+            self.skipTest('SQLite has no server to lose connections')
+        own_id = {'mysql': 'SELECT CONNECTION_ID()',
+                  'postgresql': 'SELECT pg_backend_pid()'}[dialect]
+        kill = {'mysql': 'KILL %d',
+                'postgresql': 'SELECT pg_terminate_backend(%d)'}[dialect]
+        # Only one pooled connection, so the next checkout gets it back.
+        self.engine.dispose()
+        with self.engine.connect() as conn:
+            victim = conn.execute(sa.text(own_id)).scalar()
+        killer = sa.create_engine(self.engine.url, poolclass=sa.pool.NullPool)
+        with killer.connect() as conn:
+            conn.execute(sa.text(kill % victim))
+        killer.dispose()
+        with mock.patch.object(db_api, 'PING_AFTER_IDLE', -1):
+            with self.engine.connect() as conn:
+                self.assertNotEqual(victim,
+                                    conn.execute(sa.text(own_id)).scalar())
