@@ -208,12 +208,22 @@ def _candidate_uuids(req, idents):
         elif utils.is_valid_logical_name(ident):
             names.append(ident)
     found = node_obj.Node.identities(req.context, uuids=uuids, names=names)
+    # The policy decides on owner and lessee only: ask once per pair, not
+    # once per node (a request may name many nodes of few projects).
+    visible = {}
+
+    def _visible(row):
+        key = (row.owner, row.lessee)
+        if key not in visible:
+            visible[key] = req.policy.check(
+                req.context, 'baremetal:node:get', policy.node_target(row))
+        return visible[key]
+
     result = []
     for ident in idents:
         key = ident.lower() if uuidutils.is_uuid_like(ident) else ident
         row = found.get(key)
-        if row is None or not req.policy.check(
-                req.context, 'baremetal:node:get', policy.node_target(row)):
+        if row is None or not _visible(row):
             raise errors.HTTPError(
                 400, 'Invalid candidate_nodes: node %s could not be found.'
                 % ident, errors.INVALID_FIELD)
