@@ -169,7 +169,8 @@ for step in "$@"; do
 done
 stop_servers
 
-# The table: one row per server, database, N and C.
+# The table: one row per server, database, N and C; ours against upstream
+# (same database, N and C) in the last column.
 $PY - "$OUT" <<'PY'
 import glob, json, os, sys
 rows = []
@@ -181,10 +182,22 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], '*.out'))):
         continue
     for s in json.loads(text[start:]):
         rows.append((os.path.basename(path)[:-4], s))
-print('| run | N | C | allocations/s | POST->active p50 | p99 | errors |')
-print('|---|---|---|---|---|---|---|')
+
+def kind(tag):  # ours-mysql-w2-n1000 / upstream-mysql-n1000 -> mysql
+    return tag.split('-')[1]
+
+
+upstream = {(kind(tag), s['nodes'], s['clients']): s['allocations_per_second']
+            for tag, s in rows if tag.startswith('upstream-')}
+print('| run | N | C | allocations/s | POST->active p50 | p99 | errors '
+      '| x upstream |')
+print('|---|---|---|---|---|---|---|---|')
 for tag, s in rows:
-    print('| %s | %d | %d | %.1f | %.0f ms | %.0f ms | %d |' % (
+    base = upstream.get((kind(tag), s['nodes'], s['clients']))
+    ratio = ('%.1f' % (s['allocations_per_second'] / base)
+             if base and not tag.startswith('upstream-') else '')
+    print('| %s | %d | %d | %.1f | %.0f ms | %.0f ms | %d | %s |' % (
         tag, s['nodes'], s['clients'], s['allocations_per_second'],
-        s['latency_p50_ms'], s['latency_p99_ms'], sum(s['errors'].values())))
+        s['latency_p50_ms'], s['latency_p99_ms'], sum(s['errors'].values()),
+        ratio))
 PY
