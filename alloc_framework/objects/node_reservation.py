@@ -72,14 +72,12 @@ class _Filter:
     it. See :func:`_statement`.
     """
 
-    def __init__(self, allocation, with_traits=True, with_candidates=True,
-                 with_unlocked=True):
+    def __init__(self, allocation, with_traits=True, with_unlocked=True):
         self.params = {'f_rc': _field(allocation, 'resource_class')}
         owner = _field(allocation, 'owner')
         if owner:
             self.params['f_owner'] = owner
-        candidates = (_field(allocation, 'candidate_nodes')
-                      if with_candidates else None)
+        candidates = _field(allocation, 'candidate_nodes')
         if candidates:
             self.params['f_candidates'] = list(candidates)
         traits = (sorted(set(_field(allocation, 'traits') or ()))
