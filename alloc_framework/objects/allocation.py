@@ -112,12 +112,10 @@ def check_instance_uuid_free(session, uuid, node_id=None):
         raise exception.InstanceAssociated(instance_uuid=uuid, node=row.uuid)
 
 
-def _guard_clause(affinity, param=None):
-    """``conductor_affinity`` is ``affinity`` (or the bound ``param``)."""
+def _guard_clause(affinity):
+    """``conductor_affinity`` is ``affinity`` (NULL when None)."""
     column = ALLOCATIONS.c.conductor_affinity
-    if affinity is None:
-        return column.is_(None)
-    return column == (sa.bindparam(param) if param else affinity)
+    return column.is_(None) if affinity is None else column == affinity
 
 
 # The hot statements are built once, with bound parameters: building a
@@ -131,19 +129,28 @@ _GET = {
 }
 
 
-def _activate_statement(guard):
+def _guard_kind(guard):
+    """How an update checks the affinity ``guard`` (see ``_guard()``)."""
+    if guard is _NO_GUARD:
+        return 'unguarded'
+    return 'null' if guard is None else 'equal'
+
+
+def _activate_statement(kind):
     """UPDATE ... SET state=active of an ``allocating`` allocation."""
     where = [ALLOCATIONS.c.id == sa.bindparam('allocation_id'),
              ALLOCATIONS.c.state == ALLOCATING]
-    if guard is not _NO_GUARD:
-        where.append(_guard_clause(guard, 'guard'))
+    if kind == 'null':
+        where.append(_guard_clause(None))
+    elif kind == 'equal':
+        where.append(_guard_clause(sa.bindparam('guard')))
     return (sa.update(ALLOCATIONS).where(*where)
             .values(node_id=sa.bindparam('new_node_id'), state=ACTIVE,
                     last_error=None, updated_at=sa.bindparam('now')))
 
 
 _ACTIVATE = {kind: _activate_statement(kind)
-             for kind in (_NO_GUARD, None, 0)}
+             for kind in ('unguarded', 'null', 'equal')}
 
 
 def activate_allocation(conn, allocation, node_id, now):
@@ -154,10 +161,10 @@ def activate_allocation(conn, allocation, node_id, now):
     :returns: whether the row was updated.
     """
     guard = allocation._guard()
-    kind = guard if guard is _NO_GUARD or guard is None else 0
+    kind = _guard_kind(guard)
     params = {'allocation_id': allocation.id, 'new_node_id': node_id,
               'now': now}
-    if kind == 0:
+    if kind == 'equal':
         params['guard'] = guard
     result = conn.execute(_ACTIVATE[kind], params)
     return result.rowcount == 1
