@@ -14,6 +14,7 @@ lives in :mod:`alloc_framework.objects.node_reservation`.
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import uuidutils
+from oslo_utils import versionutils
 import sqlalchemy as sa
 
 from alloc_framework.common import exception
@@ -120,13 +121,20 @@ def _guard_clause(affinity):
 
 # The hot statements are built once, with bound parameters: building a
 # statement (and its cache key) costs more CPU than running it.
+# The row, its traits (one result row per trait, or one with a NULL trait)
+# and the UUID of its node in one round trip.
 _GET = {
-    column.name: sa.select(ALLOCATIONS, TRAITS.c.trait.label('_trait'))
+    column.name: sa.select(ALLOCATIONS, TRAITS.c.trait.label('_trait'),
+                           NODES.c.uuid.label('_node_uuid'))
     .select_from(ALLOCATIONS.outerjoin(
-        TRAITS, TRAITS.c.allocation_id == ALLOCATIONS.c.id))
+        TRAITS, TRAITS.c.allocation_id == ALLOCATIONS.c.id).outerjoin(
+        NODES, NODES.c.id == ALLOCATIONS.c.node_id))
     .where(column == sa.bindparam('value'))
     for column in (ALLOCATIONS.c.id, ALLOCATIONS.c.uuid, ALLOCATIONS.c.name)
 }
+_NODE_UUIDS = sa.select(NODES.c.id, NODES.c.uuid).where(
+    NODES.c.id.in_(sa.bindparam('ids', expanding=True)))
+_NODE_UUID = sa.select(NODES.c.uuid).where(NODES.c.id == sa.bindparam('id'))
 
 
 def _guard_kind(guard):
@@ -175,13 +183,17 @@ class Allocation(base.AllocObject):
     """A request for a node; see the module docstring."""
 
     # Version 1.0: initial version
-    VERSION = '1.0'
+    # Version 1.1: node_uuid
+    VERSION = '1.1'
 
     fields = {
         'id': fields.IntegerField(),
         'uuid': fields.UUIDField(nullable=True),
         'name': fields.StringField(nullable=True),
         'node_id': fields.IntegerField(nullable=True),
+        # Read only: the UUID of the node ``node_id`` names, read with the
+        # allocation (API responses show it; no second lookup).
+        'node_uuid': fields.UUIDField(nullable=True),
         'state': fields.StringField(),
         'owner': fields.StringField(nullable=True),
         'last_error': fields.StringField(nullable=True),
@@ -209,8 +221,13 @@ class Allocation(base.AllocObject):
             current = self.conductor_affinity
         return current
 
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+            primitive.pop('node_uuid', None)
+
     @classmethod
-    def _from_row(cls, context, row, traits):
+    def _from_row(cls, context, row, traits, node_uuid):
         obj = cls(context)
         for name in _COLUMNS:
             value = getattr(row, name)
@@ -218,6 +235,7 @@ class Allocation(base.AllocObject):
                 value = None
             setattr(obj, name, value)
         obj.traits = traits
+        obj.node_uuid = node_uuid
         obj._guard_affinity = row.conductor_affinity
         obj.obj_reset_changes()
         return obj
@@ -255,8 +273,7 @@ class Allocation(base.AllocObject):
 
         :param ident: how to name it in AllocationNotFound (``value``).
         """
-        # The row and its traits in one round trip: one result row per
-        # trait (or one with a NULL trait). A Core connection, not an ORM
+        # One round trip (see _GET) on a Core connection, not an ORM
         # session: this is the read every client polls.
         rows = context.connection.execute(
             _GET[column], {'value': value}).all()
@@ -264,7 +281,7 @@ class Allocation(base.AllocObject):
             raise exception.AllocationNotFound(
                 allocation=value if ident is None else ident)
         traits = sorted(r._trait for r in rows if r._trait is not None)
-        return cls._from_row(context, rows[0], traits)
+        return cls._from_row(context, rows[0], traits, rows[0]._node_uuid)
 
     @classmethod
     @db_api.reader
@@ -321,7 +338,12 @@ class Allocation(base.AllocObject):
                                         sort_dir=sort_dir)
         rows = query.all()
         traits = _load_traits(session, [r.id for r in rows])
-        return [cls._from_row(context, r, traits[r.id]) for r in rows]
+        node_ids = {r.node_id for r in rows if r.node_id is not None}
+        node_uuids = dict(session.execute(
+            _NODE_UUIDS, {'ids': list(node_ids)}).all()) if node_ids else {}
+        return [cls._from_row(context, r, traits[r.id],
+                              node_uuids.get(r.node_id))
+                for r in rows]
 
     def refresh(self, context=None):
         """Reload every field from the database.
@@ -342,7 +364,8 @@ class Allocation(base.AllocObject):
     def _values_for_db(self, names):
         values = {}
         for name in names:
-            if name in ('id', 'traits', 'created_at', 'updated_at'):
+            if name in ('id', 'traits', 'node_uuid', 'created_at',
+                        'updated_at'):
                 continue
             if self.obj_attr_is_set(name):
                 values[name] = base.to_db_value(getattr(self, name))
@@ -382,6 +405,8 @@ class Allocation(base.AllocObject):
         if not self.candidate_nodes:
             self.candidate_nodes = None
         self.traits = sorted(set(traits or ()))
+        self.node_uuid = (None if node_id is None else
+                          conn.execute(_NODE_UUID, {'id': node_id}).scalar())
         self._guard_affinity = self.conductor_affinity
         self._context = context
         self.obj_reset_changes()
@@ -428,6 +453,10 @@ class Allocation(base.AllocObject):
                 raise exception.AllocationNotFound(allocation=self.uuid)
             raise exception.AllocationTakenOver(
                 allocation=self.uuid, conductor=row.conductor_affinity)
+        if 'node_id' in changed:
+            self.node_uuid = (
+                None if self.node_id is None else
+                conn.execute(_NODE_UUID, {'id': self.node_id}).scalar())
         if 'traits' in changed:
             conn.execute(sa.delete(TRAITS).where(
                 TRAITS.c.allocation_id == self.id))

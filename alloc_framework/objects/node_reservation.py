@@ -315,9 +315,11 @@ def reserve_node(context, allocation, randomize=True):
     if node is None:
         return None
     allocation.node_id = node.id
+    allocation.node_uuid = node.uuid
     allocation.state = alloc_obj.ACTIVE
     allocation.last_error = None
-    allocation.obj_reset_changes(['node_id', 'state', 'last_error'])
+    allocation.obj_reset_changes(['node_id', 'node_uuid', 'state',
+                                  'last_error'])
     return node.uuid
 
 

@@ -5,6 +5,7 @@ from oslo_utils import uuidutils
 from alloc_framework.common import exception
 from alloc_framework import objects
 from alloc_framework.objects import allocation as alloc_obj
+from alloc_framework.objects import node_reservation
 from tests import base
 from tests.functional.allocation import fixtures as f
 
@@ -157,3 +158,39 @@ class TestAllocationObject(base.DBTestCase):
         self.assertIsNone(node.allocation_id)
         self.assertEqual(0, self._count())
         self.assertRaises(exception.AllocationNotFound, a.destroy)
+
+    def test_node_uuid_is_read_with_the_allocation(self):
+        node = f.make_node(self.ctx, traits=['CUSTOM_A', 'CUSTOM_B'])
+        a = f.make_allocation(self.ctx, traits=['CUSTOM_A', 'CUSTOM_B'])
+        self.assertIsNone(a.node_uuid)
+        self.assertIsNotNone(node_reservation.reserve_node(self.ctx, a))
+        self.assertEqual(node.uuid, a.node_uuid)
+        other = f.make_allocation(self.ctx)
+        got = objects.Allocation.get_by_uuid(self.ctx, a.uuid)
+        self.assertEqual(node.uuid, got.node_uuid)
+        # One row per trait in the joined read: still one allocation.
+        self.assertEqual(['CUSTOM_A', 'CUSTOM_B'], got.traits)
+        self.assertIsNone(
+            objects.Allocation.get_by_id(self.ctx, other.id).node_uuid)
+        listed = {x.uuid: x.node_uuid
+                  for x in objects.Allocation.list(self.ctx)}
+        self.assertEqual({a.uuid: node.uuid, other.uuid: None}, listed)
+        # Writing node_id keeps node_uuid in step.
+        got.node_id = None
+        got.save()
+        self.assertIsNone(got.node_uuid)
+        got.node_id = node.id
+        got.save()
+        self.assertEqual(node.uuid, got.node_uuid)
+        self.assertNotIn('node_uuid', got.obj_what_changed())
+
+    def test_node_uuid_is_not_sent_to_version_1_0(self):
+        node = f.make_node(self.ctx)
+        a = f.make_allocation(self.ctx)
+        node_reservation.reserve_node(self.ctx, a)
+        data = a.obj_to_primitive(target_version='1.0')[
+            'alloc_framework_object.data']
+        self.assertNotIn('node_uuid', data)
+        self.assertEqual(node.id, data['node_id'])
+        self.assertEqual(node.uuid, a.obj_to_primitive()[
+            'alloc_framework_object.data']['node_uuid'])

@@ -47,7 +47,9 @@ def serialize(req, allocation, fields=None, node_uuid=None):
             continue
         if name == 'node_uuid':
             value = node_uuid
-            if value is None and allocation.node_id:
+            if value is None and allocation.obj_attr_is_set('node_uuid'):
+                value = allocation.node_uuid
+            elif value is None and allocation.node_id:
                 try:
                     value = node_obj.Node.get_by_id(
                         req.context, allocation.node_id).uuid
