@@ -50,7 +50,6 @@ BUSY_ERROR = 'could not reserve any suitable node'
 _MAX_PICKS = 5
 
 _ID_RANGE = sa.select(sa.func.min(NODES.c.id), sa.func.max(NODES.c.id))
-_READ_COMMITTED = sa.text('SET TRANSACTION ISOLATION LEVEL READ COMMITTED')
 
 
 def _field(obj, name):
@@ -258,16 +257,10 @@ def _activate(conn, allocation, node_id):
 @db_api.retry_on_deadlock
 @db_api.writer.connection
 def _reserve_node(context, allocation, randomize):
+    # READ COMMITTED on every database (see db_api._mysql_setup): row
+    # locks only, no gap locks in nodes_alloc_idx that would deadlock
+    # concurrent reservations.
     conn = context.connection
-    if conn.dialect.name == 'mysql':
-        # REPEATABLE READ makes InnoDB take gap locks in nodes_alloc_idx
-        # for the locking read, which block the UPDATE moving the reserved
-        # node out of that range in other transactions: deadlocks under
-        # concurrency. Row locks are all this transaction needs.
-        # ``SET TRANSACTION`` applies to this transaction only: unlike a
-        # session-level change it needs no reset when the connection goes
-        # back to the pool.
-        conn.execute(_READ_COMMITTED)
     free = _Filter(allocation)
     tried = []
     for _attempt in range(_MAX_PICKS):

@@ -11,9 +11,9 @@ generation bumped with a compare-and-swap against the generation read
 *before* that usage. A writer that committed in between bumped the
 generation, so the swap fails and the whole write is retried (up to
 ``[placement]allocation_conflict_retry_count`` times). This holds on
-PostgreSQL (READ COMMITTED: the generation is read by an earlier statement
-than the usage), on MySQL/MariaDB (REPEATABLE READ: both come from the
-same snapshot) and on SQLite (writers are serialized). The providers that
+PostgreSQL and MySQL/MariaDB, both in READ COMMITTED (the generation is
+read by an earlier statement than the usage; see ``db_api._mysql_setup``),
+and on SQLite (writers are serialized). The providers that
 receive allocations are also locked first (``SELECT ... FOR UPDATE``) so
 that concurrent writers queue instead of retrying in a loop; the swap, not
 the lock, is what guarantees the capacity.

@@ -151,3 +151,32 @@ class PoolTestCase(base.DBTestCase):
             with self.engine.connect() as conn:
                 self.assertNotEqual(victim,
                                     conn.execute(sa.text(own_id)).scalar())
+
+
+class IsolationTestCase(base.DBTestCase):
+    """Transactions run in READ COMMITTED on the server databases."""
+
+    def test_a_transaction_sees_what_others_committed_since(self):
+        engine = self.db.engine
+        if engine.dialect.name == 'sqlite':
+            self.skipTest('SQLite serializes writing transactions')
+        with engine.connect() as reader, reader.begin():
+            count = sa.text('SELECT COUNT(*) FROM projects')
+            before = reader.execute(count).scalar()
+            with engine.begin() as writer:
+                writer.execute(sa.text("INSERT INTO projects (external_id) "
+                                       "VALUES ('committed-meanwhile')"))
+            # REPEATABLE READ (InnoDB's default) would still show `before`.
+            self.assertEqual(before + 1, reader.execute(count).scalar())
+
+    def test_every_mysql_session_is_read_committed(self):
+        engine = self.db.engine
+        if engine.dialect.name != 'mysql':
+            self.skipTest('MySQL/MariaDB only')
+        # New connections as well as pooled ones.
+        engine.dispose()
+        for _ in range(2):
+            with engine.connect() as conn:
+                level = conn.exec_driver_sql(
+                    'SELECT @@SESSION.tx_isolation').scalar()
+            self.assertEqual('READ-COMMITTED', level)
