@@ -177,3 +177,38 @@ class TestCORS(base.BaremetalTestCase):
                          resp.headers['Access-Control-Allow-Origin'])
         self.assertIn('X-OpenStack-Ironic-API-Version',
                       resp.headers['Access-Control-Expose-Headers'])
+
+
+class TestOptionalMiddleware(base.BaremetalTestCase):
+    """CORS and proxy headers are in the stack only when configured."""
+    with_conductor = False
+
+    def _app(self, **overrides):
+        from alloc_framework.api.baremetal import app as bm_app
+        app = bm_app.setup_app(self.conf)
+        for group, values in overrides.items():
+            for name, value in values.items():
+                self.config(**{name: value, 'group': group})
+        self.app = bm_app.setup_app(self.conf) if overrides else app
+
+    def test_no_cors_headers_without_allowed_origin(self):
+        self._app()
+        resp = self.get('/v1', headers={'Origin': 'http://example.com'},
+                        status=200)
+        self.assertNotIn('Access-Control-Allow-Origin', resp.headers)
+
+    def test_proxy_headers_ignored_unless_enabled(self):
+        self._app()
+        resp = self.get('/v1', headers={'X-Forwarded-Proto': 'https',
+                                        'X-Forwarded-Host': 'api.example'},
+                        status=200)
+        self.assertTrue(resp.json_body['links'][0]['href'].startswith(
+            'http://localhost'), resp.json_body['links'])
+
+    def test_proxy_headers_parsed_when_enabled(self):
+        self._app(oslo_middleware={'enable_proxy_headers_parsing': True})
+        resp = self.get('/v1', headers={'X-Forwarded-Proto': 'https',
+                                        'X-Forwarded-Host': 'api.example'},
+                        status=200)
+        self.assertTrue(resp.json_body['links'][0]['href'].startswith(
+            'https://api.example/'), resp.json_body['links'])
