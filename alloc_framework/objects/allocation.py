@@ -11,6 +11,8 @@ Reserving and releasing nodes touches nodes and allocations together and
 lives in :mod:`alloc_framework.objects.node_reservation`.
 """
 
+import functools
+
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import uuidutils
@@ -159,6 +161,23 @@ def _activate_statement(kind):
 
 _ACTIVATE = {kind: _activate_statement(kind)
              for kind in ('unguarded', 'null', 'equal')}
+
+
+@functools.lru_cache(maxsize=128)
+def _update_statement(columns, kind):
+    """UPDATE of ``columns`` (a sorted tuple) and ``updated_at``, built once.
+
+    Bound parameters: ``allocation_id``, ``v_<column>`` for each column
+    and ``now``; ``guard`` when ``kind`` is ``equal`` (see _guard_kind).
+    """
+    where = [ALLOCATIONS.c.id == sa.bindparam('allocation_id')]
+    if kind == 'null':
+        where.append(_guard_clause(None))
+    elif kind == 'equal':
+        where.append(_guard_clause(sa.bindparam('guard')))
+    values = {name: sa.bindparam('v_' + name) for name in columns}
+    values['updated_at'] = sa.bindparam('now')
+    return sa.update(ALLOCATIONS).where(*where).values(values)
 
 
 def activate_allocation(conn, allocation, node_id, now):
@@ -436,14 +455,15 @@ class Allocation(base.AllocObject):
         conn = context.connection
         values = self._values_for_db(changed)
         now = base.utcnow()
-        values['updated_at'] = now
-        where = [ALLOCATIONS.c.id == self.id]
         guard = self._guard()
-        if guard is not _NO_GUARD:
-            where.append(_guard_clause(guard))
+        kind = _guard_kind(guard)
+        params = {'v_' + name: value for name, value in values.items()}
+        params.update(allocation_id=self.id, now=now)
+        if kind == 'equal':
+            params['guard'] = guard
         try:
             result = conn.execute(
-                sa.update(ALLOCATIONS).where(*where).values(values))
+                _update_statement(tuple(sorted(values)), kind), params)
         except db_exc.DBDuplicateEntry:
             raise exception.AllocationDuplicateName(name=self.name)
         if result.rowcount != 1:

@@ -281,12 +281,32 @@ def _reserve_node(context, allocation, randomize):
             node = _pick_from_random_start(conn, free, randomize,
                                            skip_locked=False, tried=tried)
         if node is None:
-            return None
+            break
         if _claim(conn, free, node, allocation):
             _activate(conn, allocation, node.id)
-            return node
+            return node, None
         tried.append(node.id)
-    return None
+    # Why there was none, in the same transaction (no second one to pay).
+    return None, _explain(conn, allocation)
+
+
+def reserve_node_or_explain(context, allocation, randomize=True):
+    """:func:`reserve_node`, or why no node could be reserved.
+
+    :returns: (node UUID, None) on success, else (None, the reason as
+        :func:`explain_no_node` gives it).
+    :raises: as :func:`reserve_node`.
+    """
+    node, error = _reserve_node(context, allocation, randomize)
+    if node is None:
+        return None, error
+    allocation.node_id = node.id
+    allocation.node_uuid = node.uuid
+    allocation.state = alloc_obj.ACTIVE
+    allocation.last_error = None
+    allocation.obj_reset_changes(['node_id', 'node_uuid', 'state',
+                                  'last_error'])
+    return node.uuid, None
 
 
 def reserve_node(context, allocation, randomize=True):
@@ -304,16 +324,7 @@ def reserve_node(context, allocation, randomize=True):
         reserved (see :func:`explain_no_node`).
     :raises: AllocationNotFound, AllocationTakenOver, InstanceAssociated
     """
-    node = _reserve_node(context, allocation, randomize)
-    if node is None:
-        return None
-    allocation.node_id = node.id
-    allocation.node_uuid = node.uuid
-    allocation.state = alloc_obj.ACTIVE
-    allocation.last_error = None
-    allocation.obj_reset_changes(['node_id', 'node_uuid', 'state',
-                                  'last_error'])
-    return node.uuid
+    return reserve_node_or_explain(context, allocation, randomize)[0]
 
 
 def _exists(conn, free):
@@ -324,7 +335,10 @@ def _exists(conn, free):
 @db_api.reader.connection
 def explain_no_node(context, allocation):
     """Say which filter left no node for ``allocation`` (``last_error``)."""
-    conn = context.connection
+    return _explain(context.connection, allocation)
+
+
+def _explain(conn, allocation):
     rc = allocation.resource_class
     owner = (' owned by or leased to project %s' % allocation.owner
              if allocation.owner else '')

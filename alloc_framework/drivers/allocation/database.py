@@ -36,14 +36,13 @@ class DatabaseBackend(base.AllocationBackend):
 
     def allocate(self, context, allocation):
         for attempt in range(self.busy_attempts):
-            node_uuid = node_reservation.reserve_node(
+            # Only a failure pays for finding out which filter failed.
+            node_uuid, error = node_reservation.reserve_node_or_explain(
                 context, allocation, randomize=self.randomize)
             if node_uuid is not None:
                 LOG.debug('Node %(node)s reserved for allocation %(alloc)s',
                           {'node': node_uuid, 'alloc': allocation.uuid})
                 return node_uuid
-            # Only a failure pays for finding out which filter failed.
-            error = node_reservation.explain_no_node(context, allocation)
             if not error.startswith(node_reservation.BUSY_ERROR):
                 break
             if attempt < self.busy_attempts - 1:

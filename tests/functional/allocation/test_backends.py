@@ -55,19 +55,18 @@ class TestBackends(base.DBTestCase):
         node = f.make_node(self.ctx)
         backend = database.DatabaseBackend(self.conf)
         a = f.make_allocation(self.ctx)
-        real_reserve = node_reservation.reserve_node
+        real_reserve = node_reservation.reserve_node_or_explain
         calls = []
 
         def reserve(context, allocation, randomize=True):
             # The free node is locked by others for the first two tries.
             calls.append(1)
             if len(calls) < 3:
-                return None
+                return None, node_reservation.BUSY_ERROR
             return real_reserve(context, allocation, randomize=randomize)
 
-        with mock.patch.object(node_reservation, 'reserve_node', reserve), \
-                mock.patch.object(node_reservation, 'explain_no_node',
-                                  return_value=node_reservation.BUSY_ERROR), \
+        with mock.patch.object(node_reservation, 'reserve_node_or_explain',
+                               reserve), \
                 mock.patch.object(database, 'time') as time_mod:
             self.assertEqual(node.uuid, backend.allocate(self.ctx, a))
         self.assertEqual(3, len(calls))
@@ -83,11 +82,9 @@ class TestBackends(base.DBTestCase):
         f.make_node(self.ctx)
         backend = database.DatabaseBackend(self.conf)
         a = f.make_allocation(self.ctx)
-        with mock.patch.object(node_reservation, 'reserve_node',
-                               return_value=None) as reserve, \
-                mock.patch.object(node_reservation, 'explain_no_node',
-                                  return_value=node_reservation.BUSY_ERROR
-                                  + ' of resource class baremetal'), \
+        busy = node_reservation.BUSY_ERROR + ' of resource class baremetal'
+        with mock.patch.object(node_reservation, 'reserve_node_or_explain',
+                               return_value=(None, busy)) as reserve, \
                 mock.patch.object(database, 'time') as time_mod:
             exc = self.assertRaises(exception.AllocationFailed,
                                     backend.allocate, self.ctx, a)
