@@ -58,6 +58,12 @@ class WSGIService(service.ServiceBase):
                                   reuse_port=reuse_port)
         # Keep-alive connections must not hold a worker thread forever.
         self.server.timeout = 30
+        # cheroot closes a connection after its response once 10 idle
+        # keep-alive connections are open, and counts them under a lock
+        # at every response. Idle connections hold no worker thread (they
+        # wait in cheroot's selector) and the timeout above closes them:
+        # keep every client's connection, as a proxy in front would.
+        self.server.keep_alive_conn_limit = None
         self._thread = None
 
     @property

@@ -1,5 +1,6 @@
 """The WSGI service refuses an address it cannot listen on, up front."""
 
+import http.client
 import os
 import socket
 import subprocess
@@ -49,3 +50,26 @@ class TestListenCheck(base.TestCase):
         self.assertEqual(1, proc.returncode)
         self.assertIn('cannot listen on 127.0.0.1:%d' % self.port,
                       proc.stdout + proc.stderr)
+
+
+class TestKeepAlive(base.TestCase):
+
+    def test_many_clients_keep_their_connections(self):
+        server = wsgi_service.WSGIService('alloc-api', _app, '127.0.0.1', 0,
+                                          workers=2)
+        server.start()
+        self.addCleanup(server.stop)
+        # More idle keep-alive connections than cheroot's default limit
+        # (10): none of them is told to close.
+        clients = [http.client.HTTPConnection('127.0.0.1',
+                                              server.bound_port, timeout=10)
+                   for _ in range(20)]
+        for _round in range(2):
+            for client in clients:
+                client.request('GET', '/')
+                resp = client.getresponse()
+                self.assertEqual(b'ok', resp.read())
+                self.assertNotEqual(
+                    'close', (resp.getheader('Connection') or '').lower())
+        for client in clients:
+            client.close()
