@@ -86,8 +86,6 @@ def _sqlite_setup(engine):
     engine.dispose()
 
 
-context_manager.append_on_engine_create(_sqlite_setup)
-
 _READ_COMMITTED = 'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'
 
 
@@ -114,8 +112,6 @@ def _mysql_setup(engine):
     # Connections opened before the listener existed lack the set-up.
     engine.dispose()
 
-
-context_manager.append_on_engine_create(_mysql_setup)
 
 # A pooled connection idle for longer than this is pinged before use.
 PING_AFTER_IDLE = 1.0
@@ -206,7 +202,11 @@ def _pool_setup(engine):
             raise
 
 
-context_manager.append_on_engine_create(_pool_setup)
+# Every engine gets these, in this order: the facade's own (on creation)
+# and those of create_engine().
+_ENGINE_SETUP = (_sqlite_setup, _mysql_setup, _pool_setup)
+for _setup in _ENGINE_SETUP:
+    context_manager.append_on_engine_create(_setup)
 
 
 def configure(conf):
@@ -244,7 +244,6 @@ def create_engine(url, **kwargs):
     """
     from oslo_db.sqlalchemy import engines
     engine = engines.create_engine(url, **kwargs)
-    _sqlite_setup(engine)
-    _mysql_setup(engine)
-    _pool_setup(engine)
+    for setup in _ENGINE_SETUP:
+        setup(engine)
     return engine
