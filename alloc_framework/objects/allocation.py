@@ -139,21 +139,39 @@ _NODE_UUIDS = sa.select(NODES.c.id, NODES.c.uuid).where(
 _NODE_UUID = sa.select(NODES.c.uuid).where(NODES.c.id == sa.bindparam('id'))
 
 
-def _guard_kind(guard):
-    """How an update checks the affinity ``guard`` (see ``_guard()``)."""
-    if guard is _NO_GUARD:
-        return 'unguarded'
-    return 'null' if guard is None else 'equal'
+def _guarded_where(kind):
+    """WHERE clauses of the row ``:allocation_id`` under guard ``kind``.
 
-
-def _activate_statement(kind):
-    """UPDATE ... SET state=active of an ``allocating`` allocation."""
-    where = [ALLOCATIONS.c.id == sa.bindparam('allocation_id'),
-             ALLOCATIONS.c.state == ALLOCATING]
+    ``equal`` binds ``:guard``; see :func:`_guard_params`.
+    """
+    where = [ALLOCATIONS.c.id == sa.bindparam('allocation_id')]
     if kind == 'null':
         where.append(_guard_clause(None))
     elif kind == 'equal':
         where.append(_guard_clause(sa.bindparam('guard')))
+    return where
+
+
+def _guard_params(allocation):
+    """The guard kind of an update of ``allocation`` and its parameters.
+
+    The kind is ``unguarded``, ``null`` or ``equal``, after what
+    ``Allocation._guard()`` says the row must hold.
+    """
+    guard = allocation._guard()
+    if guard is _NO_GUARD:
+        kind = 'unguarded'
+    else:
+        kind = 'null' if guard is None else 'equal'
+    params = {'allocation_id': allocation.id}
+    if kind == 'equal':
+        params['guard'] = guard
+    return kind, params
+
+
+def _activate_statement(kind):
+    """UPDATE ... SET state=active of an ``allocating`` allocation."""
+    where = _guarded_where(kind) + [ALLOCATIONS.c.state == ALLOCATING]
     return (sa.update(ALLOCATIONS).where(*where)
             .values(node_id=sa.bindparam('new_node_id'), state=ACTIVE,
                     last_error=None, updated_at=sa.bindparam('now')))
@@ -168,16 +186,11 @@ def _update_statement(columns, kind):
     """UPDATE of ``columns`` (a sorted tuple) and ``updated_at``, built once.
 
     Bound parameters: ``allocation_id``, ``v_<column>`` for each column
-    and ``now``; ``guard`` when ``kind`` is ``equal`` (see _guard_kind).
+    and ``now``; ``guard`` when ``kind`` is ``equal`` (see _guard_params).
     """
-    where = [ALLOCATIONS.c.id == sa.bindparam('allocation_id')]
-    if kind == 'null':
-        where.append(_guard_clause(None))
-    elif kind == 'equal':
-        where.append(_guard_clause(sa.bindparam('guard')))
     values = {name: sa.bindparam('v_' + name) for name in columns}
     values['updated_at'] = sa.bindparam('now')
-    return sa.update(ALLOCATIONS).where(*where).values(values)
+    return sa.update(ALLOCATIONS).where(*_guarded_where(kind)).values(values)
 
 
 def activate_allocation(conn, allocation, node_id, now):
@@ -187,12 +200,8 @@ def activate_allocation(conn, allocation, node_id, now):
 
     :returns: whether the row was updated.
     """
-    guard = allocation._guard()
-    kind = _guard_kind(guard)
-    params = {'allocation_id': allocation.id, 'new_node_id': node_id,
-              'now': now}
-    if kind == 'equal':
-        params['guard'] = guard
+    kind, params = _guard_params(allocation)
+    params.update(new_node_id=node_id, now=now)
     result = conn.execute(_ACTIVATE[kind], params)
     return result.rowcount == 1
 
@@ -455,12 +464,9 @@ class Allocation(base.AllocObject):
         conn = context.connection
         values = self._values_for_db(changed)
         now = base.utcnow()
-        guard = self._guard()
-        kind = _guard_kind(guard)
-        params = {'v_' + name: value for name, value in values.items()}
-        params.update(allocation_id=self.id, now=now)
-        if kind == 'equal':
-            params['guard'] = guard
+        kind, params = _guard_params(self)
+        params.update(('v_' + name, value) for name, value in values.items())
+        params['now'] = now
         try:
             result = conn.execute(
                 _update_statement(tuple(sorted(values)), kind), params)
@@ -526,12 +532,10 @@ class Allocation(base.AllocObject):
             no longer belongs to ``old_conductor_id`` (another conductor
             was faster) or no longer exists.
         """
-        guard = ALLOCATIONS.c.conductor_affinity
-        guard = (guard.is_(None) if old_conductor_id is None
-                 else guard == old_conductor_id)
         result = context.session.execute(
             sa.update(ALLOCATIONS)
-            .where(ALLOCATIONS.c.id == allocation_id, guard)
+            .where(ALLOCATIONS.c.id == allocation_id,
+                   _guard_clause(old_conductor_id))
             .values(conductor_affinity=new_conductor_id,
                     updated_at=base.utcnow()))
         return result.rowcount == 1
