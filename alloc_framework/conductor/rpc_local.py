@@ -1,19 +1,20 @@
 """The ``local`` RPC transport: conductors in the same process.
 
 For the all-in-one ``alloc-server`` and for tests. Arguments and results
-go through the same serializer as over the wire, so the conductor never
-shares mutable objects with the caller, and the context is rebuilt, so
-the conductor's database transactions are its own.
+are copied as they would arrive over the wire (see :func:`copy_entity`),
+so the conductor never shares mutable objects with the caller, and the
+context is rebuilt, so the conductor's database transactions are its own.
 """
 
 import threading
 
 from oslo_log import log
+from oslo_versionedobjects import base as ovo_base
+from oslo_versionedobjects import fields as ovo_fields
 
 from alloc_framework.common import context as af_context
 from alloc_framework.common import exception
 from alloc_framework.conductor import rpcapi
-from alloc_framework.objects import base as obj_base
 
 LOG = log.getLogger(__name__)
 
@@ -27,12 +28,61 @@ def registered_hosts():
         return sorted(_MANAGERS)
 
 
+# Per object class: its fields as (attribute, is a datetime).
+_FIELDS = {}
+
+
+def _fields(cls):
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = tuple(
+            ('_obj_' + name, isinstance(field, ovo_fields.DateTimeField))
+            for name, field in cls.fields.items())
+    return fields
+
+
+def _copy_object(context, obj):
+    cls = obj.__class__
+    new = cls.__new__(cls)
+    state = obj.__dict__
+    copied = new.__dict__
+    for attr, is_datetime in _fields(cls):
+        if attr in state:
+            value = state[attr]
+            if is_datetime and value is not None:
+                # The wire format has whole seconds.
+                copied[attr] = value.replace(microsecond=0)
+            else:
+                copied[attr] = copy_entity(context, value)
+    if 'VERSION' in state:
+        copied['VERSION'] = state['VERSION']
+    copied['_changed_fields'] = set(obj._changed_fields)
+    copied['_context'] = context
+    return new
+
+
+def copy_entity(context, value):
+    """``value`` as the other side of an RPC call receives it.
+
+    What the serializer would carry, without encoding it: a versioned
+    object becomes a new object of the same class and version with copies
+    of the fields set (datetimes in whole seconds, as the wire has them)
+    and the same changed fields, bound to ``context`` (attributes that
+    are not fields do not travel); lists, tuples, sets
+    and dicts are copied, their items too. Other values (strings,
+    numbers, datetimes) are immutable and shared.
+    """
+    if isinstance(value, ovo_base.VersionedObject):
+        return _copy_object(context, value)
+    if isinstance(value, dict):
+        return {k: copy_entity(context, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return type(value)(copy_entity(context, v) for v in value)
+    return value
+
+
 class LocalTransport(rpcapi.Transport):
     """Direct calls into the ``ConductorManager`` of this process."""
-
-    def __init__(self, conf):
-        super().__init__(conf)
-        self.serializer = obj_base.AllocObjectSerializer()
 
     def _manager(self, host):
         with _LOCK:
@@ -53,12 +103,9 @@ class LocalTransport(rpcapi.Transport):
     def call(self, context, host, method, **kwargs):
         manager = self._manager(host)
         ctx = af_context.RequestContext.from_dict(context.to_dict())
-        args = {k: self.serializer.deserialize_entity(
-                    ctx, self.serializer.serialize_entity(ctx, v))
-                for k, v in kwargs.items()}
+        args = {k: copy_entity(ctx, v) for k, v in kwargs.items()}
         result = getattr(manager, method)(ctx, **args)
-        return self.serializer.deserialize_entity(
-            context, self.serializer.serialize_entity(ctx, result))
+        return copy_entity(context, result)
 
     def start_server(self, manager):
         with _LOCK:
