@@ -20,8 +20,14 @@ opts = [
                     'unset, the URL of the request is used.'),
     cfg.IntOpt('api_workers',
                min=1,
-               default=8,
-               help='Number of threads serving bare metal API requests.'),
+               default=2,
+               help='Number of threads serving bare metal API requests in '
+                    'each API process. Python runs one thread of a '
+                    'process at a time: more threads only help requests '
+                    'that wait (on the database, on Keystone), and under '
+                    'load each one adds CPU spent handing the interpreter '
+                    'lock around. Use more processes for more cores '
+                    '([DEFAULT]server_workers of alloc-server).'),
 ]
 
 
