@@ -66,11 +66,11 @@ def copy_entity(context, value):
 
     What the serializer would carry, without encoding it: a versioned
     object becomes a new object of the same class and version with copies
-    of the fields set (datetimes in whole seconds, as the wire has them)
-    and the same changed fields, bound to ``context`` (attributes that
-    are not fields do not travel); lists, tuples, sets
-    and dicts are copied, their items too. Other values (strings,
-    numbers, datetimes) are immutable and shared.
+    of the fields set (datetime fields in whole seconds, as the wire has
+    them) and the same changed fields, bound to ``context`` (attributes
+    that are not fields do not travel); lists, tuples, sets and dicts are
+    copied, their items too. Other values (strings, numbers) are
+    immutable and shared.
     """
     if isinstance(value, ovo_base.VersionedObject):
         return _copy_object(context, value)
