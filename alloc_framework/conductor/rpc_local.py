@@ -6,6 +6,7 @@ so the conductor never shares mutable objects with the caller, and the
 context is rebuilt, so the conductor's database transactions are its own.
 """
 
+import functools
 import threading
 
 from oslo_log import log
@@ -28,17 +29,11 @@ def registered_hosts():
         return sorted(_MANAGERS)
 
 
-# Per object class: its fields as (attribute, is a datetime).
-_FIELDS = {}
-
-
+@functools.lru_cache(maxsize=None)
 def _fields(cls):
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        fields = _FIELDS[cls] = tuple(
-            ('_obj_' + name, isinstance(field, ovo_fields.DateTimeField))
-            for name, field in cls.fields.items())
-    return fields
+    """The fields of an object class as (attribute, is a datetime)."""
+    return tuple(('_obj_' + name, isinstance(field, ovo_fields.DateTimeField))
+                 for name, field in cls.fields.items())
 
 
 def _copy_object(context, obj):
