@@ -139,6 +139,13 @@ _NODE_UUIDS = sa.select(NODES.c.id, NODES.c.uuid).where(
 _NODE_UUID = sa.select(NODES.c.uuid).where(NODES.c.id == sa.bindparam('id'))
 
 
+def _node_uuid(conn, node_id):
+    """The UUID of node ``node_id`` (None for None)."""
+    if node_id is None:
+        return None
+    return conn.execute(_NODE_UUID, {'id': node_id}).scalar()
+
+
 def _guarded_where(kind):
     """WHERE clauses of the row ``:allocation_id`` under guard ``kind``.
 
@@ -433,8 +440,7 @@ class Allocation(base.AllocObject):
         if not self.candidate_nodes:
             self.candidate_nodes = None
         self.traits = sorted(set(traits or ()))
-        self.node_uuid = (None if node_id is None else
-                          conn.execute(_NODE_UUID, {'id': node_id}).scalar())
+        self.node_uuid = _node_uuid(conn, node_id)
         self._guard_affinity = self.conductor_affinity
         self._context = context
         self.obj_reset_changes()
@@ -480,9 +486,7 @@ class Allocation(base.AllocObject):
             raise exception.AllocationTakenOver(
                 allocation=self.uuid, conductor=row.conductor_affinity)
         if 'node_id' in changed:
-            self.node_uuid = (
-                None if self.node_id is None else
-                conn.execute(_NODE_UUID, {'id': self.node_id}).scalar())
+            self.node_uuid = _node_uuid(conn, self.node_id)
         if 'traits' in changed:
             conn.execute(sa.delete(TRAITS).where(
                 TRAITS.c.allocation_id == self.id))
