@@ -10,7 +10,6 @@ every request a pass through webob.
 """
 
 from oslo_log import log
-from oslo_middleware import cors
 from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import request_id
 
@@ -18,6 +17,7 @@ from alloc_framework.api.baremetal import auth
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import handler
 from alloc_framework.api.baremetal import microversion
+from alloc_framework.api import middleware
 
 LOG = log.getLogger(__name__)
 
@@ -58,14 +58,9 @@ def setup_app(conf, auth_middleware=None):
     conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
     if conf.oslo_middleware.enable_proxy_headers_parsing:
         app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
-    conf.register_opts(cors.CORS_OPTS, 'cors')
-    if conf.cors.allowed_origin:
-        cors.set_defaults(
-            allow_headers=['X-Auth-Token', microversion.HEADER,
-                           'X-OpenStack-Request-Id', 'Content-Type'],
-            expose_headers=[microversion.HEADER, microversion.MIN_HEADER,
-                            microversion.MAX_HEADER,
-                            'X-OpenStack-Request-Id'],
-            allow_methods=['GET', 'PUT', 'POST', 'DELETE', 'PATCH'])
-        app = cors.CORS(app, conf)
-    return app
+    return middleware.wrap_cors(
+        app, conf,
+        allow_headers=['X-Auth-Token', microversion.HEADER,
+                       'X-OpenStack-Request-Id', 'Content-Type'],
+        expose_headers=[microversion.HEADER, microversion.MIN_HEADER,
+                        microversion.MAX_HEADER, 'X-OpenStack-Request-Id'])

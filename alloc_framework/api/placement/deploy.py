@@ -8,9 +8,9 @@ standard resource classes and traits are in the database.
 """
 
 from oslo_log import log as logging
-from oslo_middleware import cors
 from oslo_middleware import request_id
 
+from alloc_framework.api import middleware
 from alloc_framework.api.placement import auth
 from alloc_framework.api.placement import fault_wrap
 from alloc_framework.api.placement import handler
@@ -23,16 +23,6 @@ from alloc_framework.objects.placement import resource_class
 from alloc_framework.objects.placement import trait
 
 LOG = logging.getLogger(__name__)
-
-
-def _set_cors_defaults():
-    # Browsers may only read headers that CORS exposes.
-    cors.set_defaults(
-        allow_headers=['X-Auth-Token', 'X-Openstack-Request-Id',
-                       'OpenStack-API-Version', 'Content-Type'],
-        expose_headers=['X-Openstack-Request-Id', 'OpenStack-API-Version',
-                        'Location', 'Last-Modified', 'Vary'],
-        allow_methods=['GET', 'PUT', 'POST', 'DELETE', 'PATCH'])
 
 
 def sync_standard_data():
@@ -62,12 +52,12 @@ def deploy(conf, auth_strategy=None):
             application, conf.placement_api.noauth_admin_tokens)
     application = fault_wrap.FaultWrapper(application)
     application = requestlog.RequestLog(application)
-    # Without allowed origins CORS stays out of the stack, so OPTIONS is
-    # an ordinary method (405 with Allow), as upstream.
-    conf.register_opts(cors.CORS_OPTS, 'cors')
-    if conf.cors.allowed_origin:
-        _set_cors_defaults()
-        application = cors.CORS(application, conf)
+    application = middleware.wrap_cors(
+        application, conf,
+        allow_headers=['X-Auth-Token', 'X-Openstack-Request-Id',
+                       'OpenStack-API-Version', 'Content-Type'],
+        expose_headers=['X-Openstack-Request-Id', 'OpenStack-API-Version',
+                        'Location', 'Last-Modified', 'Vary'])
     application = request_id.RequestId(application)
     return application
 
