@@ -1,5 +1,7 @@
 """Version documents, version negotiation, errors, suffixes, request ids."""
 
+from oslo_middleware import http_proxy_to_wsgi
+
 from tests.functional.baremetal import base
 
 
@@ -185,11 +187,12 @@ class TestOptionalMiddleware(base.BaremetalTestCase):
 
     def _app(self, **overrides):
         from alloc_framework.api.baremetal import app as bm_app
-        app = bm_app.setup_app(self.conf)
+        self.conf.register_opts(http_proxy_to_wsgi.OPTS,
+                                group='oslo_middleware')
         for group, values in overrides.items():
             for name, value in values.items():
                 self.config(**{name: value, 'group': group})
-        self.app = bm_app.setup_app(self.conf) if overrides else app
+        self.app = bm_app.setup_app(self.conf)
 
     def test_no_cors_headers_without_allowed_origin(self):
         self._app()
