@@ -96,6 +96,15 @@ class TestCreate(AllocationTestCase):
                          status=201).json_body
         self.assertEqual([second.uuid, first.uuid], body['candidate_nodes'])
 
+    def test_candidate_uuid_in_upper_case_and_repeated(self):
+        node = self.make_node()
+        upper = node.uuid.upper()
+        body = self.post('/v1/allocations',
+                         {'resource_class': 'baremetal',
+                          'candidate_nodes': [upper, node.uuid, upper]},
+                         status=201).json_body
+        self.assertEqual([node.uuid], body['candidate_nodes'])
+
     def test_candidate_that_is_no_identity_is_400(self):
         node = self.make_node(name='cand-1')
         resp = self.post('/v1/allocations',

@@ -204,11 +204,20 @@ def _candidate_uuids(req, idents):
         unknown, invisible to the caller or not a node identity at all.
     """
     uuids, names = [], []
+    # How each identity is looked up in ``found``; parsing a UUID costs,
+    # so each is parsed once.
+    keys = {}
     for ident in idents:
+        if ident in keys:
+            continue
         if uuidutils.is_uuid_like(ident):
             uuids.append(ident)
+            keys[ident] = ident.lower()
         elif utils.is_valid_logical_name(ident):
             names.append(ident)
+            keys[ident] = ident
+        else:
+            keys[ident] = None
     found = node_obj.Node.identities(req.context, uuids=uuids, names=names)
     # The policy decides on owner and lessee only: ask once per pair, not
     # once per node (a request may name many nodes of few projects).
@@ -223,8 +232,7 @@ def _candidate_uuids(req, idents):
 
     result = []
     for ident in idents:
-        key = ident.lower() if uuidutils.is_uuid_like(ident) else ident
-        row = found.get(key)
+        row = found.get(keys[ident])
         if row is None or not _visible(row):
             raise errors.HTTPError(
                 400, 'Invalid candidate_nodes: node %s could not be found.'
