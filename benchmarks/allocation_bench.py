@@ -357,6 +357,25 @@ def _summary(url, args, clients, results):
     }
 
 
+def machine_reference(loops=3):
+    """Seconds a fixed pure-Python loop takes here (best of ``loops``).
+
+    Servers of this kind are bound by the interpreter's speed, which
+    differs between machines and, on shared virtual machines, from one
+    minute to the next: figures from runs whose reference differs are
+    not comparable. Measured while no round is running.
+    """
+    best = None
+    for _ in range(loops):
+        started = time.perf_counter()
+        total = 0
+        for i in range(2000000):
+            total += i
+        elapsed = time.perf_counter() - started
+        best = elapsed if best is None else min(best, elapsed)
+    return round(best, 3)
+
+
 def run(url, args, enroll_workers):
     """Enroll once, then one allocation round per client count.
 
@@ -375,11 +394,14 @@ def run(url, args, enroll_workers):
           % (enroll_time, dict(ENROLL_RETRIES) or 'none'), flush=True)
     summaries = []
     for index, clients in enumerate(args.clients):
-        print('== %s: %d clients allocating' % (url, clients), flush=True)
+        reference = machine_reference()
+        print('== %s: %d clients allocating (machine reference: %.3fs)'
+              % (url, clients, reference), flush=True)
         results = allocate_until_exhausted(
             factory, nodes, resource_class, clients, args.timeout,
             max_allocations=args.nodes * 3, duration=args.duration)
         summary = _summary(url, args, clients, results)
+        summary['python_loop_seconds'] = reference
         _print(summary)
         summaries.append(summary)
         last = index == len(args.clients) - 1
@@ -399,6 +421,9 @@ def _print(summary):
     print('   POST->active p99   : %(latency_p99_ms).1f ms' % summary)
     print('   POST alone p50     : %(post_p50_ms).1f ms, '
           '%(polls_per_allocation)s polls per allocation' % summary)
+    if summary.get('python_loop_seconds'):
+        print('   machine reference  : %(python_loop_seconds).3f s '
+              '(pure-Python loop before the round)' % summary)
     if summary['errors']:
         print('   errors (expected once nodes run out):')
         for reason, count in sorted(summary['errors'].items(),

@@ -190,14 +190,15 @@ def kind(tag):  # ours-mysql-w2-n1000 / upstream-mysql-n1000 -> mysql
 upstream = {(kind(tag), s['nodes'], s['clients']): s['allocations_per_second']
             for tag, s in rows if tag.startswith('upstream-')}
 print('| run | N | C | allocations/s | POST->active p50 | p99 | errors '
-      '| x upstream |')
-print('|---|---|---|---|---|---|---|---|')
+      '| x upstream | machine reference |')
+print('|---|---|---|---|---|---|---|---|---|')
 for tag, s in rows:
     base = upstream.get((kind(tag), s['nodes'], s['clients']))
     ratio = ('%.1f' % (s['allocations_per_second'] / base)
              if base and not tag.startswith('upstream-') else '')
-    print('| %s | %d | %d | %.1f | %.0f ms | %.0f ms | %d | %s |' % (
+    reference = s.get('python_loop_seconds')
+    print('| %s | %d | %d | %.1f | %.0f ms | %.0f ms | %d | %s | %s |' % (
         tag, s['nodes'], s['clients'], s['allocations_per_second'],
         s['latency_p50_ms'], s['latency_p99_ms'], sum(s['errors'].values()),
-        ratio))
+        ratio, '%.3f s' % reference if reference else ''))
 PY
