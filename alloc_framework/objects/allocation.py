@@ -123,17 +123,46 @@ def _guard_clause(affinity):
 
 # The hot statements are built once, with bound parameters: building a
 # statement (and its cache key) costs more CPU than running it.
-# The row, its traits (one result row per trait, or one with a NULL trait)
-# and the UUID of its node in one round trip.
-_GET = {
-    column.name: sa.select(ALLOCATIONS, TRAITS.c.trait.label('_trait'),
-                           NODES.c.uuid.label('_node_uuid'))
-    .select_from(ALLOCATIONS.outerjoin(
-        TRAITS, TRAITS.c.allocation_id == ALLOCATIONS.c.id).outerjoin(
-        NODES, NODES.c.id == ALLOCATIONS.c.node_id))
-    .where(column == sa.bindparam('value'))
-    for column in (ALLOCATIONS.c.id, ALLOCATIONS.c.uuid, ALLOCATIONS.c.name)
-}
+
+# Always read: what identifies the allocation, what the API's policy
+# decides on and what guards a later save().
+_KEY_COLUMNS = ('id', 'uuid', 'owner', 'conductor_affinity')
+
+
+@functools.lru_cache(maxsize=128)
+def _get_statement(column, fields=None):
+    """SELECT of the allocation whose ``column`` is ``:value``.
+
+    The row, its traits (one result row per trait, or one with a NULL
+    trait) and the UUID of its node, in one round trip.
+
+    :param fields: a sorted tuple of the fields to read besides
+        ``_KEY_COLUMNS``, or None for all of them. The traits and the
+        node are joined only when asked for: every column the database
+        sends costs the driver a descriptor to parse, which matters for
+        the read that clients poll.
+    """
+    if fields is None:
+        names = _COLUMNS
+    else:
+        wanted = set(_KEY_COLUMNS) | (set(fields) & set(_COLUMNS))
+        if 'node_uuid' in fields:
+            wanted.add('node_id')
+        names = [name for name in _COLUMNS if name in wanted]
+    selected = [ALLOCATIONS.c[name] for name in names]
+    joined = ALLOCATIONS
+    if fields is None or 'traits' in fields:
+        selected.append(TRAITS.c.trait.label('_trait'))
+        joined = joined.outerjoin(
+            TRAITS, TRAITS.c.allocation_id == ALLOCATIONS.c.id)
+    if fields is None or 'node_uuid' in fields:
+        selected.append(NODES.c.uuid.label('_node_uuid'))
+        joined = joined.outerjoin(NODES,
+                                  NODES.c.id == ALLOCATIONS.c.node_id)
+    return (sa.select(*selected).select_from(joined)
+            .where(ALLOCATIONS.c[column] == sa.bindparam('value')))
+
+
 _NODE_UUIDS = sa.select(NODES.c.id, NODES.c.uuid).where(
     NODES.c.id.in_(sa.bindparam('ids', expanding=True)))
 _NODE_UUID = sa.select(NODES.c.uuid).where(NODES.c.id == sa.bindparam('id'))
@@ -262,15 +291,27 @@ class Allocation(base.AllocObject):
             primitive.pop('node_uuid', None)
 
     @classmethod
-    def _from_row(cls, context, row, traits, node_uuid):
+    def _from_row(cls, context, row, traits=None, node_uuid=None):
+        """An allocation from a model instance or a row of ``_COLUMNS``.
+
+        Fields without a column in a row stay unset, and so do
+        ``traits`` and ``node_uuid`` when they are None (callers pass
+        lists and UUIDs of what they read).
+        """
         obj = cls(context)
-        for name in _COLUMNS:
+        # A Core row knows its columns; a model instance has them all.
+        mapping = getattr(row, '_mapping', None)
+        names = (_COLUMNS if mapping is None
+                 else [name for name in _COLUMNS if name in mapping])
+        for name in names:
             value = getattr(row, name)
             if name == 'candidate_nodes' and value == []:
                 value = None
             setattr(obj, name, value)
-        obj.traits = traits
-        obj.node_uuid = node_uuid
+        if traits is not None:
+            obj.traits = traits
+        if node_uuid is not None or 'node_id' in names:
+            obj.node_uuid = node_uuid
         obj._guard_affinity = row.conductor_affinity
         obj.obj_reset_changes()
         return obj
@@ -294,29 +335,45 @@ class Allocation(base.AllocObject):
         return cls._get(context, 'id', allocation_id)
 
     @classmethod
-    def get_by_uuid(cls, context, uuid):
-        return cls._get(context, 'uuid', uuid)
+    def get_by_uuid(cls, context, uuid, fields=None):
+        """The allocation with ``uuid``; see :meth:`get_by_name`."""
+        return cls._get(context, 'uuid', uuid, fields=fields)
 
     @classmethod
-    def get_by_name(cls, context, name):
-        return cls._get(context, 'name', name)
+    def get_by_name(cls, context, name, fields=None):
+        """The allocation named ``name``.
+
+        :param fields: names of the fields to read (an iterable), or None
+            for all of them. ``id``, ``uuid``, ``owner`` and
+            ``conductor_affinity`` are always read; the others stay unset.
+            For reads that answer a request: an object read in part must
+            not be saved.
+        :raises: AllocationNotFound
+        """
+        return cls._get(context, 'name', name, fields=fields)
 
     @classmethod
     @db_api.reader.connection
-    def _get(cls, context, column, value, ident=None):
+    def _get(cls, context, column, value, ident=None, fields=None):
         """The allocation whose ``column`` (id, uuid or name) is ``value``.
 
         :param ident: how to name it in AllocationNotFound (``value``).
+        :param fields: see :meth:`get_by_name`.
         """
-        # One round trip (see _GET) on a Core connection, not an ORM
-        # session: this is the read every client polls.
+        if fields is not None:
+            fields = tuple(sorted(set(fields)))
+        # One round trip on a Core connection, not an ORM session: this
+        # is the read every client polls.
         rows = context.connection.execute(
-            _GET[column], {'value': value}).all()
+            _get_statement(column, fields), {'value': value}).all()
         if not rows:
             raise exception.AllocationNotFound(
                 allocation=value if ident is None else ident)
-        traits = sorted(r._trait for r in rows if r._trait is not None)
-        return cls._from_row(context, rows[0], traits, rows[0]._node_uuid)
+        first = rows[0]._mapping
+        traits = (sorted(r._trait for r in rows if r._trait is not None)
+                  if '_trait' in first else None)
+        return cls._from_row(context, rows[0], traits,
+                             first.get('_node_uuid'))
 
     @classmethod
     @db_api.reader

@@ -269,16 +269,20 @@ def _get_node(req, ident):
     return _with_suffix(lookup, ident)
 
 
-def get_allocation(req, ident):
+def get_allocation(req, ident, fields=None):
     """The allocation by UUID or name.
 
+    :param fields: the object fields to read, or None for all (see
+        ``Allocation.get_by_name``).
     :raises: 400 when ``ident`` is neither, AllocationNotFound (404).
     """
     def lookup(value):
         if uuidutils.is_uuid_like(value):
-            return allocation_obj.Allocation.get_by_uuid(req.context, value)
+            return allocation_obj.Allocation.get_by_uuid(
+                req.context, value, fields=fields)
         if utils.is_valid_logical_name(value):
-            return allocation_obj.Allocation.get_by_name(req.context, value)
+            return allocation_obj.Allocation.get_by_name(
+                req.context, value, fields=fields)
         raise exception.InvalidIdentity(identity=value)
 
     return _with_suffix(lookup, ident)

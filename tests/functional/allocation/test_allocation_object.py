@@ -184,6 +184,40 @@ class TestAllocationObject(base.DBTestCase):
         self.assertEqual(node.uuid, got.node_uuid)
         self.assertNotIn('node_uuid', got.obj_what_changed())
 
+    def test_read_only_some_fields(self):
+        node = f.make_node(self.ctx, traits=['CUSTOM_A', 'CUSTOM_B'],
+                           owner='p1')
+        a = f.make_allocation(self.ctx, traits=['CUSTOM_B', 'CUSTOM_A'],
+                              name='part', owner='p1', extra={'k': 'v'})
+        node_reservation.reserve_node(self.ctx, a)
+        got = objects.Allocation.get_by_uuid(self.ctx, a.uuid,
+                                             fields=['state', 'last_error'])
+        self.assertEqual((a.id, a.uuid, 'p1', alloc_obj.ACTIVE, None),
+                         (got.id, got.uuid, got.owner, got.state,
+                          got.last_error))
+        self.assertEqual(a.conductor_affinity, got.conductor_affinity)
+        for unread in ('name', 'extra', 'traits', 'node_uuid', 'node_id',
+                       'resource_class', 'created_at'):
+            self.assertFalse(got.obj_attr_is_set(unread), unread)
+        self.assertEqual(set(), got.obj_what_changed())
+
+        got = objects.Allocation.get_by_name(
+            self.ctx, 'part', fields=('traits', 'node_uuid', 'extra'))
+        self.assertEqual(['CUSTOM_A', 'CUSTOM_B'], got.traits)
+        self.assertEqual((node.uuid, node.id), (got.node_uuid, got.node_id))
+        self.assertEqual({'k': 'v'}, got.extra)
+        self.assertFalse(got.obj_attr_is_set('state'))
+
+        # An allocation without a node or traits, asked for both.
+        other = f.make_allocation(self.ctx)
+        got = objects.Allocation.get_by_uuid(
+            self.ctx, other.uuid, fields=['node_uuid', 'traits'])
+        self.assertEqual((None, None, []),
+                         (got.node_uuid, got.node_id, got.traits))
+        self.assertRaises(exception.AllocationNotFound,
+                          objects.Allocation.get_by_uuid, self.ctx,
+                          uuidutils.generate_uuid(), fields=['state'])
+
     def test_node_uuid_is_not_sent_to_version_1_0(self):
         node = f.make_node(self.ctx)
         a = f.make_allocation(self.ctx)

@@ -276,6 +276,34 @@ class TestReadUpdateDelete(AllocationTestCase):
                         version='1.59', status=200).json_body
         self.assertNotIn('owner', body)
 
+    def test_show_each_field_alone(self):
+        # A response of some fields reads only those: each must show what
+        # the whole representation shows.
+        node = self.make_node(traits=['CUSTOM_GPU'])
+        created = self.post('/v1/allocations', {
+            'resource_class': 'baremetal', 'traits': ['CUSTOM_GPU'],
+            'name': 'alone', 'extra': {'k': 'v'}}, status=201).json_body
+        self.assertEqual('active', self.wait(created['uuid'])['state'])
+        failed = self.post('/v1/allocations', {'resource_class': 'gold'},
+                           status=201).json_body
+        self.assertEqual('error', self.wait(failed['uuid'])['state'])
+        for ident in (created['uuid'], 'alone', failed['uuid']):
+            whole = self.get('/v1/allocations/%s' % ident,
+                             status=200).json_body
+            for field in set(whole) - {'links'}:
+                body = self.get('/v1/allocations/%s?fields=%s'
+                                % (ident, field), status=200).json_body
+                self.assertEqual({field: whole[field],
+                                  'links': whole['links']}, body)
+            body = self.get('/v1/allocations/%s?fields=node_uuid,traits,'
+                            'state' % ident, status=200).json_body
+            self.assertEqual(
+                {k: whole[k] for k in ('node_uuid', 'traits', 'state')},
+                {k: body[k] for k in ('node_uuid', 'traits', 'state')})
+        self.assertEqual(node.uuid, self.get(
+            '/v1/allocations/alone?fields=node_uuid',
+            status=200).json_body['node_uuid'])
+
     def test_list_filters(self):
         node, alloc = self._active(name='n1')
         other = self.post('/v1/allocations', {'resource_class': 'gold'},

@@ -66,9 +66,13 @@ def serialize(req, allocation, fields=None, node_uuid=None):
     return data
 
 
-def _fetch(req, ident, rule):
-    """The allocation, or 404 also when the caller may not see it."""
-    allocation = util.get_allocation(req, ident)
+def _fetch(req, ident, rule, fields=None):
+    """The allocation, or 404 also when the caller may not see it.
+
+    :param fields: the fields of the response, when it has only those:
+        then only they are read (see ``Allocation.get_by_name``).
+    """
+    allocation = util.get_allocation(req, ident, fields=fields)
     if not req.policy.check(req.context, rule,
                             policy.allocation_target(allocation)):
         # Do not reveal that allocations of other projects exist.
@@ -141,8 +145,10 @@ def list_allocations(req):
 
 def get_allocation(req, allocation_ident):
     _require_api(req)
-    allocation = _fetch(req, allocation_ident, 'baremetal:allocation:get')
     fields = _fields(req)
+    # Clients poll with ``fields=state``: read no more than they ask.
+    allocation = _fetch(req, allocation_ident, 'baremetal:allocation:get',
+                        fields=fields)
     return util.json_response(
         util.filter_fields(serialize(req, allocation, fields), fields))
 
