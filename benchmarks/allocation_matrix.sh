@@ -10,6 +10,9 @@
 #   ours KIND WORKERS NODES CLIENTS [DURATION]
 #   upstream KIND NODES CLIENTS [DURATION]
 # KIND is mysql, postgresql or sqlite; CLIENTS a comma separated list.
+# WORKERS is the number of alloc-server processes ([DEFAULT]server_workers),
+# optionally followed by x and the API threads of each ([api]api_workers,
+# default 2): "3x1" is three processes of one API thread each.
 #
 # Environment:
 #   ALLOC_BIN     directory with alloc-server and alloc-manage
@@ -86,8 +89,9 @@ bench() {  # TAG PORT NODES CLIENTS DURATION EXTRA...
 }
 
 ours() {  # KIND WORKERS NODES CLIENTS [DURATION]
-    local kind=$1 workers=$2 nodes=$3 clients=$4 duration=${5:-}
-    local tag="ours-$kind-w$workers-n$nodes"
+    local kind=$1 workers=${2%x*} nodes=$3 clients=$4 duration=${5:-}
+    local threads=2 tag="ours-$kind-w$2-n$nodes"
+    case $2 in *x*) threads=${2#*x} ;; esac
     stop_servers
     fresh_db "$kind" alloc_bench
     cat > "$OUT/ours-$kind.conf" <<CONF
@@ -101,6 +105,7 @@ connection = $(db_url "$kind" alloc_bench)
 workers_pool_size = 32
 [api]
 port = $OURS_PORT
+api_workers = $threads
 CONF
     if [ "$kind" != sqlite ]; then
         "$ALLOC_BIN/alloc-manage" --config-file "$OUT/ours-$kind.conf" \
@@ -158,7 +163,7 @@ CONF
 if [ $# -eq 0 ]; then
     set -- \
         "ours mysql 1 1000 1,16 90" "ours mysql 2 1000 1,16 90" \
-        "upstream mysql 1000 1,16 90" "ours mysql 2 10000 1,16 90" \
+        "ours mysql 3x1 1000 1,16 90" "upstream mysql 1000 1,16 90" "ours mysql 2 10000 1,16 90" \
         "ours postgresql 1 1000 1,16 90" "ours postgresql 2 1000 16 90" \
         "upstream postgresql 1000 1,16 60" "ours postgresql 2 10000 16 90" \
         "ours sqlite 1 1000 1,16 90" "upstream sqlite 1000 1,16 60" \
