@@ -268,6 +268,10 @@ class TestReadUpdateDelete(AllocationTestCase):
         self.assertEqual({'uuid', 'state', 'links'}, set(body))
         self.assertError(self.get('/v1/allocations/%s?fields=nope'
                                   % alloc['uuid']), 400)
+        # Not found comes first, as upstream.
+        self.assertError(self.get('/v1/allocations/%s?fields=nope'
+                                  % uuidutils.generate_uuid()), 404,
+                         'baremetal.allocation_not_found')
         self.assertError(self.get('/v1/allocations/%s'
                                   % uuidutils.generate_uuid()), 404,
                          'baremetal.allocation_not_found')

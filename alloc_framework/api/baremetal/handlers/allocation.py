@@ -145,7 +145,13 @@ def list_allocations(req):
 
 def get_allocation(req, allocation_ident):
     _require_api(req)
-    fields = _fields(req)
+    try:
+        fields = _fields(req)
+    except errors.HTTPError:
+        # As upstream: an allocation that is not there (or not visible)
+        # answers 404 before a bad ``fields`` answers 400 or 406.
+        _fetch(req, allocation_ident, 'baremetal:allocation:get')
+        raise
     # Clients poll with ``fields=state``: read no more than they ask.
     allocation = _fetch(req, allocation_ident, 'baremetal:allocation:get',
                         fields=fields)
