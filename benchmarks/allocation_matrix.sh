@@ -163,7 +163,8 @@ CONF
 if [ $# -eq 0 ]; then
     set -- \
         "ours mysql 1 1000 1,16 90" "ours mysql 2 1000 1,16 90" \
-        "ours mysql 3x1 1000 1,16 90" "upstream mysql 1000 1,16 90" "ours mysql 2 10000 1,16 90" \
+        "ours mysql 3x1 1000 1,16 90" "upstream mysql 1000 1,16 90" \
+        "ours mysql 2 10000 1,16 90" \
         "ours postgresql 1 1000 1,16 90" "ours postgresql 2 1000 16 90" \
         "upstream postgresql 1000 1,16 60" "ours postgresql 2 10000 16 90" \
         "ours sqlite 1 1000 1,16 90" "upstream sqlite 1000 1,16 60" \
