@@ -22,15 +22,15 @@ from futurist import rejection
 from oslo_log import log
 
 from alloc_framework.common import context as af_context
-from alloc_framework.common import exception
-from alloc_framework.common import states
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.objects.baremetal import states
 from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import rpcapi
 from alloc_framework.conductor import task_manager
 from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import driver_factory as df
-from alloc_framework import objects
-from alloc_framework.objects import trait as trait_obj
+from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import trait as trait_obj
 from alloc_framework import periodics
 
 LOG = log.getLogger(__name__)

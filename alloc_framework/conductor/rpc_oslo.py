@@ -5,8 +5,8 @@ host name as server; the client addresses one conductor at a time. The
 broker is ``[DEFAULT]transport_url`` (e.g.
 ``rabbit://guest:guest@127.0.0.1:5672/``) and calls time out after
 ``[DEFAULT]rpc_response_timeout`` seconds. Exceptions of
-``alloc_framework.common.exception`` raised by a conductor are raised
-again in the caller, with their HTTP code.
+``alloc_framework.objects.baremetal.exception`` raised by a conductor are
+raised again in the caller, with their HTTP code.
 """
 
 import threading
@@ -15,9 +15,9 @@ from oslo_log import log
 import oslo_messaging as messaging
 
 from alloc_framework.common import context as af_context
-from alloc_framework.common import exception
+from alloc_framework.objects.baremetal import exception
 from alloc_framework.conductor import rpcapi
-from alloc_framework.objects import base as obj_base
+from alloc_framework.objects.baremetal import base as obj_base
 
 LOG = log.getLogger(__name__)
 

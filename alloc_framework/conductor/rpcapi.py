@@ -16,9 +16,9 @@ from oslo_log import log
 from stevedore import driver as stevedore_driver
 
 from alloc_framework.common import context as af_context
-from alloc_framework.common import exception
+from alloc_framework.objects.baremetal import exception
 from alloc_framework.conductor import hash_ring
-from alloc_framework import objects
+from alloc_framework.objects import baremetal as objects
 
 LOG = log.getLogger(__name__)
 
@@ -40,8 +40,8 @@ class Transport(abc.ABC):
     def call(self, context, host, method, **kwargs):
         """Call ``method`` of the conductor ``host`` and return its result.
 
-        Exceptions of ``alloc_framework.common.exception`` raised by the
-        conductor are raised again here.
+        Exceptions of ``alloc_framework.objects.baremetal.exception``
+        raised by the conductor are raised again here.
 
         :raises: TemporaryFailure when the conductor cannot be reached.
         """

@@ -19,7 +19,7 @@ that waits for the hardware returns a *wait* state and is resumed later.
 import abc
 import inspect
 
-from alloc_framework.common import states
+from alloc_framework.objects.baremetal import states
 
 INTERFACE_TYPES = ('power', 'deploy', 'management')
 """The hardware interface concerns, in the order nodes list them."""

@@ -10,7 +10,7 @@ nodes it cannot manage.
 from oslo_log import log
 from stevedore import named
 
-from alloc_framework.common import exception
+from alloc_framework.objects.baremetal import exception
 from alloc_framework.drivers import base
 
 LOG = log.getLogger(__name__)

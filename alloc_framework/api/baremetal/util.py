@@ -15,11 +15,11 @@ import webob
 
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import policy
-from alloc_framework.common import exception
+from alloc_framework.objects.baremetal import exception
 from alloc_framework.common import utils
-from alloc_framework import objects as _objects  # noqa: F401
-from alloc_framework.objects import allocation as allocation_obj
-from alloc_framework.objects import node as node_obj
+from alloc_framework.objects import baremetal as _objects  # noqa: F401
+from alloc_framework.objects.baremetal import allocation as allocation_obj
+from alloc_framework.objects.baremetal import node as node_obj
 
 MASK = '******'
 

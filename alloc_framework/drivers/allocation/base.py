@@ -18,16 +18,16 @@ Invariants every backend keeps, because API clients rely on them:
 * an allocation is ``active`` exactly when it has a ``node_id``, and that
   node's ``instance_uuid`` is the allocation's UUID and its
   ``allocation_id`` the allocation's id; both sides change in one database
-  transaction (:mod:`alloc_framework.objects.node_reservation` offers the
-  transactions);
+  transaction (:mod:`alloc_framework.objects.baremetal.node_reservation`
+  offers the transactions);
 * a node is reserved for at most one allocation;
 * updates of an ``allocating`` allocation are guarded by its
-  ``conductor_affinity`` (:class:`~alloc_framework.common.exception.
+  ``conductor_affinity`` (:class:`~alloc_framework.objects.baremetal.exception.
   AllocationTakenOver` tells that another conductor took it over).
 
 A backend backed by an external service (a ``placement`` backend, for
 example) claims the node there first, then reserves it in the database
-with :func:`~alloc_framework.objects.node_reservation.reserve_node`
+with :func:`~alloc_framework.objects.baremetal.node_reservation.reserve_node`
 restricted to the claimed node, and undoes its claim when that fails.
 """
 
@@ -36,7 +36,7 @@ import abc
 from oslo_log import log
 from stevedore import driver as stevedore_driver
 
-from alloc_framework.common import exception
+from alloc_framework.objects.baremetal import exception
 
 LOG = log.getLogger(__name__)
 

@@ -6,7 +6,7 @@ among the candidate nodes when given, owned by or leased to the
 allocation's owner when it has one, and having every requested trait. One
 of them, chosen at random, is reserved in the same transaction that makes
 the allocation ``active``; the cost does not depend on how many nodes
-match (see :mod:`alloc_framework.objects.node_reservation`).
+match (see :mod:`alloc_framework.objects.baremetal.node_reservation`).
 """
 
 import random
@@ -14,9 +14,9 @@ import time
 
 from oslo_log import log
 
-from alloc_framework.common import exception
+from alloc_framework.objects.baremetal import exception
 from alloc_framework.drivers.allocation import base
-from alloc_framework.objects import node_reservation
+from alloc_framework.objects.baremetal import node_reservation
 
 LOG = log.getLogger(__name__)
 

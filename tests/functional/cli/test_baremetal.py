@@ -4,7 +4,7 @@ end to end, against the bare metal API and an in-process conductor."""
 from oslo_utils import uuidutils
 
 from alloc_framework.common import context as af_context
-from alloc_framework import objects
+from alloc_framework.objects import baremetal as objects
 from tests.functional.cli import base
 
 

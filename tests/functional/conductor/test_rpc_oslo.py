@@ -11,14 +11,14 @@ import urllib.parse
 
 from oslo_utils import uuidutils
 
-from alloc_framework.common import exception
-from alloc_framework.common import states
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.objects.baremetal import states
 from alloc_framework.conductor import manager as manager_mod
 from alloc_framework.conductor import rpcapi
-from alloc_framework import objects
+from alloc_framework.objects import baremetal as objects
 from tests import base
-from tests.unit.conductor import base as conductor_base
-from tests.unit.objects import utils
+from tests.functional.conductor import base as conductor_base
+from tests.functional.objects.baremetal import factories
 
 TRANSPORT_URL = os.environ.get('ALLOC_TEST_TRANSPORT_URL',
                                'rabbit://guest:guest@127.0.0.1:5672/')
@@ -46,7 +46,7 @@ class OsloTransportTestCase(base.DBTestCase):
         self.config(rpc_transport='oslo', transport_url=TRANSPORT_URL)
         self.config(check_allocations_interval=0, group='conductor')
         self.config(node_locked_retry_interval=0, group='conductor')
-        self.ctx = utils.admin_context()
+        self.ctx = factories.admin_context()
         # A host name of its own: concurrent test runs share the broker.
         self.host = 'rpc-test-%s' % uuidutils.generate_uuid()[:12]
         self.manager = manager_mod.ConductorManager(self.host, self.conf)
@@ -87,7 +87,7 @@ class OsloTransportTestCase(base.DBTestCase):
         gate = conductor_base.Gate(self)
         self.manager.driver_factory.interfaces['power']['fake'] = (
             conductor_base.SlowPower(gate))
-        node = utils.create_node(self.ctx, power_state=states.POWER_OFF)
+        node = factories.create_node(self.ctx, power_state=states.POWER_OFF)
         self.rpc.change_node_power_state(self.ctx, node.id, states.POWER_ON)
         self.assertTrue(gate.entered.wait(30))
         fresh = objects.Node.get_by_id(self.ctx, node.id)
@@ -99,7 +99,7 @@ class OsloTransportTestCase(base.DBTestCase):
         self.assertIsNone(fresh.target_power_state)
 
     def test_domain_errors_come_back(self):
-        node = utils.create_node(self.ctx)
+        node = factories.create_node(self.ctx)
         exc = self.assertRaises(exception.InvalidStateRequested,
                                 self.rpc.do_provisioning_action, self.ctx,
                                 node.id, 'provide')
@@ -116,9 +116,9 @@ class OsloTransportTestCase(base.DBTestCase):
         self.assertEqual(409, exc.code)
 
     def test_allocation_over_rpc(self):
-        node = utils.create_node(self.ctx, provision_state='available',
-                                 power_state='power off',
-                                 resource_class='rpc-class')
+        node = factories.create_node(self.ctx, provision_state='available',
+                                     power_state='power off',
+                                     resource_class='rpc-class')
         alloc = self.rpc.create_allocation(self.ctx, objects.Allocation(
             self.ctx, resource_class='rpc-class'))
         self.assertIsInstance(alloc, objects.Allocation)

@@ -2,12 +2,12 @@
 
 from unittest import mock
 
-from alloc_framework.common import exception
-from alloc_framework.common import states
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.objects.baremetal import states
 from alloc_framework.drivers import driver_factory
 from alloc_framework.drivers import fake_hardware
 from alloc_framework.drivers.modules import fake
-from alloc_framework import objects
+from alloc_framework.objects import baremetal as objects
 from tests import base
 
 

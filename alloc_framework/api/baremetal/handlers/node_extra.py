@@ -6,10 +6,10 @@ from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import microversion as mv
 from alloc_framework.api.baremetal import policy
 from alloc_framework.api.baremetal import util
-from alloc_framework.common import exception
-from alloc_framework.common import states
-from alloc_framework.objects import node_history as history_obj
-from alloc_framework.objects import trait as trait_obj
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.objects.baremetal import states
+from alloc_framework.objects.baremetal import node_history as history_obj
+from alloc_framework.objects.baremetal import trait as trait_obj
 
 # Provision actions -> first minor version that accepts them.
 PROVISION_VERBS = {

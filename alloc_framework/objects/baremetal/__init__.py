@@ -1,0 +1,20 @@
+"""Versioned objects of the bare metal side.
+
+One module per entity (``node``, ``allocation``, ``conductor``,
+``node_history``; ``trait`` and ``node_reservation`` hold the SQL that
+node traits and node reservations share), beside the side's domain
+exceptions (``exception``) and provision state machine (``states``).
+
+Importing this package registers every object class, so that
+``AllocObjectSerializer`` can rebuild them from RPC payloads.
+"""
+
+from alloc_framework.objects.baremetal import allocation
+from alloc_framework.objects.baremetal import conductor
+from alloc_framework.objects.baremetal import node
+from alloc_framework.objects.baremetal import node_history
+
+Allocation = allocation.Allocation
+Conductor = conductor.Conductor
+Node = node.Node
+NodeHistory = node_history.NodeHistory

@@ -1,0 +1,547 @@
+"""The Node versioned object and the SQL of the ``nodes`` table.
+
+Node locks (``reservation``) are taken and released here with conditional
+UPDATEs; ``conductor.task_manager`` is their only caller. Traits live in
+``objects/trait.py``; a node's ``traits`` field is loaded with it.
+"""
+
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import utils as db_utils
+from oslo_log import log
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.objects.baremetal import states
+from alloc_framework.common import utils
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects.baremetal import base
+from alloc_framework.objects.baremetal import fields
+
+LOG = log.getLogger(__name__)
+
+# Fields that are not columns of ``nodes``.
+_NON_COLUMN_FIELDS = ('traits',)
+# Columns a caller may sort a listing by.
+SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
+             'provision_state', 'provision_updated_at', 'power_state',
+             'driver', 'resource_class', 'maintenance', 'conductor_group',
+             'owner', 'lessee', 'instance_uuid')
+
+_FILTERS = ('provision_state', 'provision_state_in', 'maintenance',
+            'resource_class', 'associated', 'instance_uuid', 'driver',
+            'conductor_group', 'owner', 'lessee', 'project', 'fault',
+            'reserved', 'reservation', 'uuid_in', 'allocation_id', 'traits',
+            'name', 'power_state', 'retired', 'id_in')
+
+
+def _duplicate_to_domain(exc, values):
+    """Translate a unique violation on ``nodes`` into a domain error."""
+    # oslo.db parses the violated columns from the error, whatever the
+    # backend; the statement text would name every column.
+    columns = set(exc.columns or ())
+    if 'instance_uuid' in columns:
+        return exception.InstanceAssociated(
+            instance_uuid=values.get('instance_uuid'),
+            node=values.get('uuid') or values.get('id'))
+    if 'name' in columns:
+        return exception.DuplicateName(name=values.get('name'))
+    return exception.NodeAlreadyExists(uuid=values.get('uuid'))
+
+
+# --- SQL ---------------------------------------------------------------------
+#
+# Writers that can meet concurrent allocations are retried on deadlock:
+# MariaDB may pick one of them as the victim, and the whole short
+# transaction can simply run again.
+
+def _traits_by_node(context, node_ids):
+    if not node_ids:
+        return {}
+    rows = context.session.execute(
+        sa.select(models.NodeTrait.node_id, models.NodeTrait.trait)
+        .where(models.NodeTrait.node_id.in_(node_ids))
+        .order_by(models.NodeTrait.trait)).all()
+    result = {node_id: [] for node_id in node_ids}
+    for node_id, trait in rows:
+        result[node_id].append(trait)
+    return result
+
+
+@db_api.reader
+def _get_node_row(context, **kw):
+    column, value = next(iter(kw.items()))
+    row = context.session.execute(
+        sa.select(models.Node).where(getattr(models.Node, column) == value)
+    ).scalar_one_or_none()
+    if row is None:
+        return None, []
+    return row, _traits_by_node(context, [row.id])[row.id]
+
+
+def _apply_filters(query, filters):
+    unknown = set(filters) - set(_FILTERS)
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err='Unknown node filter(s): %s' % ', '.join(sorted(unknown)))
+    N = models.Node
+    for key, value in filters.items():
+        if key == 'provision_state_in':
+            query = query.filter(N.provision_state.in_(value))
+        elif key == 'uuid_in':
+            query = query.filter(N.uuid.in_(value))
+        elif key == 'id_in':
+            query = query.filter(N.id.in_(value))
+        elif key == 'associated':
+            query = query.filter(N.instance_uuid.isnot(None) if value
+                                 else N.instance_uuid.is_(None))
+        elif key == 'reserved':
+            query = query.filter(N.reservation.isnot(None) if value
+                                 else N.reservation.is_(None))
+        elif key == 'project':
+            query = query.filter(sa.or_(N.owner == value,
+                                        N.lessee == value))
+        elif key == 'conductor_group':
+            query = query.filter(
+                sa.func.lower(N.conductor_group) == (value or '').lower())
+        elif key == 'traits':
+            traits = sorted(set(value))
+            if traits:
+                # All of the traits: the node has as many matching rows
+                # as there are requested traits.
+                sub = (sa.select(models.NodeTrait.node_id)
+                       .where(models.NodeTrait.trait.in_(traits))
+                       .group_by(models.NodeTrait.node_id)
+                       .having(sa.func.count(models.NodeTrait.trait)
+                               == len(traits)))
+                query = query.filter(N.id.in_(sub))
+        elif key == 'retired':
+            query = query.filter(sa.func.coalesce(N.retired, False)
+                                 == bool(value))
+        else:
+            query = query.filter(getattr(N, key) == value)
+    return query
+
+
+@db_api.reader
+def _list_node_rows(context, filters, limit, marker, sort_key, sort_dir):
+    query = context.session.query(models.Node)
+    query = _apply_filters(query, filters or {})
+    marker_row = None
+    if marker is not None:
+        marker_row = context.session.execute(
+            sa.select(models.Node).where(models.Node.uuid == marker)
+        ).scalar_one_or_none()
+        if marker_row is None:
+            raise exception.InvalidParameterValue(
+                err='Marker %s could not be found.' % marker)
+    sort_keys = [sort_key] if sort_key == 'id' else [sort_key, 'id']
+    query = db_utils.paginate_query(query, models.Node, limit, sort_keys,
+                                    marker=marker_row, sort_dir=sort_dir)
+    rows = query.all()
+    traits = _traits_by_node(context, [r.id for r in rows])
+    return [(row, traits[row.id]) for row in rows]
+
+
+@db_api.writer
+def _create_node(context, values, traits):
+    row = models.Node()
+    row.update(values)
+    try:
+        context.session.add(row)
+        context.session.flush()
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate_to_domain(exc, values)
+    for trait in traits:
+        context.session.add(models.NodeTrait(node_id=row.id, trait=trait))
+    context.session.flush()
+    return row, sorted(traits)
+
+
+def _delete_allocation(context, allocation_id):
+    context.session.execute(
+        sa.delete(models.NodeAllocationTrait)
+        .where(models.NodeAllocationTrait.allocation_id == allocation_id))
+    context.session.execute(
+        sa.delete(models.NodeAllocation)
+        .where(models.NodeAllocation.id == allocation_id))
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _update_node(context, node_id, values, delete_allocation_id=None):
+    values = dict(values, updated_at=base.utcnow())
+    if delete_allocation_id is not None:
+        values['allocation_id'] = None
+        _delete_allocation(context, delete_allocation_id)
+    try:
+        count = context.session.execute(
+            sa.update(models.Node).where(models.Node.id == node_id)
+            .values(**values)).rowcount
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate_to_domain(exc, dict(values, id=node_id))
+    if not count:
+        raise exception.NodeNotFound(node=node_id)
+    row = context.session.execute(
+        sa.select(models.Node).where(models.Node.id == node_id)
+    ).scalar_one()
+    return row, _traits_by_node(context, [node_id])[node_id]
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _destroy_node(context, node_id):
+    session = context.session
+    session.execute(sa.delete(models.NodeTrait)
+                    .where(models.NodeTrait.node_id == node_id))
+    session.execute(sa.delete(models.NodeHistory)
+                    .where(models.NodeHistory.node_id == node_id))
+    # The node's allocation has nothing left to hold: it goes with the
+    # node, in the same transaction.
+    allocation_id = session.execute(
+        sa.select(models.Node.allocation_id)
+        .where(models.Node.id == node_id)).scalar_one_or_none()
+    if allocation_id is not None:
+        _delete_allocation(context, allocation_id)
+    session.execute(sa.update(models.NodeAllocation)
+                    .where(models.NodeAllocation.node_id == node_id)
+                    .values(node_id=None))
+    count = session.execute(sa.delete(models.Node)
+                            .where(models.Node.id == node_id)).rowcount
+    if not count:
+        raise exception.NodeNotFound(node=node_id)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _reserve_node(context, node_id, host):
+    count = context.session.execute(
+        sa.update(models.Node)
+        .where(models.Node.id == node_id,
+               models.Node.reservation.is_(None))
+        .values(reservation=host)).rowcount
+    if count:
+        return True, None
+    holder = context.session.execute(
+        sa.select(models.Node.reservation).where(models.Node.id == node_id)
+    ).first()
+    if holder is None:
+        raise exception.NodeNotFound(node=node_id)
+    return False, holder[0]
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _release_node(context, node_id, host):
+    count = context.session.execute(
+        sa.update(models.Node)
+        .where(models.Node.id == node_id,
+               models.Node.reservation == host)
+        .values(reservation=None)).rowcount
+    if count:
+        return
+    exists = context.session.execute(
+        sa.select(models.Node.id).where(models.Node.id == node_id)).first()
+    if exists is None:
+        raise exception.NodeNotFound(node=node_id)
+    raise exception.NodeNotLocked(node=node_id, host=host)
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _clear_reservations(context, host):
+    return context.session.execute(
+        sa.update(models.Node).where(models.Node.reservation == host)
+        .values(reservation=None)).rowcount
+
+
+# --- object ------------------------------------------------------------------
+
+def _identities_statement(by_uuid, by_name):
+    N = models.Node
+    conds = []
+    if by_uuid:
+        conds.append(N.uuid.in_(sa.bindparam('uuids', expanding=True)))
+    if by_name:
+        conds.append(N.name.in_(sa.bindparam('names', expanding=True)))
+    return (sa.select(N.id, N.uuid, N.name, N.owner, N.lessee)
+            .where(sa.or_(*conds)))
+
+
+# Built once: see Node.identities.
+_IDENTITIES = {(u, n): _identities_statement(u, n)
+               for u in (True, False) for n in (True, False) if u or n}
+
+
+@base.AllocObjectRegistry.register
+class Node(base.AllocObject):
+    """A bare metal node.
+
+    ``allocation_id`` is the internal id of the node's allocation; the API
+    shows it as ``allocation_uuid``.
+    """
+
+    # Version 1.0: initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.IntegerField(),
+        'uuid': fields.UUIDField(nullable=True),
+        'name': fields.StringField(nullable=True),
+        'description': fields.StringField(nullable=True),
+        'driver': fields.StringField(nullable=True),
+        'driver_info': fields.FlexibleDictField(nullable=True),
+        'driver_internal_info': fields.FlexibleDictField(nullable=True),
+        'properties': fields.FlexibleDictField(nullable=True),
+        'extra': fields.FlexibleDictField(nullable=True),
+        'instance_info': fields.FlexibleDictField(nullable=True),
+        'instance_uuid': fields.UUIDField(nullable=True),
+        'resource_class': fields.StringField(nullable=True),
+        'power_state': fields.StringField(nullable=True),
+        'target_power_state': fields.StringField(nullable=True),
+        'provision_state': fields.StringField(nullable=True),
+        'target_provision_state': fields.StringField(nullable=True),
+        'provision_updated_at': fields.DateTimeField(nullable=True),
+        'maintenance': fields.BooleanField(),
+        'maintenance_reason': fields.StringField(nullable=True),
+        'fault': fields.StringField(nullable=True),
+        'last_error': fields.StringField(nullable=True),
+        'clean_step': fields.FlexibleDictField(nullable=True),
+        'deploy_step': fields.FlexibleDictField(nullable=True),
+        'reservation': fields.StringField(nullable=True),
+        'conductor_affinity': fields.IntegerField(nullable=True),
+        'conductor_group': fields.StringField(nullable=True),
+        'allocation_id': fields.IntegerField(nullable=True),
+        'owner': fields.StringField(nullable=True),
+        'lessee': fields.StringField(nullable=True),
+        'power_interface': fields.StringField(nullable=True),
+        'deploy_interface': fields.StringField(nullable=True),
+        'management_interface': fields.StringField(nullable=True),
+        'automated_clean': fields.BooleanField(nullable=True),
+        'protected': fields.BooleanField(),
+        'protected_reason': fields.StringField(nullable=True),
+        'retired': fields.BooleanField(nullable=True),
+        'retired_reason': fields.StringField(nullable=True),
+        'traits': fields.ListOfStringsField(nullable=True),
+        'created_at': fields.DateTimeField(nullable=True),
+        'updated_at': fields.DateTimeField(nullable=True),
+    }
+
+    @classmethod
+    def _from_db(cls, context, row, traits):
+        node = cls._from_db_row(context, cls(), row, skip=_NON_COLUMN_FIELDS)
+        node.traits = list(traits)
+        node.obj_reset_changes(['traits'])
+        return node
+
+    # --- lookups ---
+
+    @classmethod
+    def _get_by(cls, context, ident, **kw):
+        row, traits = _get_node_row(context, **kw)
+        if row is None:
+            raise exception.NodeNotFound(node=ident)
+        return cls._from_db(context, row, traits)
+
+    @classmethod
+    def get_by_id(cls, context, node_id):
+        """:raises: NodeNotFound"""
+        return cls._get_by(context, node_id, id=node_id)
+
+    @classmethod
+    def get_by_uuid(cls, context, uuid):
+        """:raises: NodeNotFound"""
+        return cls._get_by(context, uuid, uuid=uuid)
+
+    @classmethod
+    def get_by_name(cls, context, name):
+        """:raises: NodeNotFound"""
+        return cls._get_by(context, name, name=name)
+
+    @classmethod
+    def get_by_instance_uuid(cls, context, instance_uuid):
+        """:raises: InstanceNotFound"""
+        row, traits = _get_node_row(context, instance_uuid=instance_uuid)
+        if row is None:
+            raise exception.InstanceNotFound(instance=instance_uuid)
+        return cls._from_db(context, row, traits)
+
+    @staticmethod
+    @db_api.reader.connection
+    def identities(context, uuids=(), names=()):
+        """Identity and ownership of many nodes in one query.
+
+        For request bodies that name many nodes (an allocation's
+        ``candidate_nodes``): only what resolving and authorizing needs,
+        not whole nodes.
+
+        :returns: a dict from each UUID (lower case) and name found to a
+            row with ``id``, ``uuid``, ``name``, ``owner`` and ``lessee``.
+        """
+        uuids, names = sorted(set(uuids)), sorted(set(names))
+        if not uuids and not names:
+            return {}
+        params = {}
+        if uuids:
+            params['uuids'] = uuids
+        if names:
+            params['names'] = names
+        rows = context.connection.execute(
+            _IDENTITIES[bool(uuids), bool(names)], params).all()
+        found = {}
+        for row in rows:
+            found[row.uuid.lower()] = row
+            if row.name is not None:
+                found[row.name] = row
+        return found
+
+    @classmethod
+    def get(cls, context, ident):
+        """Find a node by id (int), UUID or name.
+
+        :raises: InvalidIdentity when ``ident`` cannot be any of them.
+        :raises: NodeNotFound
+        """
+        if isinstance(ident, int):
+            return cls.get_by_id(context, ident)
+        if uuidutils.is_uuid_like(ident):
+            return cls.get_by_uuid(context, ident)
+        if utils.is_valid_logical_name(ident):
+            try:
+                return cls.get_by_name(context, ident)
+            except exception.NodeNotFound:
+                if not utils.is_int_like(ident):
+                    raise
+            return cls.get_by_id(context, int(ident))
+        raise exception.InvalidIdentity(identity=ident)
+
+    @classmethod
+    def list(cls, context, filters=None, limit=None, marker=None,
+             sort_key='id', sort_dir='asc'):
+        """List nodes.
+
+        :param filters: dict of filters (see ``_FILTERS``); ``traits``
+            matches nodes that have all the given traits.
+        :param marker: UUID of the last node of the previous page.
+        :raises: InvalidParameterValue for an unknown filter, sort key or
+            marker.
+        """
+        if sort_key not in SORT_KEYS:
+            raise exception.InvalidParameterValue(
+                err='The sort_key value "%s" is an invalid field for '
+                    'sorting' % sort_key)
+        if sort_dir not in ('asc', 'desc'):
+            raise exception.InvalidParameterValue(
+                err='Invalid sort direction: %s. Acceptable values are '
+                    "'asc' or 'desc'" % sort_dir)
+        rows = _list_node_rows(context, filters, limit, marker, sort_key,
+                               sort_dir)
+        return [cls._from_db(context, row, traits) for row, traits in rows]
+
+    # --- changes ---
+
+    def create(self, context=None):
+        """Insert the node with its traits.
+
+        Unset fields get upstream's defaults (``enroll``, not in
+        maintenance, no conductor group).
+
+        :raises: NodeAlreadyExists, DuplicateName, InstanceAssociated
+        """
+        context = context or self._context
+        values = self._changes_for_db()
+        traits = values.pop('traits', None) or []
+        values.pop('id', None)
+        values.setdefault('uuid', uuidutils.generate_uuid())
+        values.setdefault('provision_state', states.ENROLL)
+        values.setdefault('maintenance', False)
+        values.setdefault('protected', False)
+        values.setdefault('retired', False)
+        values['conductor_group'] = (values.get('conductor_group')
+                                     or '').lower()
+        for key in ('driver_info', 'driver_internal_info', 'properties',
+                    'extra', 'instance_info'):
+            values.setdefault(key, {})
+        if not values.get('driver'):
+            raise exception.MissingParameterValue(
+                err='Node driver is required.')
+        row, traits = _create_node(context, values, traits)
+        self._from_db_row(context, self, row, skip=_NON_COLUMN_FIELDS)
+        self.traits = traits
+        self.obj_reset_changes()
+
+    def save(self, context=None, delete_allocation=False):
+        """Write the changed fields (not ``traits``: see objects.trait).
+
+        :param delete_allocation: also delete the node's allocation and
+            clear ``allocation_id``, in the same transaction (the node's
+            instance is being released).
+        :raises: NodeNotFound, DuplicateName, InstanceAssociated
+        """
+        context = context or self._context
+        values = self._changes_for_db()
+        delete_id = None
+        if delete_allocation and self.allocation_id is not None:
+            delete_id = self.allocation_id
+            self.allocation_id = None
+        values.pop('traits', None)
+        values.pop('id', None)
+        if 'conductor_group' in values:
+            values['conductor_group'] = (values['conductor_group']
+                                         or '').lower()
+        if 'provision_state' in values:
+            values['provision_updated_at'] = base.utcnow()
+        if not values and delete_id is None:
+            return
+        row, traits = _update_node(context, self.id, values,
+                                   delete_allocation_id=delete_id)
+        self._from_db_row(context, self, row, skip=_NON_COLUMN_FIELDS)
+        self.traits = traits
+        self.obj_reset_changes()
+
+    def destroy(self, context=None):
+        """Delete the node, its traits and its history.
+
+        :raises: NodeNotFound
+        """
+        _destroy_node(context or self._context, self.id)
+        self.obj_reset_changes()
+
+    def refresh(self, context=None):
+        """Reload every field from the database.
+
+        :raises: NodeNotFound
+        """
+        context = context or self._context
+        current = self.get_by_id(context, self.id)
+        for field in self.fields:
+            setattr(self, field, getattr(current, field))
+        self.obj_reset_changes()
+
+    # --- locks (used by conductor.task_manager only) ---
+
+    @staticmethod
+    def reserve(context, node_id, host):
+        """Try to take the exclusive lock of a node for ``host``.
+
+        :returns: ``(True, None)`` or ``(False, current holder)``.
+        :raises: NodeNotFound
+        """
+        return _reserve_node(context, node_id, host)
+
+    @staticmethod
+    def release(context, node_id, host):
+        """Release the lock ``host`` holds on a node.
+
+        :raises: NodeNotFound, NodeNotLocked
+        """
+        _release_node(context, node_id, host)
+
+    @staticmethod
+    def clear_reservations(context, host):
+        """Release every lock held by ``host`` (at conductor start).
+
+        :returns: how many locks were released.
+        """
+        return _clear_reservations(context, host)

@@ -1,0 +1,113 @@
+"""The NodeHistory versioned object: events in the life of a node.
+
+Conductors record failures (and other notable events) here so that
+operators can see them after ``last_error`` has been overwritten.
+"""
+
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects.baremetal import base
+from alloc_framework.objects.baremetal import fields
+
+# Severities and event types used by the conductor.
+INFO = 'INFO'
+WARNING = 'WARNING'
+ERROR = 'ERROR'
+PROVISIONING = 'provisioning'
+POWER = 'power'
+ALLOCATION = 'allocation'
+
+
+@db_api.writer
+def _create(context, values):
+    row = models.NodeHistory(**values)
+    context.session.add(row)
+    context.session.flush()
+    return row
+
+
+@db_api.reader
+def _get_by_uuid(context, uuid):
+    return context.session.execute(
+        sa.select(models.NodeHistory).where(models.NodeHistory.uuid == uuid)
+    ).scalar_one_or_none()
+
+
+@db_api.reader
+def _list_by_node(context, node_id, limit, marker):
+    H = models.NodeHistory
+    query = sa.select(H).where(H.node_id == node_id).order_by(H.id)
+    if marker is not None:
+        marker_id = context.session.execute(
+            sa.select(H.id).where(H.uuid == marker)).scalar_one_or_none()
+        if marker_id is None:
+            raise exception.InvalidParameterValue(
+                err='Marker %s could not be found.' % marker)
+        query = query.where(H.id > marker_id)
+    if limit:
+        query = query.limit(limit)
+    return context.session.execute(query).scalars().all()
+
+
+@base.AllocObjectRegistry.register
+class NodeHistory(base.AllocObject):
+    """One event of a node's history."""
+
+    # Version 1.0: initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.IntegerField(),
+        'uuid': fields.UUIDField(nullable=True),
+        'node_id': fields.IntegerField(),
+        'conductor': fields.StringField(nullable=True),
+        'event_type': fields.StringField(nullable=True),
+        'severity': fields.StringField(nullable=True),
+        'event': fields.StringField(nullable=True),
+        'user': fields.StringField(nullable=True),
+        'created_at': fields.DateTimeField(nullable=True),
+        'updated_at': fields.DateTimeField(nullable=True),
+    }
+
+    def create(self, context=None):
+        """Insert the event (a UUID is generated when unset)."""
+        context = context or self._context
+        values = self._changes_for_db()
+        values.pop('id', None)
+        values.setdefault('uuid', uuidutils.generate_uuid())
+        values.setdefault('created_at', base.utcnow())
+        row = _create(context, values)
+        self._from_db_row(context, self, row)
+
+    @classmethod
+    def record(cls, context, node, event, event_type=PROVISIONING,
+               severity=ERROR, conductor=None):
+        """Shortcut: record ``event`` for ``node`` (a Node) and return it."""
+        entry = cls(context, node_id=node.id, event=event,
+                    event_type=event_type, severity=severity,
+                    conductor=conductor, user=getattr(context, 'user_id',
+                                                      None))
+        entry.create(context)
+        return entry
+
+    @classmethod
+    def get_by_uuid(cls, context, uuid):
+        """:raises: NodeHistoryNotFound"""
+        row = _get_by_uuid(context, uuid)
+        if row is None:
+            raise exception.NodeHistoryNotFound(history=uuid)
+        return cls._from_db_row(context, cls(), row)
+
+    @classmethod
+    def list_by_node_id(cls, context, node_id, limit=None, marker=None):
+        """Events of a node, oldest first.
+
+        :param marker: UUID of the last event of the previous page.
+        :raises: InvalidParameterValue for an unknown marker.
+        """
+        return [cls._from_db_row(context, cls(), row)
+                for row in _list_by_node(context, node_id, limit, marker)]

@@ -1,0 +1,132 @@
+"""Allocations over real HTTP: concurrency and take-over, end to end.
+
+The bare metal API is served over HTTP on 127.0.0.1 by the project's WSGI
+server; conductors run in the same process behind the ``local`` RPC
+transport. Clients are plain HTTP clients in threads.
+"""
+
+import threading
+
+import requests
+
+from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import allocation as alloc_obj
+from tests import base
+from tests.functional.conductor import conductors
+from tests.functional.conductor import test_allocations as tca
+from tests.functional.api.baremetal import base as bm_base
+
+HEADERS = {'X-OpenStack-Ironic-API-Version': '1.60',
+           'Content-Type': 'application/json'}
+
+
+class HTTPTestCase(bm_base.BaremetalTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.server = self.useFixture(base.Server(self.app, workers=32))
+
+    def http(self, method, path, **kw):
+        return requests.request(method, self.server.url + path,
+                                headers=HEADERS, timeout=60, **kw)
+
+    def wait_processed(self, count):
+        def done():
+            items = objects.Allocation.list(self.context)
+            if len(items) == count and all(
+                    a.state != alloc_obj.ALLOCATING for a in items):
+                return items
+        return tca.wait_for(done, 120, 'allocations to be processed')
+
+
+class TestConcurrentHTTP(HTTPTestCase):
+
+    def _start_conductor(self):
+        self.config(workers_pool_size=64, group='conductor')
+        return super()._start_conductor()
+
+    def test_fifty_clients_twenty_nodes(self):
+        nodes = [self.make_node(traits=['CUSTOM_GPU']) for _ in range(20)]
+        self.make_node(resource_class='other')
+        barrier = threading.Barrier(50)
+        responses = []
+
+        def client(i):
+            barrier.wait()
+            body = {'resource_class': 'baremetal', 'name': 'c-%d' % i}
+            if i % 2:
+                body['traits'] = ['CUSTOM_GPU']
+            resp = self.http('POST', '/v1/allocations', json=body)
+            responses.append((resp.status_code, resp.json()))
+
+        threads = [threading.Thread(target=client, args=(i,))
+                   for i in range(50)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual([201] * 50, [r[0] for r in responses])
+        self.assertTrue({r[1]['state'] for r in responses}
+                        <= {'allocating', 'active', 'error'})
+        self.wait_processed(50)
+
+        listed = self.http('GET', '/v1/allocations?limit=100').json()
+        items = listed['allocations']
+        active = [a for a in items if a['state'] == 'active']
+        error = [a for a in items if a['state'] == 'error']
+        self.assertEqual(20, len(active))
+        self.assertEqual(30, len(error))
+        self.assertEqual(sorted(n.uuid for n in nodes),
+                         sorted(a['node_uuid'] for a in active))
+        for a in error:
+            self.assertIsNone(a['node_uuid'])
+            self.assertIn('of resource class baremetal'
+                          if 'traits' in a['last_error']
+                          else 'match the resource class baremetal',
+                          a['last_error'])
+        for a in active:
+            node = self.http('GET', '/v1/nodes/%s' % a['node_uuid']).json()
+            self.assertEqual(a['uuid'], node['instance_uuid'])
+            self.assertEqual(a['uuid'], node['allocation_uuid'])
+            self.assertIsNone(node['reservation'])
+
+
+class TestTakeOverHTTP(HTTPTestCase):
+    """A conductor dies between accepting an allocation and processing it.
+
+    The API's conductor ("test-host") stays alive; the allocation was
+    recorded by "doomed", which then stopped without unregistering and
+    without a heartbeat. test-host's take-over periodic must finish it.
+    """
+
+    def _start_conductor(self):
+        self.config(check_allocations_interval=1, heartbeat_interval=1,
+                    heartbeat_timeout=3, group='conductor')
+        return super()._start_conductor()
+
+    def test_periodic_takes_over(self):
+        node = self.make_node()
+        doomed = conductors.start(self, 'doomed')
+        # The doomed conductor accepts the request but never processes it:
+        # its pool is gone (as when the process is killed right after the
+        # INSERT).
+        doomed_id = doomed.conductor.id
+        conductors.stop(doomed, unregister=False)
+        allocation = objects.Allocation(self.context,
+                                        resource_class='baremetal',
+                                        conductor_affinity=doomed_id)
+        allocation.create()
+        tca.kill_heartbeat(doomed_id)
+
+        def finished():
+            body = self.http('GET', '/v1/allocations/%s'
+                             % allocation.uuid).json()
+            return body if body['state'] != 'allocating' else None
+
+        body = tca.wait_for(finished, 60, 'the take-over')
+        self.assertEqual('active', body['state'])
+        self.assertEqual(node.uuid, body['node_uuid'])
+        self.assertEqual(self.manager.conductor.id,
+                         objects.Allocation.get_by_uuid(
+                             self.context, allocation.uuid)
+                         .conductor_affinity)

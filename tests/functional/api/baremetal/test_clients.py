@@ -1,0 +1,186 @@
+"""Real clients against the API served over HTTP.
+
+python-ironicclient (library and the ``baremetal`` command) and
+openstacksdk use the server unchanged, with ``auth_type none`` and an
+endpoint, negotiating the newest version both sides know.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import fixtures
+
+from tests import base as tests_base
+from tests.functional.api.baremetal import base
+
+
+def _get(row, field):
+    """A column of a ``-f json`` listing, whatever its header style."""
+    for key, value in row.items():
+        if key.lower().replace(' ', '_') == field:
+            return value
+    raise KeyError(field)
+
+
+class ClientTestCase(base.BaremetalTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.server = self.useFixture(tests_base.Server(self.app))
+        self.url = self.server.url
+
+
+class TestIronicClient(ClientTestCase):
+
+    def client(self):
+        from ironicclient import client
+        return client.get_client(1, endpoint=self.url, auth_type='none',
+                                 os_ironic_api_version='latest')
+
+    def test_nodes_and_allocations(self):
+        from ironicclient import exc
+
+        ironic = self.client()
+        node = ironic.node.create(driver='fake-hardware', name='node-1',
+                                  resource_class='baremetal')
+        self.assertEqual('enroll', node.provision_state)
+        self.assertEqual(['node-1'], [n.name for n in ironic.node.list()])
+        ironic.node.update('node-1', [{'op': 'add', 'path': '/extra/a',
+                                       'value': 'b'}])
+        self.assertEqual({'a': 'b'}, ironic.node.get('node-1').extra)
+        # Power changes answer 202 while the conductor works: poll.
+        ironic.node.set_power_state('node-1', 'on')
+        self.wait_for(lambda: (ironic.node.get('node-1').power_state
+                               == 'power on'
+                               and ironic.node.get('node-1').reservation
+                               is None), 'node-1 to be powered on')
+        ironic.node.set_provision_state('node-1', 'manage')
+        ironic.node.wait_for_provision_state('node-1', 'manageable',
+                                             timeout=30)
+        ironic.node.set_provision_state('node-1', 'provide')
+        ironic.node.wait_for_provision_state('node-1', 'available',
+                                             timeout=30)
+
+        allocation = ironic.allocation.create(resource_class='baremetal',
+                                              name='alloc-1')
+        allocation = ironic.allocation.wait(allocation.uuid, timeout=30)
+        self.assertEqual('active', allocation.state)
+        self.assertEqual(node.uuid, allocation.node_uuid)
+        self.assertEqual([allocation.uuid],
+                         [a.uuid for a in ironic.allocation.list()])
+        self.assertEqual('alloc-1', ironic.allocation.get('alloc-1').name)
+        self.assertEqual(allocation.uuid,
+                         ironic.node.get('node-1').allocation_uuid)
+        ironic.allocation.delete(allocation.uuid)
+        self.assertEqual([], ironic.allocation.list())
+
+        error = self.assertRaises(exc.NotFound, ironic.allocation.get,
+                                  allocation.uuid)
+        self.assertIn('could not be found', str(error))
+        error = self.assertRaises(exc.BadRequest, ironic.allocation.create,
+                                  resource_class='baremetal',
+                                  uuid='not-a-uuid')
+        self.assertIn('uuid', str(error))
+
+
+class TestBaremetalCommand(ClientTestCase):
+
+    def setUp(self):
+        super().setUp()
+        # Each command starts a Python interpreter (seconds on a busy
+        # machine): allow more than the default per-test timeout.
+        self.useFixture(fixtures.Timeout(600, gentle=True))
+
+    def run_cli(self, *args):
+        cmd = [os.path.join(os.path.dirname(sys.executable), 'openstack'),
+               '--os-auth-type', 'none', '--os-endpoint', self.url,
+               '--os-baremetal-api-version', 'latest'] + list(args)
+        result = subprocess.run(cmd, capture_output=True, text=True,
+                                timeout=120)
+        self.assertEqual(0, result.returncode,
+                         '%s\n%s' % (result.stdout, result.stderr))
+        return result.stdout
+
+    def test_allocation_and_node_commands(self):
+        node = json.loads(self.run_cli(
+            'baremetal', 'node', 'create', '--driver', 'fake-hardware',
+            '--name', 'cli-node', '--resource-class', 'baremetal',
+            '-f', 'json'))
+        self.assertEqual('cli-node', node['name'])
+        self.run_cli('baremetal', 'node', 'set', 'cli-node',
+                     '--extra', 'k=v')
+        self.run_cli('baremetal', 'node', 'manage', 'cli-node', '--wait',
+                     '30')
+        self.run_cli('baremetal', 'node', 'provide', 'cli-node', '--wait',
+                     '30')
+        shown = json.loads(self.run_cli('baremetal', 'node', 'show',
+                                        'cli-node', '-f', 'json'))
+        self.assertEqual('available', shown['provision_state'])
+        self.assertEqual({'k': 'v'}, shown['extra'])
+        listed = json.loads(self.run_cli('baremetal', 'node', 'list',
+                                         '-f', 'json'))
+        self.assertEqual(['cli-node'], [_get(n, 'name') for n in listed])
+
+        created = json.loads(self.run_cli(
+            'baremetal', 'allocation', 'create', '--resource-class',
+            'baremetal', '--name', 'cli-alloc', '--wait', '30',
+            '-f', 'json'))
+        self.assertEqual('active', created['state'])
+        self.assertEqual(node['uuid'], created['node_uuid'])
+        listed = json.loads(self.run_cli('baremetal', 'allocation', 'list',
+                                         '-f', 'json'))
+        self.assertEqual([created['uuid']], [_get(a, 'uuid') for a in listed])
+        shown = json.loads(self.run_cli('baremetal', 'allocation', 'show',
+                                        'cli-alloc', '-f', 'json'))
+        self.assertEqual(created['uuid'], shown['uuid'])
+        self.run_cli('baremetal', 'allocation', 'delete', 'cli-alloc')
+        self.assertEqual([], json.loads(self.run_cli(
+            'baremetal', 'allocation', 'list', '-f', 'json')))
+
+
+class TestOpenStackSDK(ClientTestCase):
+
+    def connection(self):
+        import openstack
+        return openstack.connection.Connection(
+            auth_type='none', baremetal_endpoint_override=self.url)
+
+    def test_nodes_and_allocations(self):
+        from openstack import exceptions
+
+        conn = self.connection()
+        node = conn.baremetal.create_node(driver='fake-hardware',
+                                          name='sdk-node',
+                                          resource_class='baremetal')
+        self.assertEqual('enroll', node.provision_state)
+        conn.baremetal.set_node_provision_state(node, 'manage', wait=True,
+                                                timeout=30)
+        node = conn.baremetal.set_node_provision_state(
+            node, 'provide', wait=True, timeout=30)
+        self.assertEqual('available', node.provision_state)
+        self.assertEqual(['sdk-node'],
+                         [n.name for n in conn.baremetal.nodes()])
+        allocation = conn.baremetal.create_allocation(
+            resource_class='baremetal', name='sdk-alloc')
+        allocation = conn.baremetal.wait_for_allocation(allocation,
+                                                        timeout=30)
+        self.assertEqual('active', allocation.state)
+        self.assertEqual(node.id, allocation.node_id)
+        self.assertEqual([allocation.id],
+                         [a.id for a in conn.baremetal.allocations()])
+        fetched = conn.baremetal.get_allocation('sdk-alloc')
+        self.assertEqual(allocation.id, fetched.id)
+        node = conn.baremetal.patch_node(
+            node, [{'op': 'add', 'path': '/extra/a', 'value': 'b'}])
+        self.assertEqual({'a': 'b'}, node.extra)
+        detailed = list(conn.baremetal.nodes(details=True))
+        self.assertEqual(allocation.id, detailed[0].allocation_id)
+        self.assertEqual(allocation.id, detailed[0].instance_id)
+        conn.baremetal.delete_allocation(allocation)
+        self.assertRaises(exceptions.NotFoundException,
+                          conn.baremetal.get_allocation, allocation.id)
+        self.assertRaises(exceptions.BadRequestException,
+                          conn.baremetal.create_allocation,
+                          resource_class='baremetal', id='not-a-uuid')

@@ -1,0 +1,87 @@
+"""A conductor in the test process, reached through the local transport.
+
+Also slow fake interfaces, to observe a conductor while a worker works.
+"""
+
+import threading
+
+from alloc_framework.conductor import manager as manager_mod
+from alloc_framework.conductor import rpcapi
+from alloc_framework.drivers.modules import fake
+from alloc_framework.objects import baremetal as objects
+from tests import base
+from tests.functional.objects.baremetal import factories
+
+
+class ConductorTestCase(base.DBTestCase):
+    """Starts one ConductorManager (``test-host``) and a ConductorAPI."""
+
+    host = 'test-host'
+
+    def setUp(self):
+        super().setUp()
+        self.config(rpc_transport='local')
+        self.config(check_allocations_interval=0, group='conductor')
+        self.config(node_locked_retry_interval=0, group='conductor')
+        self.ctx = factories.admin_context()
+        self.manager = self.start_conductor(self.host)
+        self.rpc = rpcapi.ConductorAPI(self.conf)
+
+    def start_conductor(self, host):
+        manager = manager_mod.ConductorManager(host, self.conf)
+        manager.init_host()
+        self.addCleanup(manager.del_host)
+        return manager
+
+    def make_node(self, **kw):
+        return factories.create_node(self.ctx, **kw)
+
+    def wait_unlocked(self, node_id, timeout=30):
+        """The node once its lock is released: the worker is done.
+
+        Power and provisioning calls return while their worker still
+        holds the node lock, which it releases when the work ends.
+        """
+        def unlocked():
+            node = objects.Node.get_by_id(self.ctx, node_id)
+            return node if node.reservation is None else None
+        return self.wait_for(unlocked, 'node %s to be unlocked' % node_id,
+                             timeout=timeout)
+
+
+class Gate:
+    """Holds an interface method until the test opens it."""
+
+    def __init__(self, test):
+        self.entered = threading.Event()
+        self.opened = threading.Event()
+        # Never leave a worker blocked behind a failed test: del_host
+        # waits for the pool.
+        test.addCleanup(self.opened.set)
+
+    def pass_through(self):
+        self.entered.set()
+        if not self.opened.wait(60):
+            raise RuntimeError('gate never opened')
+
+
+class SlowPower(fake.FakePower):
+    """Powers on or off once its gate opens."""
+
+    def __init__(self, gate):
+        self.gate = gate
+
+    def set_power_state(self, task, power_state, timeout=None):
+        self.gate.pass_through()
+        super().set_power_state(task, power_state, timeout=timeout)
+
+
+class SlowDeploy(fake.FakeDeploy):
+    """Deploys once its gate opens."""
+
+    def __init__(self, gate):
+        self.gate = gate
+
+    def deploy(self, task):
+        self.gate.pass_through()
+        return super().deploy(task)

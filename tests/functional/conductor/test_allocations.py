@@ -1,0 +1,316 @@
+"""Allocation processing by conductors, on a real database.
+
+The conductors are real ``ConductorManager`` instances (local transport,
+no RPC server); several of them in one process stand for several hosts.
+"""
+
+import datetime
+import threading
+import time
+
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.conductor import allocations
+from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import allocation as alloc_obj
+from alloc_framework.objects.baremetal import base as obj_base
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
+from tests import base
+from tests.functional.conductor import conductors
+from tests.functional.objects.baremetal import factories as f
+
+
+def wait_for(predicate, timeout=60, what='condition'):
+    """Poll from the test thread (never a worker) until ``predicate``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = predicate()
+        if result:
+            return result
+        time.sleep(0.02)
+    raise AssertionError('timed out waiting for %s' % what)
+
+
+def kill_heartbeat(conductor_id, seconds=3600):
+    """Make a conductor look dead: its last heartbeat is long ago."""
+    engine = db_api.get_engine()
+    past = obj_base.utcnow() - datetime.timedelta(seconds=seconds)
+    with engine.begin() as conn:
+        conn.execute(models.Conductor.__table__.update()
+                     .where(models.Conductor.__table__.c.id == conductor_id)
+                     .values(updated_at=past))
+
+
+class ConductorTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = f.admin_context()
+        self.config(check_allocations_interval=0, group='conductor')
+
+    def start_conductor(self, host, **kw):
+        return conductors.start(self, host, **kw)
+
+    def stop_conductor(self, manager, unregister=True):
+        conductors.stop(manager, unregister=unregister)
+
+    def states(self):
+        return sorted(a.state for a in objects.Allocation.list(self.ctx))
+
+    def wait_processed(self, count, timeout=120):
+        def done():
+            items = objects.Allocation.list(self.ctx)
+            if len(items) == count and all(
+                    a.state != alloc_obj.ALLOCATING for a in items):
+                return items
+        return wait_for(done, timeout, 'allocations to be processed')
+
+
+class TestCreateAllocation(ConductorTestCase):
+
+    def test_allocate_and_destroy(self):
+        manager = self.start_conductor('c1')
+        node = f.make_node(self.ctx, traits=['CUSTOM_A'])
+        created = allocations.create_allocation(
+            manager, self.ctx,
+            objects.Allocation(self.ctx, resource_class='baremetal',
+                               traits=['CUSTOM_A']))
+        self.assertEqual(manager.conductor.id, created.conductor_affinity)
+        done, = self.wait_processed(1)
+        self.assertEqual(alloc_obj.ACTIVE, done.state)
+        self.assertEqual(node.id, done.node_id)
+        node.refresh()
+        self.assertEqual(done.uuid, node.instance_uuid)
+        allocations.destroy_allocation(manager, self.ctx, done)
+        node.refresh()
+        self.assertIsNone(node.instance_uuid)
+        self.assertEqual([], objects.Allocation.list(self.ctx))
+
+    def test_error_names_the_filter(self):
+        manager = self.start_conductor('c1')
+        f.make_node(self.ctx, traits=['CUSTOM_A'])
+        for kw, words in (
+                ({'resource_class': 'gpu'}, 'resource class gpu'),
+                ({'resource_class': 'baremetal', 'traits': ['CUSTOM_Z']},
+                 'traits CUSTOM_Z')):
+            a = allocations.create_allocation(
+                manager, self.ctx, objects.Allocation(self.ctx, **kw))
+            done = wait_for(lambda: (lambda x: x.state != alloc_obj.ALLOCATING
+                                     and x)(objects.Allocation.get_by_id(
+                                         self.ctx, a.id)))
+            self.assertEqual(alloc_obj.ERROR, done.state)
+            self.assertIn(words, done.last_error)
+            self.assertIsNone(done.node_id)
+
+    def test_destroy_active_node_conflict(self):
+        manager = self.start_conductor('c1')
+        node = f.make_node(self.ctx)
+        a = allocations.create_allocation(
+            manager, self.ctx,
+            objects.Allocation(self.ctx, resource_class='baremetal'))
+        self.wait_processed(1)
+        node.refresh()
+        node.provision_state = 'active'
+        node.save()
+        a.refresh()
+        exc = self.assertRaises(exception.NodeIsAllocated,
+                                allocations.destroy_allocation, manager,
+                                self.ctx, a)
+        self.assertEqual(409, exc.code)
+
+    def test_backfill_is_synchronous_and_atomic(self):
+        manager = self.start_conductor('c1')
+        active = f.make_node(self.ctx, provision_state='active')
+        done = allocations.create_allocation(
+            manager, self.ctx,
+            objects.Allocation(self.ctx, resource_class='baremetal',
+                               node_id=active.id))
+        self.assertEqual(alloc_obj.ACTIVE, done.state)
+        self.assertEqual(active.id, done.node_id)
+        available = f.make_node(self.ctx)
+        exc = self.assertRaises(
+            exception.InvalidParameterValue,
+            allocations.create_allocation, manager, self.ctx,
+            objects.Allocation(self.ctx, resource_class='baremetal',
+                               node_id=available.id))
+        self.assertEqual(400, exc.code)
+        self.assertEqual(1, len(objects.Allocation.list(self.ctx)))
+
+    def test_full_pool_refuses_and_leaves_nothing(self):
+        self.config(workers_pool_size=2, group='conductor')
+        manager = self.start_conductor('c1')
+        release = threading.Event()
+        self.addCleanup(release.set)
+        running = threading.Semaphore(0)
+
+        def block():
+            running.release()
+            release.wait(60)
+
+        # Both workers busy, then the backlog full.
+        blocked = [manager.spawn_worker(block) for _ in range(2)]
+        for _ in range(2):
+            running.acquire(timeout=30)
+        try:
+            while True:
+                blocked.append(manager.spawn_worker(block))
+        except exception.NoFreeConductorWorker:
+            pass
+        exc = self.assertRaises(
+            exception.NoFreeConductorWorker, allocations.create_allocation,
+            manager, self.ctx,
+            objects.Allocation(self.ctx, resource_class='baremetal'))
+        self.assertEqual(503, exc.code)
+        self.assertEqual([], objects.Allocation.list(self.ctx))
+        release.set()
+        for future in blocked:
+            future.result()
+
+    def test_deleted_before_processing(self):
+        manager = self.start_conductor('c1')
+        node = f.make_node(self.ctx)
+        a = f.make_allocation(self.ctx,
+                              conductor_affinity=manager.conductor.id)
+        objects.Allocation.get_by_id(self.ctx, a.id).destroy()
+        allocations.do_allocate(manager, self.ctx, a)
+        node.refresh()
+        self.assertIsNone(node.instance_uuid)
+        self.assertEqual([], objects.Allocation.list(self.ctx))
+
+
+class TestConcurrency(ConductorTestCase):
+    """50 simultaneous requests for 20 matching nodes, two conductors."""
+
+    def test_fifty_requests_twenty_nodes(self):
+        self.config(workers_pool_size=64, group='conductor')
+        managers = [self.start_conductor('c1'), self.start_conductor('c2')]
+        nodes = [f.make_node(self.ctx) for _ in range(20)]
+        f.make_node(self.ctx, resource_class='other')
+        f.make_node(self.ctx, maintenance=True)
+        barrier = threading.Barrier(50)
+        failures = []
+
+        def request(i):
+            ctx = f.admin_context()
+            try:
+                barrier.wait()
+                allocations.create_allocation(
+                    managers[i % 2], ctx,
+                    objects.Allocation(ctx, resource_class='baremetal',
+                                       name='req-%d' % i))
+            except Exception as exc:
+                failures.append(exc)
+
+        threads = [threading.Thread(target=request, args=(i,))
+                   for i in range(50)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual([], failures)
+        items = self.wait_processed(50)
+        active = [a for a in items if a.state == alloc_obj.ACTIVE]
+        error = [a for a in items if a.state == alloc_obj.ERROR]
+        self.assertEqual(20, len(active))
+        self.assertEqual(30, len(error))
+        self.assertEqual(20, len({a.node_id for a in active}))
+        for a in error:
+            self.assertIsNone(a.node_id)
+            self.assertIn('resource class baremetal', a.last_error)
+        by_node = {a.node_id: a for a in active}
+        for node in nodes:
+            node.refresh()
+            self.assertEqual(by_node[node.id].uuid, node.instance_uuid)
+            self.assertEqual(by_node[node.id].id, node.allocation_id)
+            self.assertIsNone(node.reservation)
+
+
+class TestResumeAndTakeOver(ConductorTestCase):
+
+    def _orphan(self, conductor_id, **kw):
+        return f.make_allocation(self.ctx, conductor_affinity=conductor_id,
+                                 **kw)
+
+    def test_resume_on_restart(self):
+        manager = self.start_conductor('c1')
+        conductor_id = manager.conductor.id
+        self.stop_conductor(manager)
+        node = f.make_node(self.ctx)
+        # Recorded by c1 before it stopped, never processed.
+        orphan = self._orphan(conductor_id)
+        other = self._orphan(conductor_id + 1000)
+        manager = self.start_conductor('c1')
+        self.assertEqual(conductor_id, manager.conductor.id)
+        done = wait_for(lambda: (lambda x: x.state != alloc_obj.ALLOCATING
+                                 and x)(objects.Allocation.get_by_id(
+                                     self.ctx, orphan.id)))
+        self.assertEqual(alloc_obj.ACTIVE, done.state)
+        self.assertEqual(node.id, done.node_id)
+        self.assertEqual(alloc_obj.ALLOCATING, objects.Allocation.get_by_id(
+            self.ctx, other.id).state)
+
+    def test_dead_conductor_is_taken_over(self):
+        dead = self.start_conductor('dead')
+        dead_id = dead.conductor.id
+        self.stop_conductor(dead, unregister=False)
+        kill_heartbeat(dead_id)
+        node = f.make_node(self.ctx)
+        orphan = self._orphan(dead_id)
+        live = self.start_conductor('live')
+        self.assertEqual(1, allocations.take_over_dead_allocations(
+            live, self.ctx))
+        done = objects.Allocation.get_by_id(self.ctx, orphan.id)
+        self.assertEqual(alloc_obj.ACTIVE, done.state)
+        self.assertEqual(live.conductor.id, done.conductor_affinity)
+        self.assertEqual(node.id, done.node_id)
+        self.assertEqual(0, allocations.take_over_dead_allocations(
+            live, self.ctx))
+
+    def test_live_conductors_allocations_are_left_alone(self):
+        busy = self.start_conductor('busy')
+        orphan = self._orphan(busy.conductor.id)
+        live = self.start_conductor('live')
+        self.assertEqual(0, allocations.take_over_dead_allocations(
+            live, self.ctx))
+        self.assertEqual(busy.conductor.id, objects.Allocation.get_by_id(
+            self.ctx, orphan.id).conductor_affinity)
+
+    def test_only_one_of_many_takes_over(self):
+        dead = self.start_conductor('dead')
+        dead_id = dead.conductor.id
+        self.stop_conductor(dead, unregister=False)
+        kill_heartbeat(dead_id)
+        for _ in range(5):
+            f.make_node(self.ctx)
+        orphans = [self._orphan(dead_id) for _ in range(5)]
+        lives = [self.start_conductor('live-%d' % i) for i in range(3)]
+        counts = []
+        threads = [threading.Thread(
+            target=lambda m: counts.append(
+                allocations.take_over_dead_allocations(m, f.admin_context())),
+            args=(m,)) for m in lives]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(5, sum(counts))
+        items = [objects.Allocation.get_by_id(self.ctx, o.id)
+                 for o in orphans]
+        self.assertEqual({alloc_obj.ACTIVE}, {a.state for a in items})
+        self.assertEqual(5, len({a.node_id for a in items}))
+
+    def test_loser_of_a_take_over_writes_nothing(self):
+        # A slow conductor still holds its object when another takes the
+        # allocation over: its reservation must be rolled back.
+        slow = self.start_conductor('slow')
+        node = f.make_node(self.ctx)
+        orphan = self._orphan(slow.conductor.id)
+        stale = objects.Allocation.get_by_id(self.ctx, orphan.id)
+        live = self.start_conductor('live')
+        self.assertTrue(objects.Allocation.take_over(
+            self.ctx, orphan.id, slow.conductor.id, live.conductor.id))
+        allocations.do_allocate(slow, self.ctx, stale)
+        fresh = objects.Allocation.get_by_id(self.ctx, orphan.id)
+        self.assertEqual(alloc_obj.ALLOCATING, fresh.state)
+        node.refresh()
+        self.assertIsNone(node.instance_uuid)

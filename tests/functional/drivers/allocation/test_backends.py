@@ -1,0 +1,116 @@
+"""Loading allocation backends and the behaviour of the shipped ones."""
+
+from unittest import mock
+
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.drivers.allocation import base as backend_base
+from alloc_framework.drivers.allocation import database
+from alloc_framework.drivers.allocation import fake
+from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import allocation as alloc_obj
+from alloc_framework.objects.baremetal import node_reservation
+from tests import base
+from tests.functional.objects.baremetal import factories as f
+
+
+class TestLoadBackend(base.TestCase):
+
+    def test_default_is_database(self):
+        backend = backend_base.load_backend(self.conf)
+        self.assertIsInstance(backend, database.DatabaseBackend)
+        self.assertIs(self.conf, backend.conf)
+
+    def test_fake(self):
+        self.config(backend='fake', group='allocation')
+        self.assertIsInstance(backend_base.load_backend(self.conf),
+                              fake.FakeBackend)
+
+    def test_unknown_fails_fast(self):
+        self.config(backend='no-such-backend', group='allocation')
+        exc = self.assertRaises(exception.DriverLoadError,
+                                backend_base.load_backend, self.conf)
+        self.assertIn('no-such-backend', str(exc))
+        self.assertIn(backend_base.NAMESPACE, str(exc))
+
+    def test_interface_is_abstract(self):
+        self.assertRaises(TypeError, backend_base.AllocationBackend,
+                          self.conf)
+
+
+class TestBackends(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = f.admin_context()
+
+    def test_fake_is_deterministic(self):
+        nodes = [f.make_node(self.ctx) for _ in range(3)]
+        backend = fake.FakeBackend(self.conf)
+        for node in nodes:
+            a = f.make_allocation(self.ctx)
+            self.assertEqual(node.uuid, backend.allocate(self.ctx, a))
+            self.assertEqual(alloc_obj.ACTIVE, a.state)
+
+    def test_database_retries_while_free_nodes_are_busy(self):
+        node = f.make_node(self.ctx)
+        backend = database.DatabaseBackend(self.conf)
+        a = f.make_allocation(self.ctx)
+        real_reserve = node_reservation.reserve_node_or_explain
+        calls = []
+
+        def reserve(context, allocation, randomize=True):
+            # The free node is locked by others for the first two tries.
+            calls.append(1)
+            if len(calls) < 3:
+                return None, node_reservation.BUSY_ERROR
+            return real_reserve(context, allocation, randomize=randomize)
+
+        with mock.patch.object(node_reservation, 'reserve_node_or_explain',
+                               reserve), \
+                mock.patch.object(database, 'time') as time_mod:
+            self.assertEqual(node.uuid, backend.allocate(self.ctx, a))
+        self.assertEqual(3, len(calls))
+        # A random pause growing with each try, none after the last.
+        sleep = time_mod.sleep
+        self.assertEqual(2, sleep.call_count)
+        first, second = (c.args[0] for c in sleep.call_args_list)
+        pause = backend.busy_pause
+        self.assertTrue(0.5 * pause <= first <= 1.5 * pause, first)
+        self.assertTrue(1.0 * pause <= second <= 3.0 * pause, second)
+
+    def test_database_gives_up_when_always_busy(self):
+        f.make_node(self.ctx)
+        backend = database.DatabaseBackend(self.conf)
+        a = f.make_allocation(self.ctx)
+        busy = node_reservation.BUSY_ERROR + ' of resource class baremetal'
+        with mock.patch.object(node_reservation, 'reserve_node_or_explain',
+                               return_value=(None, busy)) as reserve, \
+                mock.patch.object(database, 'time') as time_mod:
+            exc = self.assertRaises(exception.AllocationFailed,
+                                    backend.allocate, self.ctx, a)
+        self.assertEqual(backend.busy_attempts, reserve.call_count)
+        self.assertEqual(backend.busy_attempts - 1,
+                         time_mod.sleep.call_count)
+        self.assertIn(node_reservation.BUSY_ERROR, exc.kwargs['error'])
+
+    def test_database_failure_names_the_filter(self):
+        f.make_node(self.ctx, traits=['CUSTOM_A'])
+        backend = database.DatabaseBackend(self.conf)
+        a = f.make_allocation(self.ctx, traits=['CUSTOM_B'])
+        exc = self.assertRaises(exception.AllocationFailed,
+                                backend.allocate, self.ctx, a)
+        self.assertIn('traits CUSTOM_B', exc.kwargs['error'])
+        a = f.make_allocation(self.ctx, resource_class='gpu')
+        exc = self.assertRaises(exception.AllocationFailed,
+                                backend.allocate, self.ctx, a)
+        self.assertIn('resource class gpu', exc.kwargs['error'])
+
+    def test_database_deallocate(self):
+        node = f.make_node(self.ctx)
+        backend = database.DatabaseBackend(self.conf)
+        a = f.make_allocation(self.ctx)
+        backend.allocate(self.ctx, a)
+        backend.deallocate(self.ctx, a)
+        node.refresh()
+        self.assertIsNone(node.instance_uuid)
+        self.assertEqual([], objects.Allocation.list(self.ctx))

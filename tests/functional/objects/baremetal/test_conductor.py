@@ -1,0 +1,105 @@
+"""Conductor and NodeHistory objects on the selected database backend."""
+
+import datetime
+
+import sqlalchemy as sa
+
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import base as obj_base
+from tests import base
+from tests.functional.objects.baremetal import factories
+
+
+class ConductorTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = factories.admin_context()
+
+    def _age(self, hostname, seconds):
+        with self.db.engine.begin() as conn:
+            conn.execute(sa.update(models.Conductor)
+                         .where(models.Conductor.hostname == hostname)
+                         .values(updated_at=obj_base.utcnow()
+                                 - datetime.timedelta(seconds=seconds)))
+
+    def test_register_and_get(self):
+        cond = objects.Conductor.register(self.ctx, 'c1', 'G1',
+                                          ['fake-hardware'])
+        self.assertTrue(cond.online)
+        self.assertEqual('g1', cond.conductor_group)
+        self.assertEqual(['fake-hardware'], cond.drivers)
+        self.assertEqual(cond.id, objects.Conductor.get_by_hostname(
+            self.ctx, 'c1').id)
+        self.assertEqual('c1', objects.Conductor.get_by_id(
+            self.ctx, cond.id).hostname)
+
+    def test_reregister_keeps_id(self):
+        first = objects.Conductor.register(self.ctx, 'c1')
+        first.unregister()
+        second = objects.Conductor.register(self.ctx, 'c1', drivers=['x'])
+        self.assertEqual(first.id, second.id)
+        self.assertTrue(second.online)
+        self.assertEqual(['x'], second.drivers)
+
+    def test_not_found(self):
+        self.assertRaises(exception.ConductorNotFound,
+                          objects.Conductor.get_by_hostname, self.ctx, 'x')
+        self.assertRaises(exception.ConductorNotFound,
+                          objects.Conductor.get_by_id, self.ctx, 12345)
+
+    def test_list_alive(self):
+        objects.Conductor.register(self.ctx, 'alive')
+        objects.Conductor.register(self.ctx, 'stale')
+        off = objects.Conductor.register(self.ctx, 'off', 'g2')
+        off.unregister()
+        self._age('stale', 120)
+        alive = objects.Conductor.list_alive(self.ctx, 60)
+        self.assertEqual(['alive'], [c.hostname for c in alive])
+        self.assertEqual(['alive', 'stale'], [
+            c.hostname for c in objects.Conductor.list_alive(self.ctx, 600)])
+        self.assertEqual([], objects.Conductor.list_alive(
+            self.ctx, 600, conductor_group='g2'))
+        self.assertEqual(3, len(objects.Conductor.list(self.ctx)))
+
+    def test_touch_revives(self):
+        cond = objects.Conductor.register(self.ctx, 'c1')
+        self._age('c1', 120)
+        self.assertEqual([], objects.Conductor.list_alive(self.ctx, 60))
+        cond.touch()
+        self.assertEqual(['c1'], [
+            c.hostname for c in objects.Conductor.list_alive(self.ctx, 60)])
+
+
+class NodeHistoryTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = factories.admin_context()
+        self.node = factories.create_node(self.ctx)
+
+    def test_record_list_get(self):
+        events = [objects.NodeHistory.record(self.ctx, self.node, 'e%d' % i,
+                                             conductor='c1')
+                  for i in range(3)]
+        listed = objects.NodeHistory.list_by_node_id(self.ctx, self.node.id)
+        self.assertEqual(['e0', 'e1', 'e2'], [e.event for e in listed])
+        self.assertEqual('ERROR', listed[0].severity)
+        self.assertEqual('c1', listed[0].conductor)
+        page = objects.NodeHistory.list_by_node_id(
+            self.ctx, self.node.id, limit=1, marker=events[0].uuid)
+        self.assertEqual(['e1'], [e.event for e in page])
+        got = objects.NodeHistory.get_by_uuid(self.ctx, events[2].uuid)
+        self.assertEqual(self.node.id, got.node_id)
+        self.assertIsNotNone(got.created_at)
+
+    def test_not_found(self):
+        self.assertRaises(exception.NodeHistoryNotFound,
+                          objects.NodeHistory.get_by_uuid, self.ctx,
+                          '3b1e2d6c-62a4-4a55-9e10-2b5b3b0b6d11')
+        self.assertRaises(exception.InvalidParameterValue,
+                          objects.NodeHistory.list_by_node_id, self.ctx,
+                          self.node.id,
+                          marker='3b1e2d6c-62a4-4a55-9e10-2b5b3b0b6d11')
