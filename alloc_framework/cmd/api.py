@@ -24,7 +24,11 @@ def build_service(conf):
     from alloc_framework.api.baremetal import app
     server = wsgi_service.WSGIService('alloc-api', app.setup_app(conf),
                                       conf.api.host_ip, conf.api.port,
-                                      workers=conf.api.api_workers)
+                                      workers=conf.api.api_workers,
+                                      connection_threads=(
+                                          conf.api.connection_threads),
+                                      read_deadline=(
+                                          conf.api.request_read_deadline))
     # The launcher serves from a child process: connections opened here
     # must not be shared with it.
     db_api.get_engine().dispose()
