@@ -94,6 +94,8 @@ def build_service(conf):
     if conf.rpc_transport != 'local':
         LOG.info('rpc_transport is "%s": the conductor of this process '
                  'also serves other API processes', conf.rpc_transport)
+    conductor = conductor_service.ConductorService(conf.host, conf)
+    conductor.check_config()
     if is_embedded_db(conf):
         LOG.info('Embedded SQLite database: upgrading its schema')
         migration.upgrade('head')
@@ -102,7 +104,6 @@ def build_service(conf):
     from alloc_framework.api.baremetal import app as bm_app
     from alloc_framework.api.placement import deploy as placement_deploy
     count = conf.server_workers
-    conductor = conductor_service.ConductorService(conf.host, conf)
     services = [
         # The conductor first: the APIs route requests to it.
         conductor,
