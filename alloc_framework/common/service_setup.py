@@ -6,6 +6,7 @@ from oslo_log import log
 from oslo_service import backend as _service_backend
 from oslo_service import service
 
+from alloc_framework.api import http_basic
 from alloc_framework.common import wsgi_service
 from alloc_framework import conf as af_conf
 from alloc_framework.db import api as db_api
@@ -17,7 +18,8 @@ LOG = log.getLogger(__name__)
 # A configuration that can never serve: building the service raises one of
 # these in the launching process, and the command stops with its message
 # (the launcher would start a failing child process again and again).
-FATAL_ERRORS = (wsgi_service.ListenError, exception.DriverLoadError)
+FATAL_ERRORS = (wsgi_service.ListenError, exception.DriverLoadError,
+                http_basic.HtpasswdError)
 
 
 def prepare_service(argv=None, conf=None, default_config_files=None):
