@@ -12,12 +12,15 @@ opts = [
                 help='The TCP port on which the Placement API listens.'),
     cfg.StrOpt('auth_strategy',
                choices=[('noauth', 'Upstream Placement\'s noauth '
-                         'conventions: x-auth-token names the user.'),
+                         'conventions: x-auth-token names the user; no '
+                         'authentication.'),
+                        ('http_basic', 'HTTP basic authentication against '
+                         'the htpasswd file named by [DEFAULT]http_basic_'
+                         'auth_user_file; every user has the admin role.'),
                         ('keystone', 'Keystone tokens through '
                          'keystonemiddleware.')],
                help='How Placement API requests are authenticated. When '
-                    'unset, [DEFAULT]auth_strategy is used (http_basic '
-                    'there means noauth here).'),
+                    'unset, [DEFAULT]auth_strategy is used.'),
     cfg.ListOpt('noauth_admin_tokens',
                 default=['admin', 'notused'],
                 help='With noauth, the x-auth-token values (the user part '

@@ -51,3 +51,19 @@ class FatalConfigTestCase(base.TestCase):
         for command in ('alloc-server', 'alloc-api'):
             output = self.run_command(command, 'rpc_transport = nosuch')
             self.assertIn('Plugin "nosuch"', output)
+
+    def test_bad_htpasswd_file(self):
+        path = os.path.join(self.state_path, 'htpasswd')
+        with open(path, 'w') as stream:
+            stream.write('alice:{SHA}abcdef\n')
+        for command in ('alloc-server', 'alloc-api', 'alloc-placement-api'):
+            output = self.run_command(
+                command, 'auth_strategy = http_basic\n'
+                'http_basic_auth_user_file = %s' % path)
+            self.assertIn('%s line 1: not a "user:bcrypt hash" entry'
+                          % path, output)
+        os.unlink(path)
+        output = self.run_command(
+            'alloc-server', 'auth_strategy = http_basic\n'
+            'http_basic_auth_user_file = %s' % path)
+        self.assertIn('Cannot read the htpasswd file %s' % path, output)
