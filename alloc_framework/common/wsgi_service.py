@@ -238,7 +238,7 @@ class _Server(wsgi.Server):
             # the client's first bytes (cheroot closes it after
             # ``timeout`` seconds of silence).
             conn.spoke = True
-            self._connections.put(conn)
+            self.put_conn(conn)
             return
         super().process_conn(conn)
 
