@@ -12,6 +12,7 @@ from oslo_log import log
 
 from alloc_framework.common import service_setup
 from alloc_framework.common import wsgi_service
+from alloc_framework.conductor import rpcapi
 from alloc_framework.db import api as db_api
 
 LOG = log.getLogger(__name__)
@@ -22,9 +23,16 @@ def build_service(conf):
     # Imported here so that each command works as soon as its own pieces
     # exist, and so that a broken API module fails this command only.
     from alloc_framework.api.baremetal import app
+    # Conductors are reached lazily, at the first request that needs one:
+    # an unknown transport must stop the command now instead.
+    rpcapi.load_transport(conf)
     server = wsgi_service.WSGIService('alloc-api', app.setup_app(conf),
                                       conf.api.host_ip, conf.api.port,
-                                      workers=conf.api.api_workers)
+                                      workers=conf.api.api_workers,
+                                      connection_threads=(
+                                          conf.api.connection_threads),
+                                      read_deadline=(
+                                          conf.api.request_read_deadline))
     # The launcher serves from a child process: connections opened here
     # must not be shared with it.
     db_api.get_engine().dispose()

@@ -22,9 +22,14 @@ def main(argv=None):
         LOG.warning('rpc_transport is "local": only services in this '
                     'process can reach this conductor; use "oslo" with a '
                     'separate alloc-api')
-    return service_setup.serve(
-        conf, lambda conf: conductor_service.ConductorService(conf.host,
-                                                              conf))
+    return service_setup.serve(conf, build_service)
+
+
+def build_service(conf):
+    """The conductor service over ``conf`` (not started)."""
+    conductor = conductor_service.ConductorService(conf.host, conf)
+    conductor.check_config()
+    return conductor
 
 
 if __name__ == '__main__':

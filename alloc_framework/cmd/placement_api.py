@@ -36,7 +36,12 @@ def build_service(conf):
     return wsgi_service.WSGIService('alloc-placement-api', app,
                                     conf.placement_api.host_ip,
                                     conf.placement_api.port,
-                                    workers=conf.placement_api.api_workers)
+                                    workers=conf.placement_api.api_workers,
+                                    connection_threads=(
+                                        conf.placement_api.connection_threads),
+                                    read_deadline=(
+                                        conf.placement_api
+                                        .request_read_deadline))
 
 
 def main(argv=None):

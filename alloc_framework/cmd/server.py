@@ -94,6 +94,8 @@ def build_service(conf):
     if conf.rpc_transport != 'local':
         LOG.info('rpc_transport is "%s": the conductor of this process '
                  'also serves other API processes', conf.rpc_transport)
+    conductor = conductor_service.ConductorService(conf.host, conf)
+    conductor.check_config()
     if is_embedded_db(conf):
         LOG.info('Embedded SQLite database: upgrading its schema')
         migration.upgrade('head')
@@ -102,20 +104,27 @@ def build_service(conf):
     from alloc_framework.api.baremetal import app as bm_app
     from alloc_framework.api.placement import deploy as placement_deploy
     count = conf.server_workers
-    conductor = conductor_service.ConductorService(conf.host, conf)
     services = [
         # The conductor first: the APIs route requests to it.
         conductor,
         wsgi_service.WSGIService('alloc-api', bm_app.setup_app(conf),
                                  conf.api.host_ip, conf.api.port,
                                  workers=conf.api.api_workers,
-                                 reuse_port=count > 1),
+                                 reuse_port=count > 1,
+                                 connection_threads=(
+                                     conf.api.connection_threads),
+                                 read_deadline=conf.api.request_read_deadline),
         wsgi_service.WSGIService('alloc-placement-api',
                                  placement_deploy.loadapp(conf),
                                  conf.placement_api.host_ip,
                                  conf.placement_api.port,
                                  workers=conf.placement_api.api_workers,
-                                 reuse_port=count > 1),
+                                 reuse_port=count > 1,
+                                 connection_threads=(
+                                     conf.placement_api.connection_threads),
+                                 read_deadline=(
+                                     conf.placement_api
+                                     .request_read_deadline)),
     ]
     # The launcher runs the group in child processes: connections opened
     # here must not be shared with them.

@@ -6,12 +6,20 @@ from oslo_log import log
 from oslo_service import backend as _service_backend
 from oslo_service import service
 
+from alloc_framework.api import http_basic
 from alloc_framework.common import wsgi_service
 from alloc_framework import conf as af_conf
 from alloc_framework.db import api as db_api
+from alloc_framework.objects.baremetal import exception
 from alloc_framework import version
 
 LOG = log.getLogger(__name__)
+
+# A configuration that can never serve: building the service raises one of
+# these in the launching process, and the command stops with its message
+# (the launcher would start a failing child process again and again).
+FATAL_ERRORS = (wsgi_service.ListenError, exception.DriverLoadError,
+                http_basic.HtpasswdError)
 
 
 def prepare_service(argv=None, conf=None, default_config_files=None):
@@ -37,12 +45,12 @@ def serve(conf, build_service, workers=1):
 
     :param build_service: ``build_service(conf)`` -> the service to run.
     :param workers: processes to run it in.
-    :returns: the exit status: 1 when an API address cannot be listened
-        on (the error is logged), else the launcher's.
+    :returns: the exit status: 1 on a configuration that can never
+        serve (one of ``FATAL_ERRORS``, logged), else the launcher's.
     """
     try:
         services = build_service(conf)
-    except wsgi_service.ListenError as exc:
+    except FATAL_ERRORS as exc:
         LOG.error('%s', exc)
         return 1
     launcher = service.launch(conf, services, restart_method='mutate',

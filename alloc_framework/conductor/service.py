@@ -11,6 +11,9 @@ from oslo_log import log
 from oslo_service import service
 
 from alloc_framework.conductor import manager as manager_mod
+from alloc_framework.conductor import rpcapi
+from alloc_framework.drivers.allocation import base as allocation_base
+from alloc_framework.drivers import driver_factory
 
 LOG = log.getLogger(__name__)
 
@@ -28,6 +31,21 @@ class ConductorService(service.ServiceBase):
         """Serve as ``host`` instead (before ``start()`` only)."""
         self.host = host
         self.manager.host = host
+
+    def check_config(self):
+        """Load the plugins that ``start()`` loads, and drop them.
+
+        The launcher starts services in child processes and starts a
+        child again whenever it dies: called in the launching process,
+        this stops the command on a configuration that can never start
+        instead (an unknown hardware type, interface, allocation backend
+        or RPC transport).
+
+        :raises: DriverLoadError
+        """
+        driver_factory.DriverFactory(self.conf)
+        allocation_base.load_backend(self.conf)
+        rpcapi.load_transport(self.conf)
 
     def start(self):
         self._stopped.clear()

@@ -32,8 +32,22 @@ opts = [
                help='How API requests are authenticated.'),
     cfg.StrOpt('http_basic_auth_user_file',
                default='/etc/alloc_framework/htpasswd',
-               help='Path to an Apache htpasswd file (bcrypt entries) used '
-                    'when auth_strategy is http_basic.'),
+               help='Path to an Apache htpasswd file (bcrypt entries, '
+                    '``htpasswd -B``) used when auth_strategy is '
+                    'http_basic, by both APIs. A file that cannot be read '
+                    'or holds another kind of entry stops the service at '
+                    'start; the file is read again when it changes, and '
+                    'while it is unreadable or invalid the users read from '
+                    'it before stay valid (an error is logged).'),
+    cfg.IntOpt('http_basic_auth_cache_ttl',
+               default=60,
+               min=0,
+               help='Seconds during which a successful http_basic check of '
+                    'a user name and password is remembered (under a keyed '
+                    'hash, in memory), so that a client sending the same '
+                    'credentials again does not pay a bcrypt check each '
+                    'time. A change of the htpasswd file forgets them all. '
+                    '0 checks every request.'),
     cfg.IntOpt('server_workers',
                default=1, min=1,
                help='Number of alloc-server processes. Each one serves '

@@ -12,12 +12,15 @@ opts = [
                 help='The TCP port on which the Placement API listens.'),
     cfg.StrOpt('auth_strategy',
                choices=[('noauth', 'Upstream Placement\'s noauth '
-                         'conventions: x-auth-token names the user.'),
+                         'conventions: x-auth-token names the user; no '
+                         'authentication.'),
+                        ('http_basic', 'HTTP basic authentication against '
+                         'the htpasswd file named by [DEFAULT]http_basic_'
+                         'auth_user_file; every user has the admin role.'),
                         ('keystone', 'Keystone tokens through '
                          'keystonemiddleware.')],
                help='How Placement API requests are authenticated. When '
-                    'unset, [DEFAULT]auth_strategy is used (http_basic '
-                    'there means noauth here).'),
+                    'unset, [DEFAULT]auth_strategy is used.'),
     cfg.ListOpt('noauth_admin_tokens',
                 default=['admin', 'notused'],
                 help='With noauth, the x-auth-token values (the user part '
@@ -31,7 +34,29 @@ opts = [
     cfg.IntOpt('api_workers',
                min=1,
                default=8,
-               help='Number of threads serving Placement API requests.'),
+               help='Number of Placement API requests that each process '
+                    'runs at a time (reading requests from and writing '
+                    'responses to clients is done by '
+                    '[placement_api]connection_threads).'),
+    cfg.IntOpt('connection_threads',
+               min=1,
+               default=64,
+               help='Number of threads of each Placement API process that '
+                    'read requests from clients and write responses. A '
+                    'client sending its request holds one until the whole '
+                    'request has arrived, at most '
+                    '[placement_api]request_read_deadline seconds; an idle '
+                    'connection holds none. Complete requests then wait '
+                    'for one of the [placement_api]api_workers slots.'),
+    cfg.FloatOpt('request_read_deadline',
+                 min=0.1,
+                 default=30,
+                 help='Seconds within which the request line, the headers '
+                      'and the body of a Placement API request must have '
+                      'arrived, counted from its first byte. A client that '
+                      'is slower gets 408 Request Timeout and its '
+                      'connection is closed, so that slow clients cannot '
+                      'hold the connection threads.'),
 ]
 
 

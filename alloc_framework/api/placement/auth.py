@@ -1,5 +1,8 @@
 """Authentication middleware of the Placement API.
 
+The strategy is ``[placement_api]auth_strategy``, else
+``[DEFAULT]auth_strategy``, the one of the bare metal API:
+
 ``noauth`` follows upstream Placement's test conventions: every request
 but ``GET /`` needs an ``x-auth-token``; the token reads ``user[:project]``
 (project defaults to the user, ``x-project-id`` overrides it), the tokens
@@ -7,10 +10,15 @@ of ``[placement_api]noauth_admin_tokens`` (``admin``, and ``notused``, what
 keystoneauth's ``none`` plugin sends) have the admin role unless
 ``x-roles`` gives the role list.
 ``openstack-system-scope: all`` asks for a system scoped context.
-``keystone`` uses keystonemiddleware's auth_token (``[keystone_authtoken]``),
-except for ``GET /`` which stays public.
+``http_basic`` checks users and passwords against the htpasswd file of
+``[DEFAULT]http_basic_auth_user_file`` (:mod:`alloc_framework.api.http_basic`)
+as the bare metal API does, where every user is an operator: here too each
+one has the admin role, in a project named like the user, and identity
+headers sent by the client are ignored.
+``keystone`` uses keystonemiddleware's auth_token (``[keystone_authtoken]``).
+``GET /`` stays public in every strategy.
 ``PlacementKeystoneContext`` then builds the request context from the
-identity headers either of them set.
+identity headers any of them set.
 """
 
 from keystonemiddleware import auth_token
@@ -19,6 +27,7 @@ from oslo_middleware import request_id
 import webob
 import webob.exc
 
+from alloc_framework.api import http_basic
 from alloc_framework.api.placement import context
 from alloc_framework.api.placement import util
 
@@ -29,16 +38,12 @@ def _is_root(environ):
     return environ.get('PATH_INFO', '') in ('', '/')
 
 
-def get_auth_strategy(conf):
-    """``[placement_api]auth_strategy``, else ``[DEFAULT]auth_strategy``.
+REALM = 'Placement API'
 
-    http_basic has no meaning for Placement clients (keystoneauth), so it
-    means noauth here.
-    """
-    strategy = conf.placement_api.auth_strategy or conf.auth_strategy
-    if strategy == 'keystone':
-        return 'keystone'
-    return 'noauth'
+
+def get_auth_strategy(conf):
+    """``[placement_api]auth_strategy``, else ``[DEFAULT]auth_strategy``."""
+    return conf.placement_api.auth_strategy or conf.auth_strategy
 
 
 class NoAuthMiddleware:
@@ -116,3 +121,31 @@ def keystone_middleware(application, conf):
     """Wrap ``application`` with auth_token configured from ``conf``."""
     # Tell keystonemiddleware which ConfigOpts holds [keystone_authtoken].
     return PlacementAuthProtocol(application, {'oslo_config_config': conf})
+
+
+def _unauthorized(message):
+    exc = webob.exc.HTTPUnauthorized(
+        message, headers={'WWW-Authenticate': 'Basic realm="%s"' % REALM})
+    return lambda environ, start_response: util.error_response(
+        webob.Request(environ), exc)(environ, start_response)
+
+
+def _operator(user):
+    """The identity of an http_basic user, as on the bare metal side."""
+    return {'HTTP_X_USER_ID': user,
+            'HTTP_X_USER_NAME': user,
+            'HTTP_X_PROJECT_ID': user,
+            'HTTP_X_ROLES': 'admin,member,reader',
+            'HTTP_X_IDENTITY_STATUS': 'Confirmed'}
+
+
+def basic_middleware(application, conf):
+    """Wrap ``application`` with HTTP basic authentication of operators.
+
+    :raises: HtpasswdError when the htpasswd file is bad.
+    """
+    return http_basic.BasicAuthMiddleware(
+        application,
+        http_basic.HtpasswdAuth(conf.http_basic_auth_user_file,
+                                conf.http_basic_auth_cache_ttl),
+        identity=_operator, unauthorized=_unauthorized, is_public=_is_root)

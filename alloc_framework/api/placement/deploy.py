@@ -2,9 +2,9 @@
 
 ``loadapp(conf)`` returns the whole stack, outermost first: request ids,
 CORS (when ``[cors]allowed_origin`` is set), request log, fault wrapper,
-authentication (noauth or keystone), request context, microversion, route
-table. Loading also makes sure the
-standard resource classes and traits are in the database.
+authentication (noauth, http_basic or keystone), request context,
+microversion, route table. Loading also makes sure the standard resource
+classes and traits are in the database.
 """
 
 from oslo_log import log as logging
@@ -37,8 +37,9 @@ def sync_standard_data():
 def deploy(conf, auth_strategy=None):
     """The WSGI stack over ``conf`` (no database work).
 
-    :param auth_strategy: 'noauth' or 'keystone' to override the
-        configured strategy (the in-process client forces noauth).
+    :param auth_strategy: 'noauth', 'http_basic' or 'keystone' to override
+        the configured strategy (the in-process client forces noauth).
+    :raises: HtpasswdError with http_basic and a bad htpasswd file.
     """
     enforcer = policy.get_enforcer(conf)
     application = handler.PlacementHandler(conf)
@@ -47,7 +48,15 @@ def deploy(conf, auth_strategy=None):
     strategy = auth_strategy or auth.get_auth_strategy(conf)
     if strategy == 'keystone':
         application = auth.keystone_middleware(application, conf)
+    elif strategy == 'http_basic':
+        application = auth.basic_middleware(application, conf)
     else:
+        if auth_strategy is None:
+            LOG.warning('The Placement API authenticates nobody '
+                        '(auth_strategy = noauth): every client that '
+                        'reaches it may act as any user, administrators '
+                        'included. Use http_basic or keystone outside '
+                        'development and tests.')
         application = auth.NoAuthMiddleware(
             application, conf.placement_api.noauth_admin_tokens)
     application = fault_wrap.FaultWrapper(application)

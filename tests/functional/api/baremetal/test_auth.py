@@ -1,9 +1,11 @@
 """Authentication strategies and policy (project-scoped owners)."""
 
 import base64
+import logging
 import os
 
 import bcrypt
+import fixtures
 from oslo_utils import uuidutils
 
 from alloc_framework.api.baremetal import app as bm_app
@@ -53,12 +55,36 @@ class TestHTTPBasic(base.BaremetalTestCase):
         self.get('/', status=200)
         self.get('/v1', status=200)
 
+    def test_broken_or_removed_file_at_run_time(self):
+        logger = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        path = self.conf.http_basic_auth_user_file
+        with open(path, 'a') as stream:
+            stream.write('carol:{SHA}abcdef\n')
+        self.get('/v1/nodes', headers=basic('alice', 'secret'), status=200)
+        os.unlink(path)
+        self.get('/v1/nodes', headers=basic('bob', 'secret'), status=200)
+        self.assertError(self.get('/v1/nodes', headers=basic('bob', 'no')),
+                         401, 'baremetal.auth_required')
+        self.assertIn('line 4: not a "user:bcrypt hash" entry',
+                      logger.output)
+        self.assertIn('Cannot read the htpasswd file', logger.output)
+
     def test_non_bcrypt_file_refused_at_start(self):
         path = os.path.join(self.state_path, 'plain')
         with open(path, 'w') as stream:
             stream.write('alice:{SHA}abcdef\n')
         self.config(http_basic_auth_user_file=path)
         self.assertRaises(ValueError, bm_app.setup_app, self.conf)
+
+
+class TestNoAuth(base.BaremetalTestCase):
+    with_conductor = False
+
+    def test_noauth_is_logged_as_a_warning(self):
+        logger = self.useFixture(fixtures.FakeLogger(level=logging.WARNING))
+        bm_app.setup_app(self.conf)
+        self.assertIn('The bare metal API authenticates nobody',
+                      logger.output)
 
 
 def identity(project, roles, system=False):

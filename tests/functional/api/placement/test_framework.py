@@ -8,6 +8,7 @@ policy entry points, CORS and the request log.
 
 from importlib import metadata
 import logging
+import os
 from unittest import mock
 import uuid
 
@@ -169,12 +170,17 @@ class AuthStrategyTestCase(base.PlacementAppTestCase):
         resp = self.request('GET', '/traits', token=None)
         self.assertEqual(401, resp.status_int)
 
-    def test_http_basic_means_noauth(self):
-        self.config(auth_strategy='http_basic')
+    def test_http_basic_applies_too(self):
+        # Not noauth in disguise: a noauth admin token opens nothing.
+        path = os.path.join(self.state_path, 'htpasswd')
+        with open(path, 'w') as stream:
+            stream.write('# nobody yet\n')
+        self.config(auth_strategy='http_basic',
+                    http_basic_auth_user_file=path)
         self.load()
         self.assertEqual(
             401, self.request('GET', '/traits', token=None).status_int)
-        self.assertEqual(200, self.request('GET', '/traits').status_int)
+        self.assertEqual(401, self.request('GET', '/traits').status_int)
 
     def test_placement_strategy_wins(self):
         self.config(auth_strategy='keystone')
