@@ -131,10 +131,6 @@ class MicroversionMiddleware:
         return self.application(environ, _start_response)
 
 
-class MicroversionNotFound(Exception):
-    """No variant of a versioned handler covers the requested version."""
-
-
 def _version_key(version_string):
     return parse_version_string(version_string)
 

@@ -4,7 +4,6 @@ Error bodies, JSON in and out, query parameter normalisation and URL
 building. Nothing here touches the database.
 """
 
-import copy
 import functools
 import re
 
@@ -27,7 +26,6 @@ ENV_ERROR_CODE = 'placement.error_code'
 FORBIDDEN_PREFIX = '!'
 # Value prefix of "any of" lists (member_of=in:..., required=in:...).
 IN_PREFIX = 'in:'
-_QS_RESOURCES = 'resources'
 
 # Request bodies check ``format: uuid`` as the reference does: any string
 # uuid.UUID accepts, dashes optional (jsonschema's own check wants them).
@@ -35,10 +33,6 @@ _BODY_FORMAT_CHECKER = jsonschema.FormatChecker()
 _BODY_FORMAT_CHECKER.checks('uuid')(uuidutils.is_uuid_like)
 _QS_REQUIRED = 'required'
 _QS_MEMBER_OF = 'member_of'
-_QS_IN_TREE = 'in_tree'
-_QS_KEY_PATTERN = re.compile(
-    r'^(%s)([a-zA-Z0-9_-]{1,64})?$' % '|'.join(
-        (_QS_RESOURCES, _QS_REQUIRED, _QS_MEMBER_OF, _QS_IN_TREE)))
 
 
 # --- errors ------------------------------------------------------------------
@@ -446,18 +440,3 @@ def normalize_in_tree_qs_params(value):
             'Invalid query string parameters: Expected \'in_tree\' '
             'parameter to be a format of uuid. Got: %s' % value)
     return value
-
-
-def parse_qs_request_groups_keys(req):
-    """The request group suffixes present in the query string, sorted."""
-    suffixes = set()
-    for key in req.GET.keys():
-        match = _QS_KEY_PATTERN.match(key)
-        if match:
-            suffixes.add(match.group(2) or '')
-    return sorted(suffixes)
-
-
-def deepcopy_schema(schema):
-    """A copy of ``schema`` to derive the next microversion's schema."""
-    return copy.deepcopy(schema)

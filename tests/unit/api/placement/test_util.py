@@ -133,12 +133,6 @@ class MiscTestCase(testtools.TestCase):
         self.assertRaises(webob.exc.HTTPBadRequest,
                           util.normalize_in_tree_qs_params, 'x')
 
-    def test_request_group_suffixes(self):
-        req = _req('resources=VCPU:1&resources1=DISK_GB:1'
-                   '&required_NET=A&member_ofX=%s&limit=1' % AGG1)
-        self.assertEqual(['', '1', 'X', '_NET'],
-                         util.parse_qs_request_groups_keys(req))
-
     def test_extract_json_names_the_field(self):
         schema = {'type': 'object',
                   'properties': {'total': {'type': 'integer'}},
