@@ -14,7 +14,7 @@ from alloc_framework.api import middleware
 from alloc_framework.api.placement import auth
 from alloc_framework.api.placement import fault_wrap
 from alloc_framework.api.placement import handler
-from alloc_framework.api.placement import microversion
+from alloc_framework.api.placement import microversion_middleware
 from alloc_framework.api.placement import policy
 from alloc_framework.api.placement import requestlog
 from alloc_framework.common import context as common_context
@@ -42,7 +42,7 @@ def deploy(conf, auth_strategy=None):
     """
     enforcer = policy.get_enforcer(conf)
     application = handler.PlacementHandler(conf)
-    application = microversion.MicroversionMiddleware(application)
+    application = microversion_middleware.MicroversionMiddleware(application)
     application = auth.PlacementKeystoneContext(application, enforcer)
     strategy = auth_strategy or auth.get_auth_strategy(conf)
     if strategy == 'keystone':

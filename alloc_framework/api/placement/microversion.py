@@ -1,7 +1,7 @@
 """Microversions of the Placement API.
 
-``VERSIONS`` is the one canonical list; the middleware puts the requested
-version, a ``microversion_parse.Version``, in
+``VERSIONS`` is the one canonical list; ``microversion_middleware`` puts
+the requested version, a ``microversion_parse.Version``, in
 ``environ[MICROVERSION_ENVIRON]``. Handlers gate behaviour with
 ``version.matches(min, max)``, with ``version_handler`` (several variants of
 one handler) or with ``raise_http_status_code_if_not_version``.
@@ -11,7 +11,6 @@ import collections
 import functools
 
 import microversion_parse
-import webob
 import webob.exc
 
 SERVICE_TYPE = 'placement'
@@ -88,47 +87,6 @@ def extract_version(headers):
     # without arguments.
     return microversion_parse.extract_version(headers, SERVICE_TYPE,
                                               VERSIONS)
-
-
-class MicroversionMiddleware:
-    """Parse ``OpenStack-API-Version`` and echo it on every response.
-
-    A malformed header is a 400, a version outside ``VERSIONS`` a 406; both
-    get the JSON error body of the API. Responses carry
-    ``OpenStack-API-Version: placement X.Y`` and
-    ``Vary: openstack-api-version``.
-    """
-
-    def __init__(self, application):
-        self.application = application
-
-    def __call__(self, environ, start_response):
-        # Imported here: wsgi_wrapper imports this module.
-        from alloc_framework.api.placement import util
-        req = webob.Request(environ)
-        try:
-            version = extract_version(req.headers)
-        except ValueError as exc:
-            return util.error_response(
-                req, webob.exc.HTTPNotAcceptable(
-                    'Invalid microversion: %s' % exc))(environ,
-                                                       start_response)
-        except TypeError as exc:
-            return util.error_response(
-                req, webob.exc.HTTPBadRequest(
-                    'Invalid microversion: %s' % exc))(environ,
-                                                       start_response)
-        environ[MICROVERSION_ENVIRON] = version
-        value = '%s %s' % (SERVICE_TYPE, version)
-
-        def _start_response(status, headers, exc_info=None):
-            headers = [h for h in headers
-                       if h[0].lower() != HEADER.lower()]
-            headers.append((HEADER, value))
-            headers.append(('vary', HEADER))
-            return start_response(status, headers, exc_info)
-
-        return self.application(environ, _start_response)
 
 
 def _version_key(version_string):

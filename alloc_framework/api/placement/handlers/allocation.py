@@ -13,11 +13,13 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import webob.exc
 
+from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import allocation as policies
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement.schemas import allocation as schema
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import urls
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import allocation as alloc_obj
 from alloc_framework.objects.placement import consumer_type as ct_obj
@@ -38,7 +40,7 @@ def _last_modified(allocations, want):
         return None
     last = None
     for alloc in allocations:
-        last = util.pick_last_modified(last, alloc)
+        last = response.pick_last_modified(last, alloc)
     return last or timeutils.utcnow(with_timezone=True)
 
 
@@ -75,27 +77,27 @@ def _serialize_provider_allocations(provider, allocations, want):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
+@content.check_accept('application/json')
 def list_for_consumer(req):
     """GET /allocations/{consumer_uuid}: empty for an unknown consumer."""
     context = req.environ['placement.context']
     context.can(policies.ALLOC_LIST)
-    consumer_uuid = util.wsgi_path_item(req.environ, 'consumer_uuid')
+    consumer_uuid = urls.wsgi_path_item(req.environ, 'consumer_uuid')
     want = _want(req)
     consumer, allocations = alloc_obj.get_all_by_consumer_id(context,
                                                              consumer_uuid)
-    return util.send_json(
+    return response.send_json(
         req, serialize_consumer_allocations(consumer, allocations, want),
         last_modified=_last_modified(allocations, want))
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
+@content.check_accept('application/json')
 def list_for_resource_provider(req):
     """GET /resource_providers/{uuid}/allocations, keyed by consumer."""
     context = req.environ['placement.context']
     context.can(policies.RP_ALLOC_LIST)
-    rp_uuid = util.wsgi_path_item(req.environ, 'uuid')
+    rp_uuid = urls.wsgi_path_item(req.environ, 'uuid')
     want = _want(req)
     try:
         provider, allocations = alloc_obj.get_all_by_resource_provider(
@@ -104,7 +106,7 @@ def list_for_resource_provider(req):
         raise webob.exc.HTTPNotFound(
             "Resource provider '%(rp_uuid)s' not found: %(error)s" %
             {'rp_uuid': rp_uuid, 'error': exc})
-    return util.send_json(
+    return response.send_json(
         req, _serialize_provider_allocations(provider, allocations, want),
         last_modified=_last_modified(allocations, want))
 
@@ -164,14 +166,14 @@ def write(context, requests, what):
 def _set_allocations_for_consumer(req, want_schema):
     context = req.environ['placement.context']
     context.can(policies.ALLOC_UPDATE)
-    consumer_uuid = util.wsgi_path_item(req.environ, 'consumer_uuid')
+    consumer_uuid = urls.wsgi_path_item(req.environ, 'consumer_uuid')
     if not uuidutils.is_uuid_like(consumer_uuid):
         raise webob.exc.HTTPBadRequest(
             'Malformed consumer_uuid: %(consumer_uuid)s' %
             {'consumer_uuid': consumer_uuid})
     consumer_uuid = _canonical(consumer_uuid)
     want = _want(req)
-    data = util.extract_json(req.body, want_schema)
+    data = content.extract_json(req.body, want_schema)
     allocations = data['allocations']
     if not want.matches((1, 12)):
         # The list form: [{resource_provider: {uuid}, resources}].
@@ -184,12 +186,12 @@ def _set_allocations_for_consumer(req, want_schema):
     request = _consumer_request(context, consumer_uuid, data, allocations,
                                 want)
     write(context, [request], ' for consumer %s' % consumer_uuid)
-    return util.no_content(req)
+    return response.no_content(req)
 
 
 @wsgi_wrapper.PlacementWsgify
 @microversion.version_handler('1.0', '1.7')
-@util.require_content('application/json')
+@content.require_content('application/json')
 def set_allocations_for_consumer(req):
     """PUT /allocations/{consumer_uuid}: replace its allocations."""
     return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA)
@@ -197,35 +199,35 @@ def set_allocations_for_consumer(req):
 
 @wsgi_wrapper.PlacementWsgify  # noqa: F811
 @microversion.version_handler('1.8', '1.11')
-@util.require_content('application/json')
+@content.require_content('application/json')
 def set_allocations_for_consumer(req):  # noqa: F811
     return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_8)
 
 
 @wsgi_wrapper.PlacementWsgify  # noqa: F811
 @microversion.version_handler('1.12', '1.27')
-@util.require_content('application/json')
+@content.require_content('application/json')
 def set_allocations_for_consumer(req):  # noqa: F811
     return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_12)
 
 
 @wsgi_wrapper.PlacementWsgify  # noqa: F811
 @microversion.version_handler('1.28', '1.33')
-@util.require_content('application/json')
+@content.require_content('application/json')
 def set_allocations_for_consumer(req):  # noqa: F811
     return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_28)
 
 
 @wsgi_wrapper.PlacementWsgify  # noqa: F811
 @microversion.version_handler('1.34', '1.37')
-@util.require_content('application/json')
+@content.require_content('application/json')
 def set_allocations_for_consumer(req):  # noqa: F811
     return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_34)
 
 
 @wsgi_wrapper.PlacementWsgify  # noqa: F811
 @microversion.version_handler('1.38')
-@util.require_content('application/json')
+@content.require_content('application/json')
 def set_allocations_for_consumer(req):  # noqa: F811
     return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_38)
 
@@ -261,15 +263,15 @@ def consumer_requests(context, data, want):
 
 @wsgi_wrapper.PlacementWsgify
 @microversion.version_handler('1.13')
-@util.require_content('application/json')
+@content.require_content('application/json')
 def set_allocations(req):
     """POST /allocations: replace the allocations of many consumers."""
     context = req.environ['placement.context']
     context.can(policies.ALLOC_MANAGE)
     want = _want(req)
-    data = util.extract_json(req.body, post_schema(want))
+    data = content.extract_json(req.body, post_schema(want))
     write(context, consumer_requests(context, data, want), '')
-    return util.no_content(req)
+    return response.no_content(req)
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -277,7 +279,7 @@ def delete_allocations(req):
     """DELETE /allocations/{consumer_uuid}: 404 if it has none."""
     context = req.environ['placement.context']
     context.can(policies.ALLOC_DELETE)
-    consumer_uuid = util.wsgi_path_item(req.environ, 'consumer_uuid')
+    consumer_uuid = urls.wsgi_path_item(req.environ, 'consumer_uuid')
     retries = context.config.placement.allocation_conflict_retry_count
     try:
         alloc_obj.delete_all(context, consumer_uuid, retries=retries)
@@ -289,4 +291,4 @@ def delete_allocations(req):
         raise webob.exc.HTTPConflict(
             'Allocations changed while attempting to delete: %(error)s' %
             {'error': exc}, comment=errors.CONCURRENT_UPDATE)
-    return util.no_content(req)
+    return response.no_content(req)

@@ -5,13 +5,16 @@ import uuid as uuidlib
 from oslo_utils import timeutils
 import webob.exc
 
+from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import resource_provider as \
     policies
+from alloc_framework.api.placement import query
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement.schemas import resource_provider as \
     schema
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import urls
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import research_context
@@ -44,7 +47,7 @@ def _version(req):
 
 
 def _links(environ, rp):
-    url = util.resource_provider_url(environ, rp)
+    url = urls.resource_provider_url(environ, rp)
     want = environ[microversion.MICROVERSION_ENVIRON]
     links = [{'rel': 'self', 'href': url}]
     for rel, since in _LINKS:
@@ -81,13 +84,13 @@ def _normalize_uuid(value):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
+@content.check_accept('application/json')
 def list_resource_providers(req):
     """GET /resource_providers, filtered by the query parameters."""
     context = req.environ['placement.context']
     context.can(policies.LIST)
     want = _version(req)
-    util.validate_query_params(
+    query.validate_query_params(
         req, next(s for v, s in _LIST_SCHEMAS if want.matches(v)))
 
     filters = {}
@@ -98,16 +101,16 @@ def list_resource_providers(req):
         filters['uuid'] = _normalize_uuid(filters['uuid'])
     if 'in_tree' in req.GET:
         filters['in_tree'] = _normalize_uuid(
-            util.normalize_in_tree_qs_params(req.GET['in_tree']))
+            query.normalize_in_tree_qs_params(req.GET['in_tree']))
     if 'member_of' in req.GET:
         filters['member_of'], filters['forbidden_aggs'] = (
-            util.normalize_member_of_qs_params(req))
+            query.normalize_member_of_qs_params(req))
     if 'resources' in req.GET:
-        filters['resources'] = util.normalize_resources_qs_param(
+        filters['resources'] = query.normalize_resources_qs_param(
             req.GET['resources'])
     if 'required' in req.GET:
         filters['required_traits'], filters['forbidden_traits'] = (
-            util.normalize_traits_qs_params(
+            query.normalize_traits_qs_params(
                 req, allow_forbidden=want.matches((1, 22)),
                 allow_any_traits=want.matches((1, 39))))
     try:
@@ -121,8 +124,8 @@ def list_resource_providers(req):
 
     last_modified = None
     for rp in providers:
-        last_modified = util.pick_last_modified(last_modified, rp)
-    return util.send_json(
+        last_modified = response.pick_last_modified(last_modified, rp)
+    return response.send_json(
         req,
         {'resource_providers': [serialize_provider(req.environ, rp)
                                 for rp in providers]},
@@ -130,7 +133,7 @@ def list_resource_providers(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.require_content('application/json')
+@content.require_content('application/json')
 def create_resource_provider(req):
     """POST /resource_providers.
 
@@ -139,7 +142,7 @@ def create_resource_provider(req):
     context = req.environ['placement.context']
     context.can(policies.CREATE)
     want = _version(req)
-    data = util.extract_json(
+    data = content.extract_json(
         req.body, schema.POST_RP_SCHEMA_V1_14 if want.matches((1, 14))
         else schema.POST_RESOURCE_PROVIDER_SCHEMA)
     uuid = _normalize_uuid(data.get('uuid'))
@@ -155,30 +158,32 @@ def create_resource_provider(req):
             'Unable to create resource provider "%(name)s", %(uuid)s: '
             '%(error)s' % {'name': data['name'], 'uuid': uuid,
                            'error': exc})
-    location = util.resource_provider_url(req.environ, rp)
+    location = urls.resource_provider_url(req.environ, rp)
     if not want.matches((1, 20)):
-        return util.no_content(req, status=201, location=location,
-                               cache_headers=False)
-    resp = util.send_json(req, serialize_provider(req.environ, rp),
-                          last_modified=util.pick_last_modified(None, rp))
+        return response.no_content(
+            req, status=201, location=location, cache_headers=False)
+    resp = response.send_json(
+        req, serialize_provider(req.environ, rp),
+        last_modified=response.pick_last_modified(None, rp))
     resp.location = location
     return resp
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
+@content.check_accept('application/json')
 def get_resource_provider(req):
     """GET /resource_providers/{uuid}."""
     context = req.environ['placement.context']
     context.can(policies.SHOW)
     rp = get_provider_or_404(context,
-                             util.wsgi_path_item(req.environ, 'uuid'))
-    return util.send_json(req, serialize_provider(req.environ, rp),
-                          last_modified=util.pick_last_modified(None, rp))
+                             urls.wsgi_path_item(req.environ, 'uuid'))
+    return response.send_json(
+        req, serialize_provider(req.environ, rp),
+        last_modified=response.pick_last_modified(None, rp))
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.require_content('application/json')
+@content.require_content('application/json')
 def update_resource_provider(req):
     """PUT /resource_providers/{uuid}: name, and the parent from 1.14.
 
@@ -188,9 +193,9 @@ def update_resource_provider(req):
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
     want = _version(req)
-    uuid = util.wsgi_path_item(req.environ, 'uuid')
+    uuid = urls.wsgi_path_item(req.environ, 'uuid')
     rp = get_provider_or_404(context, uuid)
-    data = util.extract_json(
+    data = content.extract_json(
         req.body, schema.PUT_RP_SCHEMA_V1_14 if want.matches((1, 14))
         else schema.PUT_RESOURCE_PROVIDER_SCHEMA)
     kwargs = {'name': data['name'],
@@ -213,8 +218,9 @@ def update_resource_provider(req):
     except exception.ResourceProviderNotFound:
         raise webob.exc.HTTPNotFound(
             'No resource provider with uuid %s found' % uuid)
-    return util.send_json(req, serialize_provider(req.environ, rp),
-                          last_modified=util.pick_last_modified(None, rp))
+    return response.send_json(
+        req, serialize_provider(req.environ, rp),
+        last_modified=response.pick_last_modified(None, rp))
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -222,7 +228,7 @@ def delete_resource_provider(req):
     """DELETE /resource_providers/{uuid} with its inventories and links."""
     context = req.environ['placement.context']
     context.can(policies.DELETE)
-    uuid = util.wsgi_path_item(req.environ, 'uuid')
+    uuid = urls.wsgi_path_item(req.environ, 'uuid')
     try:
         rp = rp_obj.get_by_uuid(context, uuid)
         rp_obj.destroy(context, rp)
@@ -239,4 +245,4 @@ def delete_resource_provider(req):
             'Unable to delete parent resource provider %s: It has child '
             'resource providers.' % uuid,
             comment=errors.PROVIDER_CANNOT_DELETE_PARENT)
-    return util.no_content(req, cache_headers=False)
+    return response.no_content(req, cache_headers=False)

@@ -21,7 +21,7 @@ import webob
 from alloc_framework.api.placement import handler
 from alloc_framework.api.placement import policies
 from alloc_framework.api.placement import policy
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import exception
@@ -41,7 +41,7 @@ def _missing(req):
 @wsgi_wrapper.PlacementWsgify
 def _whoami(req):
     ctx = req.environ['placement.context']
-    return util.send_json(req, {
+    return response.send_json(req, {
         'request_id': ctx.request_id,
         'global_request_id': ctx.global_request_id,
         'user_id': ctx.user_id,
