@@ -6,14 +6,11 @@ generation; from 1.19 it is ``{"aggregates": [...],
 409.
 """
 
-import uuid as uuidlib
-
 import webob.exc
 
 from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
-from alloc_framework.api.placement.handlers import resource_provider as \
-    rp_handler
+from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import aggregate as policies
 from alloc_framework.api.placement import response
@@ -42,7 +39,7 @@ def get_aggregates(req):
     """GET /resource_providers/{uuid}/aggregates."""
     context = req.environ['placement.context']
     context.can(policies.LIST)
-    rp = rp_handler.get_provider_or_404(
+    rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
     return _send_aggregates(req, rp,
                             agg_obj.get_aggregates_by_provider(context, rp))
@@ -55,7 +52,7 @@ def set_aggregates(req):
     """PUT /resource_providers/{uuid}/aggregates: replace them all."""
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
-    rp = rp_handler.get_provider_or_404(
+    rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
     with_generation = req.environ[
         microversion.MICROVERSION_ENVIRON].matches((1, 19))
@@ -71,7 +68,7 @@ def set_aggregates(req):
                                      schema.PUT_AGGREGATES_SCHEMA_V1_1)
     try:
         agg_obj.set_aggregates(
-            context, rp, [str(uuidlib.UUID(u)) for u in uuids],
+            context, rp, [helpers.canonical_uuid(u) for u in uuids],
             increment_generation=with_generation)
     except exception.ResourceProviderConcurrentUpdateDetected:
         raise webob.exc.HTTPConflict(_STALE,

@@ -7,7 +7,6 @@ nothing.
 """
 
 import collections
-import uuid
 
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
@@ -15,6 +14,7 @@ import webob.exc
 
 from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
+from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import allocation as policies
 from alloc_framework.api.placement import response
@@ -24,11 +24,6 @@ from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import allocation as alloc_obj
 from alloc_framework.objects.placement import consumer_type as ct_obj
 from alloc_framework.objects.placement import exception
-
-
-def _canonical(value):
-    """A uuid in its dashed lower-case form (bodies may omit dashes)."""
-    return str(uuid.UUID(value))
 
 
 def _want(req):
@@ -111,24 +106,6 @@ def list_for_resource_provider(req):
         last_modified=_last_modified(allocations, want))
 
 
-def _consumer_request(context, consumer_uuid, data, allocations, want):
-    """One consumer's body as an ``allocation.ConsumerAllocations``."""
-    project_id = data.get('project_id')
-    user_id = data.get('user_id')
-    if project_id is None:
-        # Before 1.8 the body carries no owner.
-        project_id = context.config.placement.incomplete_consumer_project_id
-        user_id = context.config.placement.incomplete_consumer_user_id
-    return alloc_obj.ConsumerAllocations(
-        consumer_uuid,
-        {_canonical(rp_uuid): dict(entry['resources'])
-         for rp_uuid, entry in allocations.items()},
-        project_id, user_id,
-        consumer_generation=data.get('consumer_generation'),
-        check_generation=want.matches((1, 28)),
-        consumer_type=data.get('consumer_type'))
-
-
 def write(context, requests, what):
     """Write ``requests`` with one call, mapping domain errors to HTTP.
 
@@ -171,7 +148,7 @@ def _set_allocations_for_consumer(req, want_schema):
         raise webob.exc.HTTPBadRequest(
             'Malformed consumer_uuid: %(consumer_uuid)s' %
             {'consumer_uuid': consumer_uuid})
-    consumer_uuid = _canonical(consumer_uuid)
+    consumer_uuid = helpers.canonical_uuid(consumer_uuid)
     want = _want(req)
     data = content.extract_json(req.body, want_schema)
     allocations = data['allocations']
@@ -183,8 +160,8 @@ def _set_allocations_for_consumer(req, want_schema):
                                        {'resources': {}})
             entry['resources'].update(item['resources'])
         allocations = as_dict
-    request = _consumer_request(context, consumer_uuid, data, allocations,
-                                want)
+    request = helpers.consumer_request(context, consumer_uuid, data,
+                                       allocations, want)
     write(context, [request], ' for consumer %s' % consumer_uuid)
     return response.no_content(req)
 
@@ -243,24 +220,6 @@ def post_schema(want):
     return schema.POST_ALLOCATIONS_V1_13
 
 
-def consumer_requests(context, data, want):
-    """POST-shaped ``{consumer uuid: body}`` as a list of requests.
-
-    :raises webob.exc.HTTPBadRequest: two keys name the same consumer
-        (they differ only in case or dashes).
-    """
-    requests = {}
-    for c_uuid, body in sorted(data.items()):
-        consumer_uuid = _canonical(c_uuid)
-        if consumer_uuid in requests:
-            raise webob.exc.HTTPBadRequest(
-                'Consumer %(uuid)s is given more than once.' %
-                {'uuid': consumer_uuid})
-        requests[consumer_uuid] = _consumer_request(
-            context, consumer_uuid, body, body['allocations'], want)
-    return list(requests.values())
-
-
 @wsgi_wrapper.PlacementWsgify
 @microversion.version_handler('1.13')
 @content.require_content('application/json')
@@ -270,7 +229,7 @@ def set_allocations(req):
     context.can(policies.ALLOC_MANAGE)
     want = _want(req)
     data = content.extract_json(req.body, post_schema(want))
-    write(context, consumer_requests(context, data, want), '')
+    write(context, helpers.consumer_requests(context, data, want), '')
     return response.no_content(req)
 
 

@@ -4,8 +4,7 @@ import webob.exc
 
 from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
-from alloc_framework.api.placement.handlers import resource_provider as \
-    rp_handler
+from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import inventory as policies
 from alloc_framework.api.placement import response
@@ -88,7 +87,7 @@ def get_inventories(req):
     """GET /resource_providers/{uuid}/inventories."""
     context = req.environ['placement.context']
     context.can(policies.LIST)
-    rp = rp_handler.get_provider_or_404(
+    rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
     return _send_inventories(
         req, rp, inv_obj.get_all_by_resource_provider(context, rp))
@@ -102,7 +101,7 @@ def get_inventory(req):
     context.can(policies.SHOW)
     uuid = urls.wsgi_path_item(req.environ, 'uuid')
     rc = urls.wsgi_path_item(req.environ, 'resource_class')
-    rp = rp_handler.get_provider_or_404(context, uuid)
+    rp = helpers.get_provider_or_404(context, uuid)
     inv = inv_obj.find(inv_obj.get_all_by_resource_provider(context, rp),
                        rc)
     if inv is None:
@@ -118,7 +117,7 @@ def create_inventory(req):
     """POST /resource_providers/{uuid}/inventories: add one class (201)."""
     context = req.environ['placement.context']
     context.can(policies.CREATE)
-    rp = rp_handler.get_provider_or_404(
+    rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
     data = content.extract_json(req.body, schema.POST_INVENTORY_SCHEMA)
     inv = _make_inventory(data['resource_class'], data)
@@ -145,7 +144,7 @@ def set_inventories(req):
     """PUT /resource_providers/{uuid}/inventories: replace them all."""
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
-    rp = rp_handler.get_provider_or_404(
+    rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
     data = content.extract_json(req.body, schema.PUT_INVENTORY_SCHEMA)
     _check_generation(rp, data)
@@ -172,7 +171,7 @@ def delete_inventories(req):
     """DELETE /resource_providers/{uuid}/inventories (1.5)."""
     context = req.environ['placement.context']
     context.can(policies.DELETE)
-    rp = rp_handler.get_provider_or_404(
+    rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
     try:
         inv_obj.set_inventories(context, rp, [])
@@ -198,7 +197,7 @@ def update_inventory(req):
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
     rc = urls.wsgi_path_item(req.environ, 'resource_class')
-    rp = rp_handler.get_provider_or_404(
+    rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
     data = content.extract_json(req.body, schema.BASE_INVENTORY_SCHEMA)
     _check_generation(rp, data)
@@ -225,7 +224,7 @@ def delete_inventory(req):
     context = req.environ['placement.context']
     context.can(policies.DELETE)
     rc = urls.wsgi_path_item(req.environ, 'resource_class')
-    rp = rp_handler.get_provider_or_404(
+    rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
     try:
         inv_obj.delete_inventory(context, rp, rc)

@@ -10,7 +10,7 @@ import webob.exc
 
 from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
-from alloc_framework.api.placement.handlers import allocation
+from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import reshaper as policies
 from alloc_framework.api.placement import response
@@ -55,8 +55,7 @@ def reshape(req):
     data = content.extract_json(req.body, _schema(want))
     inventories = [_provider_inventories(rp_uuid, body)
                    for rp_uuid, body in sorted(data['inventories'].items())]
-    requests = allocation.consumer_requests(context, data['allocations'],
-                                            want)
+    requests = helpers.consumer_requests(context, data['allocations'], want)
     try:
         reshaper_obj.reshape(context, inventories, requests)
     except exception.ResourceProviderNotFound as exc:

@@ -1,12 +1,11 @@
 """Handlers of /resource_providers and /resource_providers/{uuid}."""
 
-import uuid as uuidlib
-
 from oslo_utils import timeutils
 import webob.exc
 
 from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
+from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import resource_provider as \
     policies
@@ -70,19 +69,6 @@ def serialize_provider(environ, rp):
     return data
 
 
-def get_provider_or_404(context, uuid):
-    """The provider ``uuid`` for the handlers of its sub-resources."""
-    try:
-        return rp_obj.get_by_uuid(context, uuid)
-    except exception.ResourceProviderNotFound:
-        raise webob.exc.HTTPNotFound(
-            'No resource provider with uuid %s found' % uuid)
-
-
-def _normalize_uuid(value):
-    return str(uuidlib.UUID(value)) if value else value
-
-
 @wsgi_wrapper.PlacementWsgify
 @content.check_accept('application/json')
 def list_resource_providers(req):
@@ -98,9 +84,9 @@ def list_resource_providers(req):
         if key in req.GET:
             filters[key] = req.GET[key]
     if 'uuid' in filters:
-        filters['uuid'] = _normalize_uuid(filters['uuid'])
+        filters['uuid'] = helpers.canonical_uuid(filters['uuid'])
     if 'in_tree' in req.GET:
-        filters['in_tree'] = _normalize_uuid(
+        filters['in_tree'] = helpers.canonical_uuid(
             query.normalize_in_tree_qs_params(req.GET['in_tree']))
     if 'member_of' in req.GET:
         filters['member_of'], filters['forbidden_aggs'] = (
@@ -145,8 +131,8 @@ def create_resource_provider(req):
     data = content.extract_json(
         req.body, schema.POST_RP_SCHEMA_V1_14 if want.matches((1, 14))
         else schema.POST_RESOURCE_PROVIDER_SCHEMA)
-    uuid = _normalize_uuid(data.get('uuid'))
-    parent = _normalize_uuid(data.get('parent_provider_uuid'))
+    uuid = helpers.canonical_uuid(data.get('uuid'))
+    parent = helpers.canonical_uuid(data.get('parent_provider_uuid'))
     try:
         rp = rp_obj.create(context, data['name'], uuid=uuid,
                            parent_provider_uuid=parent)
@@ -175,8 +161,8 @@ def get_resource_provider(req):
     """GET /resource_providers/{uuid}."""
     context = req.environ['placement.context']
     context.can(policies.SHOW)
-    rp = get_provider_or_404(context,
-                             urls.wsgi_path_item(req.environ, 'uuid'))
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
     return response.send_json(
         req, serialize_provider(req.environ, rp),
         last_modified=response.pick_last_modified(None, rp))
@@ -194,14 +180,14 @@ def update_resource_provider(req):
     context.can(policies.UPDATE)
     want = _version(req)
     uuid = urls.wsgi_path_item(req.environ, 'uuid')
-    rp = get_provider_or_404(context, uuid)
+    rp = helpers.get_provider_or_404(context, uuid)
     data = content.extract_json(
         req.body, schema.PUT_RP_SCHEMA_V1_14 if want.matches((1, 14))
         else schema.PUT_RESOURCE_PROVIDER_SCHEMA)
     kwargs = {'name': data['name'],
               'allow_reparenting': want.matches((1, 37))}
     if 'parent_provider_uuid' in data:
-        kwargs['parent_provider_uuid'] = _normalize_uuid(
+        kwargs['parent_provider_uuid'] = helpers.canonical_uuid(
             data['parent_provider_uuid'])
     try:
         rp = rp_obj.update(context, rp, **kwargs)

@@ -4,8 +4,7 @@ import webob.exc
 
 from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
-from alloc_framework.api.placement.handlers import resource_provider as \
-    rp_handler
+from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import trait as policies
 from alloc_framework.api.placement import response
@@ -34,7 +33,7 @@ def list_traits_for_resource_provider(req):
     """GET /resource_providers/{uuid}/traits."""
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_LIST)
-    rp = rp_handler.get_provider_or_404(
+    rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
     return _send_traits(req, rp,
                         rp_trait_obj.get_traits_by_provider(context, rp))
@@ -47,7 +46,7 @@ def update_traits_for_resource_provider(req):
     """PUT /resource_providers/{uuid}/traits: replace them all."""
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_UPDATE)
-    rp = rp_handler.get_provider_or_404(
+    rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
     data = content.extract_json(req.body, schema.SET_TRAITS_FOR_RP_SCHEMA)
     if data['resource_provider_generation'] != rp.generation:
@@ -69,7 +68,7 @@ def delete_traits_for_resource_provider(req):
     """DELETE /resource_providers/{uuid}/traits: remove them all."""
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_DELETE)
-    rp = rp_handler.get_provider_or_404(
+    rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
     try:
         rp_trait_obj.delete_traits(context, rp)
