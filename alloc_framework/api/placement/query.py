@@ -193,9 +193,9 @@ def normalize_member_of_qs_params(req, suffix=''):
     satisfied. Before 1.24 only one parameter is allowed; from 1.32
     ``!uuid`` and ``!in:...`` name forbidden aggregates.
     """
-    want = req.environ[microversion.MICROVERSION_ENVIRON]
-    allow_multi = want.matches((1, 24))
-    allow_forbidden = want.matches((1, 32))
+    want = microversion.request_version(req)
+    allow_multi = want.matches(microversion.MULTIPLE_MEMBER_OF)
+    allow_forbidden = want.matches(microversion.FORBIDDEN_AGGREGATES)
     values = req.GET.getall(_QS_MEMBER_OF + suffix)
     if len(values) > 1 and not allow_multi:
         raise webob.exc.HTTPBadRequest(

@@ -37,7 +37,7 @@ def json_error_formatter(body, status, title, environ):
     # The version is missing when parsing it was the error: then the
     # minimum version applies and there is no code.
     want = environ.get(microversion.MICROVERSION_ENVIRON)
-    if want is not None and want.matches((1, 23)):
+    if want is not None and want.matches(microversion.ERROR_CODES):
         error['code'] = environ.get(ENV_ERROR_CODE) or errors.DEFAULT
     if request_id.ENV_REQUEST_ID in environ:
         error['request_id'] = environ[request_id.ENV_REQUEST_ID]
@@ -82,8 +82,8 @@ def send_json(req, data, status=200, last_modified=None):
     resp.body = jsonutils.dump_as_bytes(data)
     resp.content_type = 'application/json'
     resp.charset = None
-    want = req.environ[microversion.MICROVERSION_ENVIRON]
-    if want.matches((1, 15)):
+    want = microversion.request_version(req)
+    if want.matches(microversion.CACHE_HEADERS):
         resp.cache_control = 'no-cache'
         if last_modified is not None:
             resp.last_modified = last_modified
@@ -103,8 +103,8 @@ def no_content(req, status=204, location=None, cache_headers=True):
     resp.body = b''
     if location:
         resp.location = location
-    want = req.environ[microversion.MICROVERSION_ENVIRON]
-    if cache_headers and want.matches((1, 15)):
+    want = microversion.request_version(req)
+    if cache_headers and want.matches(microversion.CACHE_HEADERS):
         resp.cache_control = 'no-cache'
         resp.last_modified = timeutils.utcnow(with_timezone=True)
     return resp

@@ -26,14 +26,15 @@ _STALE = ("Resource provider's generation already changed. Please update "
 
 def _send_aggregates(req, rp, aggregate_uuids):
     data = {'aggregates': aggregate_uuids}
-    if req.environ[microversion.MICROVERSION_ENVIRON].matches((1, 19)):
+    want = microversion.request_version(req)
+    if want.matches(microversion.AGGREGATES_GENERATION):
         data['resource_provider_generation'] = rp.generation
     return response.send_json(
         req, data, last_modified=response.pick_last_modified(None, rp))
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.1')
+@microversion.version_handler(microversion.AGGREGATES)
 @content.check_accept('application/json')
 def get_aggregates(req):
     """GET /resource_providers/{uuid}/aggregates."""
@@ -46,7 +47,7 @@ def get_aggregates(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.1')
+@microversion.version_handler(microversion.AGGREGATES)
 @content.require_content('application/json')
 def set_aggregates(req):
     """PUT /resource_providers/{uuid}/aggregates: replace them all."""
@@ -54,8 +55,8 @@ def set_aggregates(req):
     context.can(policies.UPDATE)
     rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
-    with_generation = req.environ[
-        microversion.MICROVERSION_ENVIRON].matches((1, 19))
+    want = microversion.request_version(req)
+    with_generation = want.matches(microversion.AGGREGATES_GENERATION)
     if with_generation:
         data = content.extract_json(req.body,
                                     schema.PUT_AGGREGATES_SCHEMA_V1_19)

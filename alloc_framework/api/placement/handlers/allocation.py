@@ -26,12 +26,8 @@ from alloc_framework.objects.placement import consumer_type as ct_obj
 from alloc_framework.objects.placement import exception
 
 
-def _want(req):
-    return req.environ[microversion.MICROVERSION_ENVIRON]
-
-
 def _last_modified(allocations, want):
-    if not want.matches((1, 15)):
+    if not want.matches(microversion.CACHE_HEADERS):
         return None
     last = None
     for alloc in allocations:
@@ -48,12 +44,13 @@ def serialize_consumer_allocations(consumer, allocations, want):
             'resources': {}})
         entry['resources'][alloc.resource_class] = alloc.used
     result = {'allocations': by_rp}
-    if allocations and consumer is not None and want.matches((1, 12)):
+    if (allocations and consumer is not None
+            and want.matches(microversion.ALLOCATIONS_DICT)):
         result['project_id'] = consumer.project.external_id
         result['user_id'] = consumer.user.external_id
-        if want.matches((1, 28)):
+        if want.matches(microversion.CONSUMER_GENERATIONS):
             result['consumer_generation'] = consumer.generation
-        if want.matches((1, 38)):
+        if want.matches(microversion.CONSUMER_TYPES):
             result['consumer_type'] = (consumer.consumer_type or
                                        ct_obj.NULL_CONSUMER_TYPE_ALIAS)
     return result
@@ -65,7 +62,7 @@ def _serialize_provider_allocations(provider, allocations, want):
         entry = by_consumer.setdefault(alloc.consumer.uuid,
                                        {'resources': {}})
         entry['resources'][alloc.resource_class] = alloc.used
-        if want.matches((1, 28)):
+        if want.matches(microversion.CONSUMER_GENERATIONS):
             entry['consumer_generation'] = alloc.consumer.generation
     return {'allocations': by_consumer,
             'resource_provider_generation': provider.generation}
@@ -78,7 +75,7 @@ def list_for_consumer(req):
     context = req.environ['placement.context']
     context.can(policies.ALLOC_LIST)
     consumer_uuid = urls.wsgi_path_item(req.environ, 'consumer_uuid')
-    want = _want(req)
+    want = microversion.request_version(req)
     consumer, allocations = alloc_obj.get_all_by_consumer_id(context,
                                                              consumer_uuid)
     return response.send_json(
@@ -93,7 +90,7 @@ def list_for_resource_provider(req):
     context = req.environ['placement.context']
     context.can(policies.RP_ALLOC_LIST)
     rp_uuid = urls.wsgi_path_item(req.environ, 'uuid')
-    want = _want(req)
+    want = microversion.request_version(req)
     try:
         provider, allocations = alloc_obj.get_all_by_resource_provider(
             context, rp_uuid)
@@ -140,7 +137,36 @@ def write(context, requests, what):
             comment=errors.CONCURRENT_UPDATE)
 
 
-def _set_allocations_for_consumer(req, want_schema):
+def _put_schema(want):
+    """The PUT /allocations/{consumer_uuid} schema at ``want``."""
+    if want.matches(microversion.CONSUMER_TYPES):
+        return schema.ALLOCATION_SCHEMA_V1_38
+    if want.matches(microversion.ALLOCATION_MAPPINGS):
+        return schema.ALLOCATION_SCHEMA_V1_34
+    if want.matches(microversion.CONSUMER_GENERATIONS):
+        return schema.ALLOCATION_SCHEMA_V1_28
+    if want.matches(microversion.ALLOCATIONS_DICT):
+        return schema.ALLOCATION_SCHEMA_V1_12
+    if want.matches(microversion.ALLOCATION_OWNER):
+        return schema.ALLOCATION_SCHEMA_V1_8
+    return schema.ALLOCATION_SCHEMA
+
+
+def _post_schema(want):
+    """The POST /allocations schema at ``want``."""
+    if want.matches(microversion.CONSUMER_TYPES):
+        return schema.POST_ALLOCATIONS_V1_38
+    if want.matches(microversion.ALLOCATION_MAPPINGS):
+        return schema.POST_ALLOCATIONS_V1_34
+    if want.matches(microversion.CONSUMER_GENERATIONS):
+        return schema.POST_ALLOCATIONS_V1_28
+    return schema.POST_ALLOCATIONS_V1_13
+
+
+@wsgi_wrapper.PlacementWsgify
+@content.require_content('application/json')
+def set_allocations_for_consumer(req):
+    """PUT /allocations/{consumer_uuid}: replace its allocations."""
     context = req.environ['placement.context']
     context.can(policies.ALLOC_UPDATE)
     consumer_uuid = urls.wsgi_path_item(req.environ, 'consumer_uuid')
@@ -149,10 +175,10 @@ def _set_allocations_for_consumer(req, want_schema):
             'Malformed consumer_uuid: %(consumer_uuid)s' %
             {'consumer_uuid': consumer_uuid})
     consumer_uuid = helpers.canonical_uuid(consumer_uuid)
-    want = _want(req)
-    data = content.extract_json(req.body, want_schema)
+    want = microversion.request_version(req)
+    data = content.extract_json(req.body, _put_schema(want))
     allocations = data['allocations']
-    if not want.matches((1, 12)):
+    if not want.matches(microversion.ALLOCATIONS_DICT):
         # The list form: [{resource_provider: {uuid}, resources}].
         as_dict = {}
         for item in allocations:
@@ -167,68 +193,14 @@ def _set_allocations_for_consumer(req, want_schema):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.0', '1.7')
-@content.require_content('application/json')
-def set_allocations_for_consumer(req):
-    """PUT /allocations/{consumer_uuid}: replace its allocations."""
-    return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA)
-
-
-@wsgi_wrapper.PlacementWsgify  # noqa: F811
-@microversion.version_handler('1.8', '1.11')
-@content.require_content('application/json')
-def set_allocations_for_consumer(req):  # noqa: F811
-    return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_8)
-
-
-@wsgi_wrapper.PlacementWsgify  # noqa: F811
-@microversion.version_handler('1.12', '1.27')
-@content.require_content('application/json')
-def set_allocations_for_consumer(req):  # noqa: F811
-    return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_12)
-
-
-@wsgi_wrapper.PlacementWsgify  # noqa: F811
-@microversion.version_handler('1.28', '1.33')
-@content.require_content('application/json')
-def set_allocations_for_consumer(req):  # noqa: F811
-    return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_28)
-
-
-@wsgi_wrapper.PlacementWsgify  # noqa: F811
-@microversion.version_handler('1.34', '1.37')
-@content.require_content('application/json')
-def set_allocations_for_consumer(req):  # noqa: F811
-    return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_34)
-
-
-@wsgi_wrapper.PlacementWsgify  # noqa: F811
-@microversion.version_handler('1.38')
-@content.require_content('application/json')
-def set_allocations_for_consumer(req):  # noqa: F811
-    return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_38)
-
-
-def post_schema(want):
-    """The POST /allocations schema of the request's microversion."""
-    if want.matches((1, 38)):
-        return schema.POST_ALLOCATIONS_V1_38
-    if want.matches((1, 34)):
-        return schema.POST_ALLOCATIONS_V1_34
-    if want.matches((1, 28)):
-        return schema.POST_ALLOCATIONS_V1_28
-    return schema.POST_ALLOCATIONS_V1_13
-
-
-@wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.13')
+@microversion.version_handler(microversion.POST_ALLOCATIONS)
 @content.require_content('application/json')
 def set_allocations(req):
     """POST /allocations: replace the allocations of many consumers."""
     context = req.environ['placement.context']
     context.can(policies.ALLOC_MANAGE)
-    want = _want(req)
-    data = content.extract_json(req.body, post_schema(want))
+    want = microversion.request_version(req)
+    data = content.extract_json(req.body, _post_schema(want))
     write(context, helpers.consumer_requests(context, data, want), '')
     return response.no_content(req)
 

@@ -11,6 +11,7 @@ import uuid as uuidlib
 
 import webob.exc
 
+from alloc_framework.api.placement import microversion
 from alloc_framework.objects.placement import allocation as alloc_obj
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import resource_provider as rp_obj
@@ -47,7 +48,7 @@ def consumer_request(context, consumer_uuid, data, allocations, want):
          for rp_uuid, entry in allocations.items()},
         project_id, user_id,
         consumer_generation=data.get('consumer_generation'),
-        check_generation=want.matches((1, 28)),
+        check_generation=want.matches(microversion.CONSUMER_GENERATIONS),
         consumer_type=data.get('consumer_type'))
 
 

@@ -37,11 +37,11 @@ def _validate(req, rp, inventories, action='update'):
 
     :param action: 'create' for POST, as upstream words that message.
     """
+    want = microversion.request_version(req)
     try:
         inv_obj.validate(
-            inventories, rp,
-            reserved_can_be_total=req.environ[
-                microversion.MICROVERSION_ENVIRON].matches((1, 26)))
+            inventories, rp, reserved_can_be_total=want.matches(
+                microversion.RESERVED_EQUALS_TOTAL))
     except exception.InvalidInventoryCapacity as exc:
         raise webob.exc.HTTPBadRequest(
             'Unable to %(action)s inventory for resource provider '
@@ -166,7 +166,8 @@ def set_inventories(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.5', status_code=405)
+@microversion.version_handler(microversion.DELETE_INVENTORIES,
+                              status_code=405)
 def delete_inventories(req):
     """DELETE /resource_providers/{uuid}/inventories (1.5)."""
     context = req.environ['placement.context']

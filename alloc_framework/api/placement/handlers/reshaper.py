@@ -22,9 +22,9 @@ from alloc_framework.objects.placement import reshaper as reshaper_obj
 
 
 def _schema(want):
-    if want.matches((1, 38)):
+    if want.matches(microversion.CONSUMER_TYPES):
         return schema.POST_RESHAPER_SCHEMA_V1_38
-    if want.matches((1, 34)):
+    if want.matches(microversion.ALLOCATION_MAPPINGS):
         return schema.POST_RESHAPER_SCHEMA_V1_34
     return schema.POST_RESHAPER_SCHEMA
 
@@ -45,13 +45,13 @@ def _provider_inventories(rp_uuid, body):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.30')
+@microversion.version_handler(microversion.RESHAPER)
 @content.require_content('application/json')
 def reshape(req):
     """POST /reshaper: 204, or nothing changed at all."""
     context = req.environ['placement.context']
     context.can(policies.RESHAPE)
-    want = req.environ[microversion.MICROVERSION_ENVIRON]
+    want = microversion.request_version(req)
     data = content.extract_json(req.body, _schema(want))
     inventories = [_provider_inventories(rp_uuid, body)
                    for rp_uuid, body in sorted(data['inventories'].items())]

@@ -24,7 +24,7 @@ def _serialize(environ, rc):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.2')
+@microversion.version_handler(microversion.RESOURCE_CLASSES)
 @content.require_content('application/json')
 def create_resource_class(req):
     """POST /resource_classes: 201 and Location, no body."""
@@ -49,7 +49,7 @@ def create_resource_class(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.2')
+@microversion.version_handler(microversion.RESOURCE_CLASSES)
 def delete_resource_class(req):
     """DELETE /resource_classes/{name}: custom classes not in use."""
     name = urls.wsgi_path_item(req.environ, 'name')
@@ -73,7 +73,7 @@ def delete_resource_class(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.2')
+@microversion.version_handler(microversion.RESOURCE_CLASSES)
 @content.check_accept('application/json')
 def get_resource_class(req):
     """GET /resource_classes/{name}."""
@@ -90,7 +90,7 @@ def get_resource_class(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.2')
+@microversion.version_handler(microversion.RESOURCE_CLASSES)
 @content.check_accept('application/json')
 def list_resource_classes(req):
     """GET /resource_classes: standard classes first, then custom."""
@@ -106,7 +106,7 @@ def list_resource_classes(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.2', '1.6')
+@microversion.version_handler(microversion.RESOURCE_CLASSES)
 @content.require_content('application/json')
 def update_resource_class(req):
     """PUT /resource_classes/{name} before 1.7: rename a custom class."""
@@ -132,7 +132,7 @@ def update_resource_class(req):
 
 
 @wsgi_wrapper.PlacementWsgify  # noqa: F811 (a version variant)
-@microversion.version_handler('1.7')
+@microversion.version_handler(microversion.RESOURCE_CLASS_PUT_CREATES)
 def update_resource_class(req):  # noqa: F811
     """PUT /resource_classes/{name} from 1.7: create or confirm, no body."""
     name = urls.wsgi_path_item(req.environ, 'name')

@@ -21,33 +21,34 @@ from alloc_framework.objects.placement import resource_provider as rp_obj
 
 # Relations linked from a provider and the version that added each.
 _LINKS = (
-    ('inventories', (1, 0)),
-    ('usages', (1, 0)),
-    ('aggregates', (1, 1)),
-    ('traits', (1, 6)),
-    ('allocations', (1, 11)),
+    ('inventories', microversion.INITIAL),
+    ('usages', microversion.INITIAL),
+    ('aggregates', microversion.AGGREGATES),
+    ('traits', microversion.TRAITS),
+    ('allocations', microversion.ALLOCATIONS_LINK),
 )
 
 
-# Query schemas of GET /resource_providers, newest first.
-_LIST_SCHEMAS = (
-    ((1, 39), schema.GET_RPS_SCHEMA_1_39),
-    ((1, 24), schema.GET_RPS_SCHEMA_1_24),
-    ((1, 18), schema.GET_RPS_SCHEMA_1_18),
-    ((1, 14), schema.GET_RPS_SCHEMA_1_14),
-    ((1, 4), schema.GET_RPS_SCHEMA_1_4),
-    ((1, 3), schema.GET_RPS_SCHEMA_1_3),
-    ((1, 0), schema.GET_RPS_SCHEMA_1_0),
-)
+def _list_schema(want):
+    """The query schema of GET /resource_providers at ``want``."""
+    if want.matches(microversion.ANY_TRAITS):
+        return schema.GET_RPS_SCHEMA_1_39
+    if want.matches(microversion.MULTIPLE_MEMBER_OF):
+        return schema.GET_RPS_SCHEMA_1_24
+    if want.matches(microversion.REQUIRED_TRAITS):
+        return schema.GET_RPS_SCHEMA_1_18
+    if want.matches(microversion.NESTED_PROVIDERS):
+        return schema.GET_RPS_SCHEMA_1_14
+    if want.matches(microversion.RESOURCES_FILTER):
+        return schema.GET_RPS_SCHEMA_1_4
+    if want.matches(microversion.MEMBER_OF):
+        return schema.GET_RPS_SCHEMA_1_3
+    return schema.GET_RPS_SCHEMA_1_0
 
 
-def _version(req):
-    return req.environ[microversion.MICROVERSION_ENVIRON]
-
-
-def _links(environ, rp):
-    url = urls.resource_provider_url(environ, rp)
-    want = environ[microversion.MICROVERSION_ENVIRON]
+def _links(req, rp):
+    url = urls.resource_provider_url(req.environ, rp)
+    want = microversion.request_version(req)
     links = [{'rel': 'self', 'href': url}]
     for rel, since in _LINKS:
         if want.matches(since):
@@ -55,15 +56,16 @@ def _links(environ, rp):
     return links
 
 
-def serialize_provider(environ, rp):
+def serialize_provider(req, rp):
     """The provider document at the request's microversion."""
+    want = microversion.request_version(req)
     data = {
         'uuid': rp.uuid,
         'name': rp.name,
         'generation': rp.generation,
-        'links': _links(environ, rp),
+        'links': _links(req, rp),
     }
-    if environ[microversion.MICROVERSION_ENVIRON].matches((1, 14)):
+    if want.matches(microversion.NESTED_PROVIDERS):
         data['parent_provider_uuid'] = rp.parent_provider_uuid
         data['root_provider_uuid'] = rp.root_provider_uuid
     return data
@@ -75,9 +77,8 @@ def list_resource_providers(req):
     """GET /resource_providers, filtered by the query parameters."""
     context = req.environ['placement.context']
     context.can(policies.LIST)
-    want = _version(req)
-    query.validate_query_params(
-        req, next(s for v, s in _LIST_SCHEMAS if want.matches(v)))
+    want = microversion.request_version(req)
+    query.validate_query_params(req, _list_schema(want))
 
     filters = {}
     for key in ('name', 'uuid'):
@@ -97,8 +98,9 @@ def list_resource_providers(req):
     if 'required' in req.GET:
         filters['required_traits'], filters['forbidden_traits'] = (
             query.normalize_traits_qs_params(
-                req, allow_forbidden=want.matches((1, 22)),
-                allow_any_traits=want.matches((1, 39))))
+                req,
+                allow_forbidden=want.matches(microversion.FORBIDDEN_TRAITS),
+                allow_any_traits=want.matches(microversion.ANY_TRAITS)))
     try:
         providers = research_context.get_all_by_filters(context, **filters)
     except exception.ResourceClassNotFound as exc:
@@ -113,7 +115,7 @@ def list_resource_providers(req):
         last_modified = response.pick_last_modified(last_modified, rp)
     return response.send_json(
         req,
-        {'resource_providers': [serialize_provider(req.environ, rp)
+        {'resource_providers': [serialize_provider(req, rp)
                                 for rp in providers]},
         last_modified=last_modified or timeutils.utcnow(with_timezone=True))
 
@@ -127,10 +129,11 @@ def create_resource_provider(req):
     """
     context = req.environ['placement.context']
     context.can(policies.CREATE)
-    want = _version(req)
-    data = content.extract_json(
-        req.body, schema.POST_RP_SCHEMA_V1_14 if want.matches((1, 14))
-        else schema.POST_RESOURCE_PROVIDER_SCHEMA)
+    want = microversion.request_version(req)
+    body_schema = (schema.POST_RP_SCHEMA_V1_14
+                   if want.matches(microversion.NESTED_PROVIDERS)
+                   else schema.POST_RESOURCE_PROVIDER_SCHEMA)
+    data = content.extract_json(req.body, body_schema)
     uuid = helpers.canonical_uuid(data.get('uuid'))
     parent = helpers.canonical_uuid(data.get('parent_provider_uuid'))
     try:
@@ -145,11 +148,11 @@ def create_resource_provider(req):
             '%(error)s' % {'name': data['name'], 'uuid': uuid,
                            'error': exc})
     location = urls.resource_provider_url(req.environ, rp)
-    if not want.matches((1, 20)):
+    if not want.matches(microversion.POST_PROVIDER_BODY):
         return response.no_content(
             req, status=201, location=location, cache_headers=False)
     resp = response.send_json(
-        req, serialize_provider(req.environ, rp),
+        req, serialize_provider(req, rp),
         last_modified=response.pick_last_modified(None, rp))
     resp.location = location
     return resp
@@ -164,7 +167,7 @@ def get_resource_provider(req):
     rp = helpers.get_provider_or_404(
         context, urls.wsgi_path_item(req.environ, 'uuid'))
     return response.send_json(
-        req, serialize_provider(req.environ, rp),
+        req, serialize_provider(req, rp),
         last_modified=response.pick_last_modified(None, rp))
 
 
@@ -178,14 +181,15 @@ def update_resource_provider(req):
     """
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
-    want = _version(req)
+    want = microversion.request_version(req)
     uuid = urls.wsgi_path_item(req.environ, 'uuid')
     rp = helpers.get_provider_or_404(context, uuid)
-    data = content.extract_json(
-        req.body, schema.PUT_RP_SCHEMA_V1_14 if want.matches((1, 14))
-        else schema.PUT_RESOURCE_PROVIDER_SCHEMA)
+    body_schema = (schema.PUT_RP_SCHEMA_V1_14
+                   if want.matches(microversion.NESTED_PROVIDERS)
+                   else schema.PUT_RESOURCE_PROVIDER_SCHEMA)
+    data = content.extract_json(req.body, body_schema)
     kwargs = {'name': data['name'],
-              'allow_reparenting': want.matches((1, 37))}
+              'allow_reparenting': want.matches(microversion.REPARENTING)}
     if 'parent_provider_uuid' in data:
         kwargs['parent_provider_uuid'] = helpers.canonical_uuid(
             data['parent_provider_uuid'])
@@ -205,7 +209,7 @@ def update_resource_provider(req):
         raise webob.exc.HTTPNotFound(
             'No resource provider with uuid %s found' % uuid)
     return response.send_json(
-        req, serialize_provider(req.environ, rp),
+        req, serialize_provider(req, rp),
         last_modified=response.pick_last_modified(None, rp))
 
 

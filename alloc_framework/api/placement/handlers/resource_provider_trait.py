@@ -27,7 +27,7 @@ def _send_traits(req, rp, traits):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
+@microversion.version_handler(microversion.TRAITS)
 @content.check_accept('application/json')
 def list_traits_for_resource_provider(req):
     """GET /resource_providers/{uuid}/traits."""
@@ -40,7 +40,7 @@ def list_traits_for_resource_provider(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
+@microversion.version_handler(microversion.TRAITS)
 @content.require_content('application/json')
 def update_traits_for_resource_provider(req):
     """PUT /resource_providers/{uuid}/traits: replace them all."""
@@ -63,7 +63,7 @@ def update_traits_for_resource_provider(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
+@microversion.version_handler(microversion.TRAITS)
 def delete_traits_for_resource_provider(req):
     """DELETE /resource_providers/{uuid}/traits: remove them all."""
     context = req.environ['placement.context']

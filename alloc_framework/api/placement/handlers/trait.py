@@ -32,7 +32,7 @@ def _name_filters(value):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
+@microversion.version_handler(microversion.TRAITS)
 def put_trait(req):
     """PUT /traits/{name}: create a custom trait (201) or confirm (204)."""
     context = req.environ['placement.context']
@@ -55,13 +55,14 @@ def put_trait(req):
                 '%(error)s, please try again.' % {'error': exc})
     resp = response.no_content(req, status=status,
                                location=urls.trait_url(req.environ, trait))
-    if req.environ[microversion.MICROVERSION_ENVIRON].matches((1, 15)):
+    want = microversion.request_version(req)
+    if want.matches(microversion.CACHE_HEADERS):
         resp.last_modified = response.pick_last_modified(None, trait)
     return resp
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
+@microversion.version_handler(microversion.TRAITS)
 def get_trait(req):
     """GET /traits/{name}: 204 if the trait exists, else 404."""
     context = req.environ['placement.context']
@@ -72,13 +73,14 @@ def get_trait(req):
     except exception.TraitNotFound as exc:
         raise webob.exc.HTTPNotFound(str(exc))
     resp = response.no_content(req)
-    if req.environ[microversion.MICROVERSION_ENVIRON].matches((1, 15)):
+    want = microversion.request_version(req)
+    if want.matches(microversion.CACHE_HEADERS):
         resp.last_modified = response.pick_last_modified(None, trait)
     return resp
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
+@microversion.version_handler(microversion.TRAITS)
 def delete_trait(req):
     """DELETE /traits/{name}: custom traits no provider has."""
     context = req.environ['placement.context']
@@ -96,7 +98,7 @@ def delete_trait(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
+@microversion.version_handler(microversion.TRAITS)
 @content.check_accept('application/json')
 def list_traits(req):
     """GET /traits with optional ``name`` and ``associated`` filters."""

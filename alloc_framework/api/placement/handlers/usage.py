@@ -40,7 +40,7 @@ def list_usages(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.9')
+@microversion.version_handler(microversion.USAGES)
 @content.check_accept('application/json')
 def get_total_usages(req):
     """GET /usages?project_id=&user_id=[&consumer_type=] (1.9 and later).
@@ -49,8 +49,8 @@ def get_total_usages(req):
     ``consumer_count`` per group.
     """
     context = req.environ['placement.context']
-    want = req.environ[microversion.MICROVERSION_ENVIRON]
-    if want.matches((1, 38)):
+    want = microversion.request_version(req)
+    if want.matches(microversion.CONSUMER_TYPES):
         query.validate_query_params(req, schema.GET_USAGES_SCHEMA_1_38)
     else:
         query.validate_query_params(req, schema.GET_USAGES_SCHEMA_1_9)
@@ -58,7 +58,7 @@ def get_total_usages(req):
     user_id = req.GET.get('user_id')
     # A project reader may see the usages of its own project only.
     context.can(policies.TOTAL_USAGES, target={'project_id': project_id})
-    if want.matches((1, 38)):
+    if want.matches(microversion.CONSUMER_TYPES):
         usages = usage_obj.get_by_consumer_type(
             context, project_id, user_id=user_id,
             consumer_type=req.GET.get('consumer_type'))
