@@ -23,6 +23,7 @@ from alloc_framework.api.placement.handlers import trait
 from alloc_framework.api.placement.handlers import usage
 from alloc_framework.api.placement import response
 from alloc_framework.api.placement import urls
+from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import exception
 
 # URL template -> {HTTP method: handler}. Handlers are
@@ -143,6 +144,8 @@ class PlacementHandler:
 
     def __init__(self, conf):
         self.conf = conf
+        # Resource class and trait ids of this application's requests.
+        self.attribute_cache = attribute_cache.AttributeCache()
         self._map = make_map(ROUTE_DECLARATIONS)
 
     def __call__(self, environ, start_response):
@@ -151,9 +154,10 @@ class PlacementHandler:
             self._check_content_type(environ)
             ctx = environ.get('placement.context')
             if ctx is not None:
-                # Handlers needing options read them from here rather
-                # than from a global.
+                # Handlers needing options and the objects needing the
+                # attribute cache find them here rather than in globals.
                 ctx.config = self.conf
+                ctx.attribute_cache = self.attribute_cache
             environ['placement.conf'] = self.conf
             return dispatch(environ, start_response, self._map)
         except exception.NotFound as exc:
