@@ -29,7 +29,7 @@ import webob.exc
 
 from alloc_framework.api import http_basic
 from alloc_framework.api.placement import context
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import response
 
 LOG = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ class NoAuthMiddleware:
             return self.application(environ, start_response)
         token = req.headers.get('X-Auth-Token')
         if token is None:
-            return util.error_response(
+            return response.error_response(
                 req, webob.exc.HTTPUnauthorized(
                     'This server could not verify that you are authorized '
                     'to access the document you requested.'))(
@@ -98,7 +98,7 @@ class PlacementKeystoneContext:
         if ctx.user_id is None and not _is_root(environ):
             LOG.debug('Neither X_USER_ID nor X_USER found in request')
             req = webob.Request(environ)
-            return util.error_response(
+            return response.error_response(
                 req, webob.exc.HTTPUnauthorized())(environ, start_response)
         environ['placement.context'] = ctx
         return self.application(environ, start_response)

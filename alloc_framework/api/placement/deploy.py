@@ -14,11 +14,10 @@ from alloc_framework.api import middleware
 from alloc_framework.api.placement import auth
 from alloc_framework.api.placement import fault_wrap
 from alloc_framework.api.placement import handler
-from alloc_framework.api.placement import microversion
+from alloc_framework.api.placement import microversion_middleware
 from alloc_framework.api.placement import policy
 from alloc_framework.api.placement import requestlog
 from alloc_framework.common import context as common_context
-from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import resource_class
 from alloc_framework.objects.placement import trait
 
@@ -30,8 +29,6 @@ def sync_standard_data():
     ctx = common_context.get_admin_context()
     resource_class.sync_standard(ctx)
     trait.sync_standard(ctx)
-    # Ids may differ from a previous database (tests, re-deploys).
-    attribute_cache.clear()
 
 
 def deploy(conf, auth_strategy=None):
@@ -43,7 +40,7 @@ def deploy(conf, auth_strategy=None):
     """
     enforcer = policy.get_enforcer(conf)
     application = handler.PlacementHandler(conf)
-    application = microversion.MicroversionMiddleware(application)
+    application = microversion_middleware.MicroversionMiddleware(application)
     application = auth.PlacementKeystoneContext(application, enforcer)
     strategy = auth_strategy or auth.get_auth_strategy(conf)
     if strategy == 'keystone':

@@ -21,9 +21,3 @@ PROVIDER_CANNOT_DELETE_PARENT = (
     'placement.resource_provider.cannot_delete_parent')
 # A provider named in a multi-provider operation does not exist.
 RESOURCE_PROVIDER_NOT_FOUND = 'placement.resource_provider.not_found'
-# A query parameter that may appear once appeared more than once.
-ILLEGAL_DUPLICATE_QUERYPARAM = 'placement.query.duplicate_key'
-# A query parameter passed the schema but not semantic validation.
-QUERYPARAM_BAD_VALUE = 'placement.query.bad_value'
-# A required query parameter is missing.
-QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'

@@ -8,7 +8,7 @@ from oslo_log import log as logging
 import webob
 import webob.exc
 
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import response
 
 LOG = logging.getLogger(__name__)
 
@@ -29,4 +29,4 @@ class FaultWrapper:
             err = webob.exc.HTTPInternalServerError(
                 'An unexpected error occurred while processing the '
                 'request; see the service log for details.')
-            return util.error_response(req, err)(environ, start_response)
+            return response.error_response(req, err)(environ, start_response)

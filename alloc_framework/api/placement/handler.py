@@ -14,14 +14,16 @@ import webob.exc
 from alloc_framework.api.placement.handlers import aggregate
 from alloc_framework.api.placement.handlers import allocation
 from alloc_framework.api.placement.handlers import inventory
+from alloc_framework.api.placement.handlers import reshaper
 from alloc_framework.api.placement.handlers import resource_class
 from alloc_framework.api.placement.handlers import resource_provider
 from alloc_framework.api.placement.handlers import resource_provider_trait
-from alloc_framework.api.placement.handlers import reshaper
 from alloc_framework.api.placement.handlers import root
 from alloc_framework.api.placement.handlers import trait
 from alloc_framework.api.placement.handlers import usage
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import response
+from alloc_framework.api.placement import urls
+from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import exception
 
 # URL template -> {HTTP method: handler}. Handlers are
@@ -113,7 +115,7 @@ def dispatch(environ, start_response, mapper):
 
 def handle_405(environ, start_response):
     """405 with the methods the URL does support in ``Allow``."""
-    methods = util.wsgi_path_item(environ, '_methods')
+    methods = urls.wsgi_path_item(environ, '_methods')
     headers = {}
     if methods:
         # webob wants str header values.
@@ -142,6 +144,8 @@ class PlacementHandler:
 
     def __init__(self, conf):
         self.conf = conf
+        # Resource class and trait ids of this application's requests.
+        self.attribute_cache = attribute_cache.AttributeCache()
         self._map = make_map(ROUTE_DECLARATIONS)
 
     def __call__(self, environ, start_response):
@@ -150,9 +154,10 @@ class PlacementHandler:
             self._check_content_type(environ)
             ctx = environ.get('placement.context')
             if ctx is not None:
-                # Handlers needing options read them from here rather
-                # than from a global.
+                # Handlers needing options and the objects needing the
+                # attribute cache find them here rather than in globals.
                 ctx.config = self.conf
+                ctx.attribute_cache = self.attribute_cache
             environ['placement.conf'] = self.conf
             return dispatch(environ, start_response, self._map)
         except exception.NotFound as exc:
@@ -163,8 +168,8 @@ class PlacementHandler:
             err = exc
         code = err.comment
         err.comment = None
-        return util.error_response(req, err, code=code)(environ,
-                                                        start_response)
+        return response.error_response(req, err, code=code)(environ,
+                                                            start_response)
 
     @staticmethod
     def _check_content_type(environ):

@@ -1,23 +1,33 @@
-"""Microversions of the Placement API.
+"""Microversions of the Placement API and the one way to gate on them.
 
-``VERSIONS`` is the one canonical list; the middleware puts the requested
-version, a ``microversion_parse.Version``, in
-``environ[MICROVERSION_ENVIRON]``. Handlers gate behaviour with
-``version.matches(min, max)``, with ``version_handler`` (several variants of
-one handler) or with ``raise_http_status_code_if_not_version``.
+``VERSIONS`` is the canonical list; ``microversion_middleware`` puts the
+requested version, a ``microversion_parse.Version`` bounded by that list,
+in ``environ[MICROVERSION_ENVIRON]``.
+
+Every gate names the version that introduced the behaviour with one of
+the constants below and asks the request's version whether it reaches
+it::
+
+    want = microversion.request_version(req)
+    if want.matches(microversion.CACHE_HEADERS):
+        ...
+
+``version_handler`` applies that same test to a whole handler: it picks
+among same-named variants of a handler, or answers 404 (or another
+status) to requests older than the first variant.
 """
 
 import collections
 import functools
 
 import microversion_parse
-import webob
 import webob.exc
 
 SERVICE_TYPE = 'placement'
 MICROVERSION_ENVIRON = '%s.microversion' % SERVICE_TYPE
 # Response header names, as the middleware emits them.
 HEADER = microversion_parse.STANDARD_HEADER
+# Variants of each versioned handler: {qualified name: [(version, func)]}.
 VERSIONED_METHODS = collections.defaultdict(list)
 
 # One line per version: what it added. Keep in order; append only.
@@ -59,10 +69,72 @@ VERSIONS = [
     '1.34',  # mappings in allocation requests
     '1.35',  # root_required on GET /allocation_candidates
     '1.36',  # same_subtree on GET /allocation_candidates
-    '1.37',  # consumer_generation with mappings in POST /allocations
+    '1.37',  # re-parenting providers with PUT /resource_providers/{uuid}
     '1.38',  # consumer types
     '1.39',  # in: syntax for required traits, repeated required
 ]
+
+# The versions handlers gate on, named after what they introduced (the
+# Placement API reference's "REST API Version History").
+
+# Providers, inventories, allocations and usages.
+INITIAL = (1, 0)
+# GET/PUT /resource_providers/{uuid}/aggregates.
+AGGREGATES = (1, 1)
+# /resource_classes: custom resource classes.
+RESOURCE_CLASSES = (1, 2)
+# member_of query parameter on GET /resource_providers.
+MEMBER_OF = (1, 3)
+# resources query parameter on GET /resource_providers.
+RESOURCES_FILTER = (1, 4)
+# DELETE /resource_providers/{uuid}/inventories.
+DELETE_INVENTORIES = (1, 5)
+# /traits and /resource_providers/{uuid}/traits.
+TRAITS = (1, 6)
+# PUT /resource_classes/{name} creates or confirms a class, no body.
+RESOURCE_CLASS_PUT_CREATES = (1, 7)
+# project_id and user_id required in PUT /allocations/{consumer_uuid}.
+ALLOCATION_OWNER = (1, 8)
+# GET /usages for a project (and user).
+USAGES = (1, 9)
+# The allocations link of a resource provider.
+ALLOCATIONS_LINK = (1, 11)
+# PUT /allocations/{consumer_uuid} takes the dict format GET returns.
+ALLOCATIONS_DICT = (1, 12)
+# POST /allocations for several consumers at once.
+POST_ALLOCATIONS = (1, 13)
+# Nested providers: parent_provider_uuid, root_provider_uuid, in_tree.
+NESTED_PROVIDERS = (1, 14)
+# last-modified and cache-control: no-cache headers.
+CACHE_HEADERS = (1, 15)
+# required (traits) query parameter on GET /resource_providers.
+REQUIRED_TRAITS = (1, 18)
+# Provider generation in the aggregates documents, 409 when stale.
+AGGREGATES_GENERATION = (1, 19)
+# POST /resource_providers answers 200 with the provider.
+POST_PROVIDER_BODY = (1, 20)
+# Forbidden traits (required=!TRAIT).
+FORBIDDEN_TRAITS = (1, 22)
+# code field in error bodies.
+ERROR_CODES = (1, 23)
+# Several member_of query parameters.
+MULTIPLE_MEMBER_OF = (1, 24)
+# Inventory reserved may equal total.
+RESERVED_EQUALS_TOTAL = (1, 26)
+# Consumer generations on allocations.
+CONSUMER_GENERATIONS = (1, 28)
+# POST /reshaper.
+RESHAPER = (1, 30)
+# Forbidden aggregates (member_of=!uuid, member_of=!in:...).
+FORBIDDEN_AGGREGATES = (1, 32)
+# mappings in allocation bodies.
+ALLOCATION_MAPPINGS = (1, 34)
+# PUT /resource_providers/{uuid} moves a provider anywhere or to the root.
+REPARENTING = (1, 37)
+# Consumer types.
+CONSUMER_TYPES = (1, 38)
+# in: syntax for required traits, and repeated required parameters.
+ANY_TRAITS = (1, 39)
 
 
 def max_version_string():
@@ -73,11 +145,6 @@ def min_version_string():
     return VERSIONS[0]
 
 
-def parse_version_string(version_string):
-    """A ``microversion_parse.Version`` from "X.Y" (TypeError if bad)."""
-    return microversion_parse.parse_version_string(version_string)
-
-
 def extract_version(headers):
     """The requested version, bounded by VERSIONS.
 
@@ -85,100 +152,37 @@ def extract_version(headers):
     :raises TypeError: the header cannot be parsed (400).
     """
     # The returned Version knows VERSIONS' bounds, so matches() works
-    # without arguments.
+    # with a minimum only.
     return microversion_parse.extract_version(headers, SERVICE_TYPE,
                                               VERSIONS)
 
 
-class MicroversionMiddleware:
-    """Parse ``OpenStack-API-Version`` and echo it on every response.
-
-    A malformed header is a 400, a version outside ``VERSIONS`` a 406; both
-    get the JSON error body of the API. Responses carry
-    ``OpenStack-API-Version: placement X.Y`` and
-    ``Vary: openstack-api-version``.
-    """
-
-    def __init__(self, application):
-        self.application = application
-
-    def __call__(self, environ, start_response):
-        # Imported here: wsgi_wrapper imports this module.
-        from alloc_framework.api.placement import util
-        req = webob.Request(environ)
-        try:
-            version = extract_version(req.headers)
-        except ValueError as exc:
-            return util.error_response(
-                req, webob.exc.HTTPNotAcceptable(
-                    'Invalid microversion: %s' % exc))(environ,
-                                                       start_response)
-        except TypeError as exc:
-            return util.error_response(
-                req, webob.exc.HTTPBadRequest(
-                    'Invalid microversion: %s' % exc))(environ,
-                                                       start_response)
-        environ[MICROVERSION_ENVIRON] = version
-        value = '%s %s' % (SERVICE_TYPE, version)
-
-        def _start_response(status, headers, exc_info=None):
-            headers = [h for h in headers
-                       if h[0].lower() != HEADER.lower()]
-            headers.append((HEADER, value))
-            headers.append(('vary', HEADER))
-            return start_response(status, headers, exc_info)
-
-        return self.application(environ, _start_response)
+def request_version(req):
+    """The microversion of ``req`` (set by the middleware)."""
+    return req.environ[MICROVERSION_ENVIRON]
 
 
-class MicroversionNotFound(Exception):
-    """No variant of a versioned handler covers the requested version."""
+def version_handler(min_version, status_code=404):
+    """Serve a handler from ``min_version`` on, one of several variants.
 
-
-def _version_key(version_string):
-    return parse_version_string(version_string)
-
-
-def version_handler(min_ver, max_ver=None, status_code=404):
-    """Select one of several same-named handler variants by version.
-
-    Decorate each variant; the request's version picks the variant whose
-    ``[min_ver, max_ver]`` covers it. If none does, ``status_code``
-    (404 by default, as for an unknown URL) is raised.
+    Decorate each same-named variant with the version that introduced
+    it: a request is served by the newest variant its version reaches.
+    A request older than every variant gets ``status_code`` (404 by
+    default, as for an unknown URL).
     """
     def decorator(func):
         name = '%s.%s' % (func.__module__, func.__qualname__)
-        low = _version_key(min_ver)
-        high = _version_key(max_ver or max_version_string())
-        VERSIONED_METHODS[name].append((low, high, func))
+        variants = VERSIONED_METHODS[name]
+        variants.append((min_version, func))
+        # Newest first: the first variant the request reaches wins.
+        variants.sort(key=lambda variant: variant[0], reverse=True)
 
         @functools.wraps(func)
         def decorated(req, *args, **kwargs):
-            want = req.environ[MICROVERSION_ENVIRON]
-            for low_v, high_v, variant in VERSIONED_METHODS[name]:
-                if want.matches(low_v, high_v):
+            want = request_version(req)
+            for since, variant in variants:
+                if want.matches(since):
                     return variant(req, *args, **kwargs)
             raise webob.exc.status_map[status_code]()
         return decorated
     return decorator
-
-
-def raise_http_status_code_if_not_version(req, status_code, min_version,
-                                          max_version=None):
-    """Raise ``status_code`` unless the request is within the versions.
-
-    ``min_version`` and ``max_version`` are "X.Y" strings or tuples.
-    """
-    if isinstance(min_version, str):
-        min_version = _version_key(min_version)
-    elif isinstance(min_version, tuple):
-        min_version = microversion_parse.Version(*min_version)
-    if max_version is None:
-        max_version = _version_key(max_version_string())
-    elif isinstance(max_version, str):
-        max_version = _version_key(max_version)
-    elif isinstance(max_version, tuple):
-        max_version = microversion_parse.Version(*max_version)
-    want = req.environ[MICROVERSION_ENVIRON]
-    if not want.matches(min_version, max_version):
-        raise webob.exc.status_map[status_code]()

@@ -13,7 +13,7 @@ from microversion 1.23.
 import webob.dec
 import webob.exc
 
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import response
 
 
 class PlacementWsgify(webob.dec.wsgify):
@@ -26,4 +26,4 @@ class PlacementWsgify(webob.dec.wsgify):
             code = exc.comment
             # The comment must not leak into the body as an HTML comment.
             exc.comment = None
-            return util.error_response(req, exc, code=code)
+            return response.error_response(req, exc, code=code)

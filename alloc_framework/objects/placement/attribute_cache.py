@@ -1,9 +1,20 @@
 """Name <-> id caches of resource classes and traits.
 
 Ids of resource classes and traits never change once assigned, so the
-mapping can be cached per process; a miss re-reads the whole table (new
-custom classes or traits appear that way). ``clear()`` empties the caches
-(after a delete, and between tests that reset the database).
+mappings are cached; a miss re-reads the whole table, which is how a
+class or trait created elsewhere (another process, another application)
+appears.
+
+An ``AttributeCache`` belongs to one Placement application: the route
+table's handler creates it and hands it to every request context as
+``context.attribute_cache``. A context made outside an application (an
+admin context of a tool or a test) gets a cache of its own on first
+use, so nothing outlives the application or the context it serves.
+
+A deleted class or trait may give its id to the next one created, so
+``invalidate()`` after a delete or a rename makes every cache of the
+process forget its mappings, whichever application owns it. Deletes in
+other processes are not seen until a miss, as before.
 """
 
 import threading
@@ -17,6 +28,11 @@ from alloc_framework.objects.placement import exception
 _RC_TBL = models.ResourceClass.__table__
 _TRAIT_TBL = models.Trait.__table__
 
+# Bumped by invalidate(): a cache loaded under an older generation
+# forgets its mappings before its next lookup.
+_GENERATION_LOCK = threading.Lock()
+_generation = 0
+
 
 class _Cache:
     """A two-way name/id map of one table, refreshed on a miss."""
@@ -27,14 +43,21 @@ class _Cache:
         self._lock = threading.Lock()
         self._by_name = {}
         self._by_id = {}
+        self._generation = _generation
 
     def clear(self):
         with self._lock:
             self._by_name = {}
             self._by_id = {}
+            self._generation = _generation
+
+    def _check_generation(self):
+        if self._generation != _generation:
+            self.clear()
 
     @db_api.reader
     def _load(self, context):
+        generation = _generation
         rows = context.session.execute(
             sa.select(self._table.c.id, self._table.c.name)).all()
         by_name = {r.name: r.id for r in rows}
@@ -42,8 +65,10 @@ class _Cache:
         with self._lock:
             self._by_name = by_name
             self._by_id = by_id
+            self._generation = generation
 
     def id_from_name(self, context, name):
+        self._check_generation()
         try:
             return self._by_name[name]
         except KeyError:
@@ -54,6 +79,7 @@ class _Cache:
             raise self._not_found(name)
 
     def name_from_id(self, context, id_):
+        self._check_generation()
         try:
             return self._by_id[id_]
         except KeyError:
@@ -62,10 +88,6 @@ class _Cache:
             return self._by_id[id_]
         except KeyError:
             raise self._not_found(str(id_))
-
-    def all_names(self, context):
-        self._load(context)
-        return dict(self._by_name)
 
 
 def _rc_not_found(name):
@@ -76,8 +98,20 @@ def _trait_not_found(name):
     return exception.TraitNotFound(names=name)
 
 
-_RC_CACHE = _Cache(_RC_TBL, _rc_not_found)
-_TRAIT_CACHE = _Cache(_TRAIT_TBL, _trait_not_found)
+class AttributeCache:
+    """The resource class and trait caches of one application."""
+
+    def __init__(self):
+        self.resource_classes = _Cache(_RC_TBL, _rc_not_found)
+        self.traits = _Cache(_TRAIT_TBL, _trait_not_found)
+
+
+def _of(context):
+    cache = getattr(context, 'attribute_cache', None)
+    if cache is None:
+        # A context made outside an application.
+        cache = context.attribute_cache = AttributeCache()
+    return cache
 
 
 def rc_id(context, name):
@@ -85,12 +119,12 @@ def rc_id(context, name):
 
     :raises exception.ResourceClassNotFound: no such class.
     """
-    return _RC_CACHE.id_from_name(context, name)
+    return _of(context).resource_classes.id_from_name(context, name)
 
 
 def rc_name(context, id_):
     """The name of the resource class with id ``id_``."""
-    return _RC_CACHE.name_from_id(context, id_)
+    return _of(context).resource_classes.name_from_id(context, id_)
 
 
 def trait_id(context, name):
@@ -98,15 +132,21 @@ def trait_id(context, name):
 
     :raises exception.TraitNotFound: no such trait.
     """
-    return _TRAIT_CACHE.id_from_name(context, name)
+    return _of(context).traits.id_from_name(context, name)
 
 
 def trait_name(context, id_):
     """The name of the trait with id ``id_``."""
-    return _TRAIT_CACHE.name_from_id(context, id_)
+    return _of(context).traits.name_from_id(context, id_)
 
 
-def clear():
-    """Forget every cached mapping (they are re-read on the next miss)."""
-    _RC_CACHE.clear()
-    _TRAIT_CACHE.clear()
+def invalidate():
+    """Make every cache of the process forget its mappings.
+
+    Called after a class or trait is deleted or renamed: its id may be
+    handed to the next one created. The mappings are re-read on the next
+    lookup.
+    """
+    global _generation
+    with _GENERATION_LOCK:
+        _generation += 1

@@ -188,7 +188,7 @@ def rename(context, old_name, new_name):
         rc = _rename(context, old_name, new_name)
     except db_exc.DBDuplicateEntry:
         raise exception.ResourceClassExists(resource_class=new_name)
-    attribute_cache.clear()
+    attribute_cache.invalidate()
     return rc
 
 
@@ -218,4 +218,4 @@ def destroy(context, name):
     """
     _destroy(context, name)
     # The id may be handed to the next new class.
-    attribute_cache.clear()
+    attribute_cache.invalidate()

@@ -67,7 +67,7 @@ def set_traits(context, rp, names):
                 resource_provider_id=rp.id, trait_id=trait_id))
     except db_exc.DBReferenceError:
         # A trait was deleted after we looked its id up.
-        attribute_cache.clear()
+        attribute_cache.invalidate()
         raise exception.TraitNotFound(names=', '.join(sorted(names)))
     return get_traits_by_provider(context, rp)
 

@@ -165,4 +165,4 @@ def destroy(context, name):
     :raises exception.TraitInUse: some provider has it.
     """
     _destroy(context, name)
-    attribute_cache.clear()
+    attribute_cache.invalidate()

@@ -6,17 +6,16 @@ generation; from 1.19 it is ``{"aggregates": [...],
 409.
 """
 
-import uuid as uuidlib
-
 import webob.exc
 
+from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
-from alloc_framework.api.placement.handlers import resource_provider as \
-    rp_handler
+from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import aggregate as policies
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement.schemas import aggregate as schema
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import urls
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import aggregate as agg_obj
 from alloc_framework.objects.placement import exception
@@ -27,48 +26,50 @@ _STALE = ("Resource provider's generation already changed. Please update "
 
 def _send_aggregates(req, rp, aggregate_uuids):
     data = {'aggregates': aggregate_uuids}
-    if req.environ[microversion.MICROVERSION_ENVIRON].matches((1, 19)):
+    want = microversion.request_version(req)
+    if want.matches(microversion.AGGREGATES_GENERATION):
         data['resource_provider_generation'] = rp.generation
-    return util.send_json(req, data,
-                          last_modified=util.pick_last_modified(None, rp))
+    return response.send_json(
+        req, data, last_modified=response.pick_last_modified(None, rp))
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.1')
-@util.check_accept('application/json')
+@microversion.version_handler(microversion.AGGREGATES)
+@content.check_accept('application/json')
 def get_aggregates(req):
     """GET /resource_providers/{uuid}/aggregates."""
     context = req.environ['placement.context']
     context.can(policies.LIST)
-    rp = rp_handler.get_provider_or_404(
-        context, util.wsgi_path_item(req.environ, 'uuid'))
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
     return _send_aggregates(req, rp,
                             agg_obj.get_aggregates_by_provider(context, rp))
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.1')
-@util.require_content('application/json')
+@microversion.version_handler(microversion.AGGREGATES)
+@content.require_content('application/json')
 def set_aggregates(req):
     """PUT /resource_providers/{uuid}/aggregates: replace them all."""
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
-    rp = rp_handler.get_provider_or_404(
-        context, util.wsgi_path_item(req.environ, 'uuid'))
-    with_generation = req.environ[
-        microversion.MICROVERSION_ENVIRON].matches((1, 19))
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
+    want = microversion.request_version(req)
+    with_generation = want.matches(microversion.AGGREGATES_GENERATION)
     if with_generation:
-        data = util.extract_json(req.body,
-                                 schema.PUT_AGGREGATES_SCHEMA_V1_19)
+        data = content.extract_json(req.body,
+                                    schema.PUT_AGGREGATES_SCHEMA_V1_19)
         if data['resource_provider_generation'] != rp.generation:
             raise webob.exc.HTTPConflict(_STALE,
                                          comment=errors.CONCURRENT_UPDATE)
         uuids = data['aggregates']
     else:
-        uuids = util.extract_json(req.body, schema.PUT_AGGREGATES_SCHEMA_V1_1)
+        uuids = content.extract_json(req.body,
+                                     schema.PUT_AGGREGATES_SCHEMA_V1_1)
     try:
         agg_obj.set_aggregates(
-            context, rp, [str(uuidlib.UUID(u)) for u in uuids],
+            context, rp, [helpers.canonical_uuid(u) for u in uuids],
             increment_generation=with_generation)
     except exception.ResourceProviderConcurrentUpdateDetected:
         raise webob.exc.HTTPConflict(_STALE,

@@ -7,38 +7,31 @@ nothing.
 """
 
 import collections
-import uuid
 
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import webob.exc
 
+from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
+from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import allocation as policies
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement.schemas import allocation as schema
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import urls
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import allocation as alloc_obj
 from alloc_framework.objects.placement import consumer_type as ct_obj
 from alloc_framework.objects.placement import exception
 
 
-def _canonical(value):
-    """A uuid in its dashed lower-case form (bodies may omit dashes)."""
-    return str(uuid.UUID(value))
-
-
-def _want(req):
-    return req.environ[microversion.MICROVERSION_ENVIRON]
-
-
 def _last_modified(allocations, want):
-    if not want.matches((1, 15)):
+    if not want.matches(microversion.CACHE_HEADERS):
         return None
     last = None
     for alloc in allocations:
-        last = util.pick_last_modified(last, alloc)
+        last = response.pick_last_modified(last, alloc)
     return last or timeutils.utcnow(with_timezone=True)
 
 
@@ -51,12 +44,13 @@ def serialize_consumer_allocations(consumer, allocations, want):
             'resources': {}})
         entry['resources'][alloc.resource_class] = alloc.used
     result = {'allocations': by_rp}
-    if allocations and consumer is not None and want.matches((1, 12)):
+    if (allocations and consumer is not None
+            and want.matches(microversion.ALLOCATIONS_DICT)):
         result['project_id'] = consumer.project.external_id
         result['user_id'] = consumer.user.external_id
-        if want.matches((1, 28)):
+        if want.matches(microversion.CONSUMER_GENERATIONS):
             result['consumer_generation'] = consumer.generation
-        if want.matches((1, 38)):
+        if want.matches(microversion.CONSUMER_TYPES):
             result['consumer_type'] = (consumer.consumer_type or
                                        ct_obj.NULL_CONSUMER_TYPE_ALIAS)
     return result
@@ -68,35 +62,35 @@ def _serialize_provider_allocations(provider, allocations, want):
         entry = by_consumer.setdefault(alloc.consumer.uuid,
                                        {'resources': {}})
         entry['resources'][alloc.resource_class] = alloc.used
-        if want.matches((1, 28)):
+        if want.matches(microversion.CONSUMER_GENERATIONS):
             entry['consumer_generation'] = alloc.consumer.generation
     return {'allocations': by_consumer,
             'resource_provider_generation': provider.generation}
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
+@content.check_accept('application/json')
 def list_for_consumer(req):
     """GET /allocations/{consumer_uuid}: empty for an unknown consumer."""
     context = req.environ['placement.context']
     context.can(policies.ALLOC_LIST)
-    consumer_uuid = util.wsgi_path_item(req.environ, 'consumer_uuid')
-    want = _want(req)
+    consumer_uuid = urls.wsgi_path_item(req.environ, 'consumer_uuid')
+    want = microversion.request_version(req)
     consumer, allocations = alloc_obj.get_all_by_consumer_id(context,
                                                              consumer_uuid)
-    return util.send_json(
+    return response.send_json(
         req, serialize_consumer_allocations(consumer, allocations, want),
         last_modified=_last_modified(allocations, want))
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
+@content.check_accept('application/json')
 def list_for_resource_provider(req):
     """GET /resource_providers/{uuid}/allocations, keyed by consumer."""
     context = req.environ['placement.context']
     context.can(policies.RP_ALLOC_LIST)
-    rp_uuid = util.wsgi_path_item(req.environ, 'uuid')
-    want = _want(req)
+    rp_uuid = urls.wsgi_path_item(req.environ, 'uuid')
+    want = microversion.request_version(req)
     try:
         provider, allocations = alloc_obj.get_all_by_resource_provider(
             context, rp_uuid)
@@ -104,27 +98,9 @@ def list_for_resource_provider(req):
         raise webob.exc.HTTPNotFound(
             "Resource provider '%(rp_uuid)s' not found: %(error)s" %
             {'rp_uuid': rp_uuid, 'error': exc})
-    return util.send_json(
+    return response.send_json(
         req, _serialize_provider_allocations(provider, allocations, want),
         last_modified=_last_modified(allocations, want))
-
-
-def _consumer_request(context, consumer_uuid, data, allocations, want):
-    """One consumer's body as an ``allocation.ConsumerAllocations``."""
-    project_id = data.get('project_id')
-    user_id = data.get('user_id')
-    if project_id is None:
-        # Before 1.8 the body carries no owner.
-        project_id = context.config.placement.incomplete_consumer_project_id
-        user_id = context.config.placement.incomplete_consumer_user_id
-    return alloc_obj.ConsumerAllocations(
-        consumer_uuid,
-        {_canonical(rp_uuid): dict(entry['resources'])
-         for rp_uuid, entry in allocations.items()},
-        project_id, user_id,
-        consumer_generation=data.get('consumer_generation'),
-        check_generation=want.matches((1, 28)),
-        consumer_type=data.get('consumer_type'))
 
 
 def write(context, requests, what):
@@ -161,19 +137,48 @@ def write(context, requests, what):
             comment=errors.CONCURRENT_UPDATE)
 
 
-def _set_allocations_for_consumer(req, want_schema):
+def _put_schema(want):
+    """The PUT /allocations/{consumer_uuid} schema at ``want``."""
+    if want.matches(microversion.CONSUMER_TYPES):
+        return schema.ALLOCATION_SCHEMA_V1_38
+    if want.matches(microversion.ALLOCATION_MAPPINGS):
+        return schema.ALLOCATION_SCHEMA_V1_34
+    if want.matches(microversion.CONSUMER_GENERATIONS):
+        return schema.ALLOCATION_SCHEMA_V1_28
+    if want.matches(microversion.ALLOCATIONS_DICT):
+        return schema.ALLOCATION_SCHEMA_V1_12
+    if want.matches(microversion.ALLOCATION_OWNER):
+        return schema.ALLOCATION_SCHEMA_V1_8
+    return schema.ALLOCATION_SCHEMA
+
+
+def _post_schema(want):
+    """The POST /allocations schema at ``want``."""
+    if want.matches(microversion.CONSUMER_TYPES):
+        return schema.POST_ALLOCATIONS_V1_38
+    if want.matches(microversion.ALLOCATION_MAPPINGS):
+        return schema.POST_ALLOCATIONS_V1_34
+    if want.matches(microversion.CONSUMER_GENERATIONS):
+        return schema.POST_ALLOCATIONS_V1_28
+    return schema.POST_ALLOCATIONS_V1_13
+
+
+@wsgi_wrapper.PlacementWsgify
+@content.require_content('application/json')
+def set_allocations_for_consumer(req):
+    """PUT /allocations/{consumer_uuid}: replace its allocations."""
     context = req.environ['placement.context']
     context.can(policies.ALLOC_UPDATE)
-    consumer_uuid = util.wsgi_path_item(req.environ, 'consumer_uuid')
+    consumer_uuid = urls.wsgi_path_item(req.environ, 'consumer_uuid')
     if not uuidutils.is_uuid_like(consumer_uuid):
         raise webob.exc.HTTPBadRequest(
             'Malformed consumer_uuid: %(consumer_uuid)s' %
             {'consumer_uuid': consumer_uuid})
-    consumer_uuid = _canonical(consumer_uuid)
-    want = _want(req)
-    data = util.extract_json(req.body, want_schema)
+    consumer_uuid = helpers.canonical_uuid(consumer_uuid)
+    want = microversion.request_version(req)
+    data = content.extract_json(req.body, _put_schema(want))
     allocations = data['allocations']
-    if not want.matches((1, 12)):
+    if not want.matches(microversion.ALLOCATIONS_DICT):
         # The list form: [{resource_provider: {uuid}, resources}].
         as_dict = {}
         for item in allocations:
@@ -181,95 +186,23 @@ def _set_allocations_for_consumer(req, want_schema):
                                        {'resources': {}})
             entry['resources'].update(item['resources'])
         allocations = as_dict
-    request = _consumer_request(context, consumer_uuid, data, allocations,
-                                want)
+    request = helpers.consumer_request(context, consumer_uuid, data,
+                                       allocations, want)
     write(context, [request], ' for consumer %s' % consumer_uuid)
-    return util.no_content(req)
+    return response.no_content(req)
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.0', '1.7')
-@util.require_content('application/json')
-def set_allocations_for_consumer(req):
-    """PUT /allocations/{consumer_uuid}: replace its allocations."""
-    return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA)
-
-
-@wsgi_wrapper.PlacementWsgify  # noqa: F811
-@microversion.version_handler('1.8', '1.11')
-@util.require_content('application/json')
-def set_allocations_for_consumer(req):  # noqa: F811
-    return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_8)
-
-
-@wsgi_wrapper.PlacementWsgify  # noqa: F811
-@microversion.version_handler('1.12', '1.27')
-@util.require_content('application/json')
-def set_allocations_for_consumer(req):  # noqa: F811
-    return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_12)
-
-
-@wsgi_wrapper.PlacementWsgify  # noqa: F811
-@microversion.version_handler('1.28', '1.33')
-@util.require_content('application/json')
-def set_allocations_for_consumer(req):  # noqa: F811
-    return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_28)
-
-
-@wsgi_wrapper.PlacementWsgify  # noqa: F811
-@microversion.version_handler('1.34', '1.37')
-@util.require_content('application/json')
-def set_allocations_for_consumer(req):  # noqa: F811
-    return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_34)
-
-
-@wsgi_wrapper.PlacementWsgify  # noqa: F811
-@microversion.version_handler('1.38')
-@util.require_content('application/json')
-def set_allocations_for_consumer(req):  # noqa: F811
-    return _set_allocations_for_consumer(req, schema.ALLOCATION_SCHEMA_V1_38)
-
-
-def post_schema(want):
-    """The POST /allocations schema of the request's microversion."""
-    if want.matches((1, 38)):
-        return schema.POST_ALLOCATIONS_V1_38
-    if want.matches((1, 34)):
-        return schema.POST_ALLOCATIONS_V1_34
-    if want.matches((1, 28)):
-        return schema.POST_ALLOCATIONS_V1_28
-    return schema.POST_ALLOCATIONS_V1_13
-
-
-def consumer_requests(context, data, want):
-    """POST-shaped ``{consumer uuid: body}`` as a list of requests.
-
-    :raises webob.exc.HTTPBadRequest: two keys name the same consumer
-        (they differ only in case or dashes).
-    """
-    requests = {}
-    for c_uuid, body in sorted(data.items()):
-        consumer_uuid = _canonical(c_uuid)
-        if consumer_uuid in requests:
-            raise webob.exc.HTTPBadRequest(
-                'Consumer %(uuid)s is given more than once.' %
-                {'uuid': consumer_uuid})
-        requests[consumer_uuid] = _consumer_request(
-            context, consumer_uuid, body, body['allocations'], want)
-    return list(requests.values())
-
-
-@wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.13')
-@util.require_content('application/json')
+@microversion.version_handler(microversion.POST_ALLOCATIONS)
+@content.require_content('application/json')
 def set_allocations(req):
     """POST /allocations: replace the allocations of many consumers."""
     context = req.environ['placement.context']
     context.can(policies.ALLOC_MANAGE)
-    want = _want(req)
-    data = util.extract_json(req.body, post_schema(want))
-    write(context, consumer_requests(context, data, want), '')
-    return util.no_content(req)
+    want = microversion.request_version(req)
+    data = content.extract_json(req.body, _post_schema(want))
+    write(context, helpers.consumer_requests(context, data, want), '')
+    return response.no_content(req)
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -277,7 +210,7 @@ def delete_allocations(req):
     """DELETE /allocations/{consumer_uuid}: 404 if it has none."""
     context = req.environ['placement.context']
     context.can(policies.ALLOC_DELETE)
-    consumer_uuid = util.wsgi_path_item(req.environ, 'consumer_uuid')
+    consumer_uuid = urls.wsgi_path_item(req.environ, 'consumer_uuid')
     retries = context.config.placement.allocation_conflict_retry_count
     try:
         alloc_obj.delete_all(context, consumer_uuid, retries=retries)
@@ -289,4 +222,4 @@ def delete_allocations(req):
         raise webob.exc.HTTPConflict(
             'Allocations changed while attempting to delete: %(error)s' %
             {'error': exc}, comment=errors.CONCURRENT_UPDATE)
-    return util.no_content(req)
+    return response.no_content(req)

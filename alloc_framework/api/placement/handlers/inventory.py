@@ -2,13 +2,14 @@
 
 import webob.exc
 
+from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
-from alloc_framework.api.placement.handlers import resource_provider as \
-    rp_handler
+from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import inventory as policies
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement.schemas import inventory as schema
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import urls
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import inventory as inv_obj
@@ -36,11 +37,11 @@ def _validate(req, rp, inventories, action='update'):
 
     :param action: 'create' for POST, as upstream words that message.
     """
+    want = microversion.request_version(req)
     try:
         inv_obj.validate(
-            inventories, rp,
-            reserved_can_be_total=req.environ[
-                microversion.MICROVERSION_ENVIRON].matches((1, 26)))
+            inventories, rp, reserved_can_be_total=want.matches(
+                microversion.RESERVED_EQUALS_TOTAL))
     except exception.InvalidInventoryCapacity as exc:
         raise webob.exc.HTTPBadRequest(
             'Unable to %(action)s inventory for resource provider '
@@ -53,18 +54,19 @@ def _validate(req, rp, inventories, action='update'):
 def _send_inventories(req, rp, inventories):
     last_modified = None
     for inv in inventories:
-        last_modified = util.pick_last_modified(last_modified, inv)
-    return util.send_json(
+        last_modified = response.pick_last_modified(last_modified, inv)
+    return response.send_json(
         req,
         {'inventories': {inv.resource_class: _serialize(inv)
                          for inv in inventories},
          'resource_provider_generation': rp.generation},
-        last_modified=last_modified or util.pick_last_modified(None, rp))
+        last_modified=last_modified or response.pick_last_modified(None, rp))
 
 
 def _send_inventory(req, rp, inv, status=200):
-    return util.send_json(req, _serialize(inv, rp.generation), status=status,
-                          last_modified=util.pick_last_modified(None, inv))
+    return response.send_json(
+        req, _serialize(inv, rp.generation), status=status,
+        last_modified=response.pick_last_modified(None, inv))
 
 
 def _check_generation(rp, data):
@@ -80,26 +82,26 @@ def _conflict(exc):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
+@content.check_accept('application/json')
 def get_inventories(req):
     """GET /resource_providers/{uuid}/inventories."""
     context = req.environ['placement.context']
     context.can(policies.LIST)
-    rp = rp_handler.get_provider_or_404(
-        context, util.wsgi_path_item(req.environ, 'uuid'))
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
     return _send_inventories(
         req, rp, inv_obj.get_all_by_resource_provider(context, rp))
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
+@content.check_accept('application/json')
 def get_inventory(req):
     """GET /resource_providers/{uuid}/inventories/{resource_class}."""
     context = req.environ['placement.context']
     context.can(policies.SHOW)
-    uuid = util.wsgi_path_item(req.environ, 'uuid')
-    rc = util.wsgi_path_item(req.environ, 'resource_class')
-    rp = rp_handler.get_provider_or_404(context, uuid)
+    uuid = urls.wsgi_path_item(req.environ, 'uuid')
+    rc = urls.wsgi_path_item(req.environ, 'resource_class')
+    rp = helpers.get_provider_or_404(context, uuid)
     inv = inv_obj.find(inv_obj.get_all_by_resource_provider(context, rp),
                        rc)
     if inv is None:
@@ -110,14 +112,14 @@ def get_inventory(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.require_content('application/json')
+@content.require_content('application/json')
 def create_inventory(req):
     """POST /resource_providers/{uuid}/inventories: add one class (201)."""
     context = req.environ['placement.context']
     context.can(policies.CREATE)
-    rp = rp_handler.get_provider_or_404(
-        context, util.wsgi_path_item(req.environ, 'uuid'))
-    data = util.extract_json(req.body, schema.POST_INVENTORY_SCHEMA)
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
+    data = content.extract_json(req.body, schema.POST_INVENTORY_SCHEMA)
     inv = _make_inventory(data['resource_class'], data)
     _validate(req, rp, [inv], action='create')
     try:
@@ -132,19 +134,19 @@ def create_inventory(req):
             'Unable to create inventory for resource provider %(uuid)s: '
             '%(error)s' % {'uuid': rp.uuid, 'error': exc})
     resp = _send_inventory(req, rp, inv, status=201)
-    resp.location = util.inventory_url(req.environ, rp, inv.resource_class)
+    resp.location = urls.inventory_url(req.environ, rp, inv.resource_class)
     return resp
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.require_content('application/json')
+@content.require_content('application/json')
 def set_inventories(req):
     """PUT /resource_providers/{uuid}/inventories: replace them all."""
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
-    rp = rp_handler.get_provider_or_404(
-        context, util.wsgi_path_item(req.environ, 'uuid'))
-    data = util.extract_json(req.body, schema.PUT_INVENTORY_SCHEMA)
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
+    data = content.extract_json(req.body, schema.PUT_INVENTORY_SCHEMA)
     _check_generation(rp, data)
     inventories = [_make_inventory(rc, values)
                    for rc, values in sorted(data['inventories'].items())]
@@ -164,13 +166,14 @@ def set_inventories(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.5', status_code=405)
+@microversion.version_handler(microversion.DELETE_INVENTORIES,
+                              status_code=405)
 def delete_inventories(req):
     """DELETE /resource_providers/{uuid}/inventories (1.5)."""
     context = req.environ['placement.context']
     context.can(policies.DELETE)
-    rp = rp_handler.get_provider_or_404(
-        context, util.wsgi_path_item(req.environ, 'uuid'))
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
     try:
         inv_obj.set_inventories(context, rp, [])
     except exception.ResourceProviderConcurrentUpdateDetected:
@@ -182,11 +185,11 @@ def delete_inventories(req):
     except exception.InventoryInUse as exc:
         raise webob.exc.HTTPConflict(str(exc),
                                      comment=errors.INVENTORY_INUSE)
-    return util.no_content(req, cache_headers=False)
+    return response.no_content(req, cache_headers=False)
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.require_content('application/json')
+@content.require_content('application/json')
 def update_inventory(req):
     """PUT /resource_providers/{uuid}/inventories/{resource_class}.
 
@@ -194,10 +197,10 @@ def update_inventory(req):
     """
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
-    rc = util.wsgi_path_item(req.environ, 'resource_class')
-    rp = rp_handler.get_provider_or_404(
-        context, util.wsgi_path_item(req.environ, 'uuid'))
-    data = util.extract_json(req.body, schema.BASE_INVENTORY_SCHEMA)
+    rc = urls.wsgi_path_item(req.environ, 'resource_class')
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
+    data = content.extract_json(req.body, schema.BASE_INVENTORY_SCHEMA)
     _check_generation(rp, data)
     inv = _make_inventory(rc, data)
     _validate(req, rp, [inv])
@@ -221,9 +224,9 @@ def delete_inventory(req):
     """DELETE /resource_providers/{uuid}/inventories/{resource_class}."""
     context = req.environ['placement.context']
     context.can(policies.DELETE)
-    rc = util.wsgi_path_item(req.environ, 'resource_class')
-    rp = rp_handler.get_provider_or_404(
-        context, util.wsgi_path_item(req.environ, 'uuid'))
+    rc = urls.wsgi_path_item(req.environ, 'resource_class')
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
     try:
         inv_obj.delete_inventory(context, rp, rc)
     except exception.InventoryWithResourceClassNotFound:
@@ -240,4 +243,4 @@ def delete_inventory(req):
             'Unable to delete inventory of class %(rc)s: %(error)s'
             % {'rc': rc, 'error': exc},
             comment=errors.INVENTORY_INUSE)
-    return util.no_content(req, cache_headers=False)
+    return response.no_content(req, cache_headers=False)

@@ -8,12 +8,13 @@ import types
 
 import webob.exc
 
+from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
-from alloc_framework.api.placement.handlers import allocation
+from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import reshaper as policies
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement.schemas import reshaper as schema
-from alloc_framework.api.placement import util
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import inventory as inv_obj
@@ -21,9 +22,9 @@ from alloc_framework.objects.placement import reshaper as reshaper_obj
 
 
 def _schema(want):
-    if want.matches((1, 38)):
+    if want.matches(microversion.CONSUMER_TYPES):
         return schema.POST_RESHAPER_SCHEMA_V1_38
-    if want.matches((1, 34)):
+    if want.matches(microversion.ALLOCATION_MAPPINGS):
         return schema.POST_RESHAPER_SCHEMA_V1_34
     return schema.POST_RESHAPER_SCHEMA
 
@@ -44,18 +45,17 @@ def _provider_inventories(rp_uuid, body):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.30')
-@util.require_content('application/json')
+@microversion.version_handler(microversion.RESHAPER)
+@content.require_content('application/json')
 def reshape(req):
     """POST /reshaper: 204, or nothing changed at all."""
     context = req.environ['placement.context']
     context.can(policies.RESHAPE)
-    want = req.environ[microversion.MICROVERSION_ENVIRON]
-    data = util.extract_json(req.body, _schema(want))
+    want = microversion.request_version(req)
+    data = content.extract_json(req.body, _schema(want))
     inventories = [_provider_inventories(rp_uuid, body)
                    for rp_uuid, body in sorted(data['inventories'].items())]
-    requests = allocation.consumer_requests(context, data['allocations'],
-                                            want)
+    requests = helpers.consumer_requests(context, data['allocations'], want)
     try:
         reshaper_obj.reshape(context, inventories, requests)
     except exception.ResourceProviderNotFound as exc:
@@ -81,4 +81,4 @@ def reshape(req):
         # Allocations that do not fit, or min_unit above max_unit.
         raise webob.exc.HTTPConflict(
             'Unable to allocate inventory: %(error)s' % {'error': exc})
-    return util.no_content(req)
+    return response.no_content(req)

@@ -1,17 +1,19 @@
 """Handlers of /resource_providers and /resource_providers/{uuid}."""
 
-import uuid as uuidlib
-
 from oslo_utils import timeutils
 import webob.exc
 
+from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
+from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import resource_provider as \
     policies
+from alloc_framework.api.placement import query
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement.schemas import resource_provider as \
     schema
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import urls
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import research_context
@@ -19,33 +21,34 @@ from alloc_framework.objects.placement import resource_provider as rp_obj
 
 # Relations linked from a provider and the version that added each.
 _LINKS = (
-    ('inventories', (1, 0)),
-    ('usages', (1, 0)),
-    ('aggregates', (1, 1)),
-    ('traits', (1, 6)),
-    ('allocations', (1, 11)),
+    ('inventories', microversion.INITIAL),
+    ('usages', microversion.INITIAL),
+    ('aggregates', microversion.AGGREGATES),
+    ('traits', microversion.TRAITS),
+    ('allocations', microversion.ALLOCATIONS_LINK),
 )
 
 
-# Query schemas of GET /resource_providers, newest first.
-_LIST_SCHEMAS = (
-    ((1, 39), schema.GET_RPS_SCHEMA_1_39),
-    ((1, 24), schema.GET_RPS_SCHEMA_1_24),
-    ((1, 18), schema.GET_RPS_SCHEMA_1_18),
-    ((1, 14), schema.GET_RPS_SCHEMA_1_14),
-    ((1, 4), schema.GET_RPS_SCHEMA_1_4),
-    ((1, 3), schema.GET_RPS_SCHEMA_1_3),
-    ((1, 0), schema.GET_RPS_SCHEMA_1_0),
-)
+def _list_schema(want):
+    """The query schema of GET /resource_providers at ``want``."""
+    if want.matches(microversion.ANY_TRAITS):
+        return schema.GET_RPS_SCHEMA_1_39
+    if want.matches(microversion.MULTIPLE_MEMBER_OF):
+        return schema.GET_RPS_SCHEMA_1_24
+    if want.matches(microversion.REQUIRED_TRAITS):
+        return schema.GET_RPS_SCHEMA_1_18
+    if want.matches(microversion.NESTED_PROVIDERS):
+        return schema.GET_RPS_SCHEMA_1_14
+    if want.matches(microversion.RESOURCES_FILTER):
+        return schema.GET_RPS_SCHEMA_1_4
+    if want.matches(microversion.MEMBER_OF):
+        return schema.GET_RPS_SCHEMA_1_3
+    return schema.GET_RPS_SCHEMA_1_0
 
 
-def _version(req):
-    return req.environ[microversion.MICROVERSION_ENVIRON]
-
-
-def _links(environ, rp):
-    url = util.resource_provider_url(environ, rp)
-    want = environ[microversion.MICROVERSION_ENVIRON]
+def _links(req, rp):
+    url = urls.resource_provider_url(req.environ, rp)
+    want = microversion.request_version(req)
     links = [{'rel': 'self', 'href': url}]
     for rel, since in _LINKS:
         if want.matches(since):
@@ -53,63 +56,51 @@ def _links(environ, rp):
     return links
 
 
-def serialize_provider(environ, rp):
+def serialize_provider(req, rp):
     """The provider document at the request's microversion."""
+    want = microversion.request_version(req)
     data = {
         'uuid': rp.uuid,
         'name': rp.name,
         'generation': rp.generation,
-        'links': _links(environ, rp),
+        'links': _links(req, rp),
     }
-    if environ[microversion.MICROVERSION_ENVIRON].matches((1, 14)):
+    if want.matches(microversion.NESTED_PROVIDERS):
         data['parent_provider_uuid'] = rp.parent_provider_uuid
         data['root_provider_uuid'] = rp.root_provider_uuid
     return data
 
 
-def get_provider_or_404(context, uuid):
-    """The provider ``uuid`` for the handlers of its sub-resources."""
-    try:
-        return rp_obj.get_by_uuid(context, uuid)
-    except exception.ResourceProviderNotFound:
-        raise webob.exc.HTTPNotFound(
-            'No resource provider with uuid %s found' % uuid)
-
-
-def _normalize_uuid(value):
-    return str(uuidlib.UUID(value)) if value else value
-
-
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
+@content.check_accept('application/json')
 def list_resource_providers(req):
     """GET /resource_providers, filtered by the query parameters."""
     context = req.environ['placement.context']
     context.can(policies.LIST)
-    want = _version(req)
-    util.validate_query_params(
-        req, next(s for v, s in _LIST_SCHEMAS if want.matches(v)))
+    want = microversion.request_version(req)
+    query.validate_query_params(req, _list_schema(want))
 
     filters = {}
     for key in ('name', 'uuid'):
         if key in req.GET:
             filters[key] = req.GET[key]
     if 'uuid' in filters:
-        filters['uuid'] = _normalize_uuid(filters['uuid'])
+        filters['uuid'] = helpers.canonical_uuid(filters['uuid'])
     if 'in_tree' in req.GET:
-        filters['in_tree'] = _normalize_uuid(
-            util.normalize_in_tree_qs_params(req.GET['in_tree']))
+        filters['in_tree'] = helpers.canonical_uuid(
+            query.normalize_in_tree_qs_params(req.GET['in_tree']))
     if 'member_of' in req.GET:
         filters['member_of'], filters['forbidden_aggs'] = (
-            util.normalize_member_of_qs_params(req))
+            query.normalize_member_of_qs_params(req))
     if 'resources' in req.GET:
-        filters['resources'] = util.normalize_resources_qs_param(
+        filters['resources'] = query.normalize_resources_qs_param(
             req.GET['resources'])
     if 'required' in req.GET:
         filters['required_traits'], filters['forbidden_traits'] = (
-            util.normalize_traits_qs_params(
-                req, allow_forbidden=want.matches((1, 22)),
-                allow_any_traits=want.matches((1, 39))))
+            query.normalize_traits_qs_params(
+                req,
+                allow_forbidden=want.matches(microversion.FORBIDDEN_TRAITS),
+                allow_any_traits=want.matches(microversion.ANY_TRAITS)))
     try:
         providers = research_context.get_all_by_filters(context, **filters)
     except exception.ResourceClassNotFound as exc:
@@ -121,16 +112,16 @@ def list_resource_providers(req):
 
     last_modified = None
     for rp in providers:
-        last_modified = util.pick_last_modified(last_modified, rp)
-    return util.send_json(
+        last_modified = response.pick_last_modified(last_modified, rp)
+    return response.send_json(
         req,
-        {'resource_providers': [serialize_provider(req.environ, rp)
+        {'resource_providers': [serialize_provider(req, rp)
                                 for rp in providers]},
         last_modified=last_modified or timeutils.utcnow(with_timezone=True))
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.require_content('application/json')
+@content.require_content('application/json')
 def create_resource_provider(req):
     """POST /resource_providers.
 
@@ -138,12 +129,13 @@ def create_resource_provider(req):
     """
     context = req.environ['placement.context']
     context.can(policies.CREATE)
-    want = _version(req)
-    data = util.extract_json(
-        req.body, schema.POST_RP_SCHEMA_V1_14 if want.matches((1, 14))
-        else schema.POST_RESOURCE_PROVIDER_SCHEMA)
-    uuid = _normalize_uuid(data.get('uuid'))
-    parent = _normalize_uuid(data.get('parent_provider_uuid'))
+    want = microversion.request_version(req)
+    body_schema = (schema.POST_RP_SCHEMA_V1_14
+                   if want.matches(microversion.NESTED_PROVIDERS)
+                   else schema.POST_RESOURCE_PROVIDER_SCHEMA)
+    data = content.extract_json(req.body, body_schema)
+    uuid = helpers.canonical_uuid(data.get('uuid'))
+    parent = helpers.canonical_uuid(data.get('parent_provider_uuid'))
     try:
         rp = rp_obj.create(context, data['name'], uuid=uuid,
                            parent_provider_uuid=parent)
@@ -155,30 +147,32 @@ def create_resource_provider(req):
             'Unable to create resource provider "%(name)s", %(uuid)s: '
             '%(error)s' % {'name': data['name'], 'uuid': uuid,
                            'error': exc})
-    location = util.resource_provider_url(req.environ, rp)
-    if not want.matches((1, 20)):
-        return util.no_content(req, status=201, location=location,
-                               cache_headers=False)
-    resp = util.send_json(req, serialize_provider(req.environ, rp),
-                          last_modified=util.pick_last_modified(None, rp))
+    location = urls.resource_provider_url(req.environ, rp)
+    if not want.matches(microversion.POST_PROVIDER_BODY):
+        return response.no_content(
+            req, status=201, location=location, cache_headers=False)
+    resp = response.send_json(
+        req, serialize_provider(req, rp),
+        last_modified=response.pick_last_modified(None, rp))
     resp.location = location
     return resp
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
+@content.check_accept('application/json')
 def get_resource_provider(req):
     """GET /resource_providers/{uuid}."""
     context = req.environ['placement.context']
     context.can(policies.SHOW)
-    rp = get_provider_or_404(context,
-                             util.wsgi_path_item(req.environ, 'uuid'))
-    return util.send_json(req, serialize_provider(req.environ, rp),
-                          last_modified=util.pick_last_modified(None, rp))
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
+    return response.send_json(
+        req, serialize_provider(req, rp),
+        last_modified=response.pick_last_modified(None, rp))
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.require_content('application/json')
+@content.require_content('application/json')
 def update_resource_provider(req):
     """PUT /resource_providers/{uuid}: name, and the parent from 1.14.
 
@@ -187,16 +181,17 @@ def update_resource_provider(req):
     """
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
-    want = _version(req)
-    uuid = util.wsgi_path_item(req.environ, 'uuid')
-    rp = get_provider_or_404(context, uuid)
-    data = util.extract_json(
-        req.body, schema.PUT_RP_SCHEMA_V1_14 if want.matches((1, 14))
-        else schema.PUT_RESOURCE_PROVIDER_SCHEMA)
+    want = microversion.request_version(req)
+    uuid = urls.wsgi_path_item(req.environ, 'uuid')
+    rp = helpers.get_provider_or_404(context, uuid)
+    body_schema = (schema.PUT_RP_SCHEMA_V1_14
+                   if want.matches(microversion.NESTED_PROVIDERS)
+                   else schema.PUT_RESOURCE_PROVIDER_SCHEMA)
+    data = content.extract_json(req.body, body_schema)
     kwargs = {'name': data['name'],
-              'allow_reparenting': want.matches((1, 37))}
+              'allow_reparenting': want.matches(microversion.REPARENTING)}
     if 'parent_provider_uuid' in data:
-        kwargs['parent_provider_uuid'] = _normalize_uuid(
+        kwargs['parent_provider_uuid'] = helpers.canonical_uuid(
             data['parent_provider_uuid'])
     try:
         rp = rp_obj.update(context, rp, **kwargs)
@@ -213,8 +208,9 @@ def update_resource_provider(req):
     except exception.ResourceProviderNotFound:
         raise webob.exc.HTTPNotFound(
             'No resource provider with uuid %s found' % uuid)
-    return util.send_json(req, serialize_provider(req.environ, rp),
-                          last_modified=util.pick_last_modified(None, rp))
+    return response.send_json(
+        req, serialize_provider(req, rp),
+        last_modified=response.pick_last_modified(None, rp))
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -222,7 +218,7 @@ def delete_resource_provider(req):
     """DELETE /resource_providers/{uuid} with its inventories and links."""
     context = req.environ['placement.context']
     context.can(policies.DELETE)
-    uuid = util.wsgi_path_item(req.environ, 'uuid')
+    uuid = urls.wsgi_path_item(req.environ, 'uuid')
     try:
         rp = rp_obj.get_by_uuid(context, uuid)
         rp_obj.destroy(context, rp)
@@ -239,4 +235,4 @@ def delete_resource_provider(req):
             'Unable to delete parent resource provider %s: It has child '
             'resource providers.' % uuid,
             comment=errors.PROVIDER_CANNOT_DELETE_PARENT)
-    return util.no_content(req, cache_headers=False)
+    return response.no_content(req, cache_headers=False)

@@ -2,14 +2,15 @@
 
 import webob.exc
 
+from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
-from alloc_framework.api.placement.handlers import resource_provider as \
-    rp_handler
+from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import trait as policies
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement.schemas import resource_provider_trait \
     as schema
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import urls
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import resource_provider_trait as \
@@ -20,34 +21,34 @@ _STALE = ("Resource provider's generation already changed. Please update "
 
 
 def _send_traits(req, rp, traits):
-    return util.send_json(
+    return response.send_json(
         req, {'traits': traits, 'resource_provider_generation': rp.generation},
-        last_modified=util.pick_last_modified(None, rp))
+        last_modified=response.pick_last_modified(None, rp))
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
-@util.check_accept('application/json')
+@microversion.version_handler(microversion.TRAITS)
+@content.check_accept('application/json')
 def list_traits_for_resource_provider(req):
     """GET /resource_providers/{uuid}/traits."""
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_LIST)
-    rp = rp_handler.get_provider_or_404(
-        context, util.wsgi_path_item(req.environ, 'uuid'))
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
     return _send_traits(req, rp,
                         rp_trait_obj.get_traits_by_provider(context, rp))
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
-@util.require_content('application/json')
+@microversion.version_handler(microversion.TRAITS)
+@content.require_content('application/json')
 def update_traits_for_resource_provider(req):
     """PUT /resource_providers/{uuid}/traits: replace them all."""
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_UPDATE)
-    rp = rp_handler.get_provider_or_404(
-        context, util.wsgi_path_item(req.environ, 'uuid'))
-    data = util.extract_json(req.body, schema.SET_TRAITS_FOR_RP_SCHEMA)
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
+    data = content.extract_json(req.body, schema.SET_TRAITS_FOR_RP_SCHEMA)
     if data['resource_provider_generation'] != rp.generation:
         raise webob.exc.HTTPConflict(_STALE,
                                      comment=errors.CONCURRENT_UPDATE)
@@ -62,13 +63,13 @@ def update_traits_for_resource_provider(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
+@microversion.version_handler(microversion.TRAITS)
 def delete_traits_for_resource_provider(req):
     """DELETE /resource_providers/{uuid}/traits: remove them all."""
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_DELETE)
-    rp = rp_handler.get_provider_or_404(
-        context, util.wsgi_path_item(req.environ, 'uuid'))
+    rp = helpers.get_provider_or_404(
+        context, urls.wsgi_path_item(req.environ, 'uuid'))
     try:
         rp_trait_obj.delete_traits(context, rp)
     except exception.ResourceProviderConcurrentUpdateDetected as exc:
@@ -76,4 +77,4 @@ def delete_traits_for_resource_provider(req):
             'Unable to delete traits of resource provider %(uuid)s: '
             '%(error)s' % {'uuid': rp.uuid, 'error': exc},
             comment=errors.CONCURRENT_UPDATE)
-    return util.no_content(req, cache_headers=False)
+    return response.no_content(req, cache_headers=False)

@@ -3,7 +3,7 @@
 from oslo_utils import timeutils
 
 from alloc_framework.api.placement import microversion
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement import wsgi_wrapper
 
 
@@ -21,6 +21,6 @@ def home(req):
         # need no configuration here.
         'links': [{'rel': 'self', 'href': ''}],
     }
-    return util.send_json(req, {'versions': [version_data]},
-                          last_modified=timeutils.utcnow(
+    return response.send_json(req, {'versions': [version_data]},
+                              last_modified=timeutils.utcnow(
                               with_timezone=True))

@@ -2,10 +2,13 @@
 
 import webob.exc
 
+from alloc_framework.api.placement import content
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import trait as policies
+from alloc_framework.api.placement import query
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement.schemas import trait as schema
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import urls
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import trait as trait_obj
@@ -29,12 +32,12 @@ def _name_filters(value):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
+@microversion.version_handler(microversion.TRAITS)
 def put_trait(req):
     """PUT /traits/{name}: create a custom trait (201) or confirm (204)."""
     context = req.environ['placement.context']
     context.can(policies.TRAITS_UPDATE)
-    name = util.wsgi_path_item(req.environ, 'name')
+    name = urls.wsgi_path_item(req.environ, 'name')
     if not schema.CUSTOM_TRAIT_RE.match(name) or len(name) > 255:
         raise webob.exc.HTTPBadRequest(_INVALID_TRAIT)
     status = 204
@@ -50,37 +53,39 @@ def put_trait(req):
         except exception.MaxDBRetriesExceeded as exc:
             raise webob.exc.HTTPConflict(
                 '%(error)s, please try again.' % {'error': exc})
-    resp = util.no_content(req, status=status,
-                           location=util.trait_url(req.environ, trait))
-    if req.environ[microversion.MICROVERSION_ENVIRON].matches((1, 15)):
-        resp.last_modified = util.pick_last_modified(None, trait)
+    resp = response.no_content(req, status=status,
+                               location=urls.trait_url(req.environ, trait))
+    want = microversion.request_version(req)
+    if want.matches(microversion.CACHE_HEADERS):
+        resp.last_modified = response.pick_last_modified(None, trait)
     return resp
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
+@microversion.version_handler(microversion.TRAITS)
 def get_trait(req):
     """GET /traits/{name}: 204 if the trait exists, else 404."""
     context = req.environ['placement.context']
     context.can(policies.TRAITS_SHOW)
-    name = util.wsgi_path_item(req.environ, 'name')
+    name = urls.wsgi_path_item(req.environ, 'name')
     try:
         trait = trait_obj.get_by_name(context, name)
     except exception.TraitNotFound as exc:
         raise webob.exc.HTTPNotFound(str(exc))
-    resp = util.no_content(req)
-    if req.environ[microversion.MICROVERSION_ENVIRON].matches((1, 15)):
-        resp.last_modified = util.pick_last_modified(None, trait)
+    resp = response.no_content(req)
+    want = microversion.request_version(req)
+    if want.matches(microversion.CACHE_HEADERS):
+        resp.last_modified = response.pick_last_modified(None, trait)
     return resp
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
+@microversion.version_handler(microversion.TRAITS)
 def delete_trait(req):
     """DELETE /traits/{name}: custom traits no provider has."""
     context = req.environ['placement.context']
     context.can(policies.TRAITS_DELETE)
-    name = util.wsgi_path_item(req.environ, 'name')
+    name = urls.wsgi_path_item(req.environ, 'name')
     try:
         trait_obj.destroy(context, name)
     except exception.TraitNotFound as exc:
@@ -89,17 +94,17 @@ def delete_trait(req):
         raise webob.exc.HTTPBadRequest(str(exc))
     except exception.TraitInUse as exc:
         raise webob.exc.HTTPConflict(str(exc))
-    return util.no_content(req, cache_headers=False)
+    return response.no_content(req, cache_headers=False)
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.6')
-@util.check_accept('application/json')
+@microversion.version_handler(microversion.TRAITS)
+@content.check_accept('application/json')
 def list_traits(req):
     """GET /traits with optional ``name`` and ``associated`` filters."""
     context = req.environ['placement.context']
     context.can(policies.TRAITS_LIST)
-    util.validate_query_params(req, schema.LIST_TRAIT_SCHEMA)
+    query.validate_query_params(req, schema.LIST_TRAIT_SCHEMA)
     filters = {}
     if 'associated' in req.GET:
         value = req.GET['associated'].lower()
@@ -113,6 +118,6 @@ def list_traits(req):
     traits = trait_obj.get_all(context, **filters)
     last_modified = None
     for trait in traits:
-        last_modified = util.pick_last_modified(last_modified, trait)
-    return util.send_json(req, {'traits': [t.name for t in traits]},
-                          last_modified=last_modified)
+        last_modified = response.pick_last_modified(last_modified, trait)
+    return response.send_json(req, {'traits': [t.name for t in traits]},
+                              last_modified=last_modified)

@@ -3,10 +3,13 @@
 from oslo_utils import timeutils
 import webob.exc
 
+from alloc_framework.api.placement import content
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import usage as policies
+from alloc_framework.api.placement import query
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement.schemas import usage as schema
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import urls
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import usage as usage_obj
@@ -14,17 +17,17 @@ from alloc_framework.objects.placement import usage as usage_obj
 
 def _send(req, body):
     # Usages are computed now: "now" is their last modification time.
-    return util.send_json(req, body,
-                          last_modified=timeutils.utcnow(with_timezone=True))
+    return response.send_json(
+        req, body, last_modified=timeutils.utcnow(with_timezone=True))
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
+@content.check_accept('application/json')
 def list_usages(req):
     """GET /resource_providers/{uuid}/usages."""
     context = req.environ['placement.context']
     context.can(policies.PROVIDER_USAGES)
-    rp_uuid = util.wsgi_path_item(req.environ, 'uuid')
+    rp_uuid = urls.wsgi_path_item(req.environ, 'uuid')
     try:
         generation, usages = usage_obj.get_all_by_resource_provider_uuid(
             context, rp_uuid)
@@ -37,8 +40,8 @@ def list_usages(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@microversion.version_handler('1.9')
-@util.check_accept('application/json')
+@microversion.version_handler(microversion.USAGES)
+@content.check_accept('application/json')
 def get_total_usages(req):
     """GET /usages?project_id=&user_id=[&consumer_type=] (1.9 and later).
 
@@ -46,16 +49,16 @@ def get_total_usages(req):
     ``consumer_count`` per group.
     """
     context = req.environ['placement.context']
-    want = req.environ[microversion.MICROVERSION_ENVIRON]
-    if want.matches((1, 38)):
-        util.validate_query_params(req, schema.GET_USAGES_SCHEMA_1_38)
+    want = microversion.request_version(req)
+    if want.matches(microversion.CONSUMER_TYPES):
+        query.validate_query_params(req, schema.GET_USAGES_SCHEMA_1_38)
     else:
-        util.validate_query_params(req, schema.GET_USAGES_SCHEMA_1_9)
+        query.validate_query_params(req, schema.GET_USAGES_SCHEMA_1_9)
     project_id = req.GET.get('project_id')
     user_id = req.GET.get('user_id')
     # A project reader may see the usages of its own project only.
     context.can(policies.TOTAL_USAGES, target={'project_id': project_id})
-    if want.matches((1, 38)):
+    if want.matches(microversion.CONSUMER_TYPES):
         usages = usage_obj.get_by_consumer_type(
             context, project_id, user_id=user_id,
             consumer_type=req.GET.get('consumer_type'))

@@ -13,7 +13,7 @@ UUID = {
                '[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$',
 }
 # A uuid in a request body: checked as ``format: uuid``, as the reference
-# does, so that errors say "is not a 'uuid'" (util.extract_json).
+# does, so that errors say "is not a 'uuid'" (content.extract_json).
 UUID_FORMAT = {'type': 'string', 'format': 'uuid'}
 _NAME = {'type': 'string', 'minLength': 1, 'maxLength': 200}
 
@@ -57,7 +57,7 @@ GET_RPS_SCHEMA_1_0 = {
     'additionalProperties': False,
 }
 
-# 1.3: member_of (checked further by util.normalize_member_of_qs_params).
+# 1.3: member_of (checked further by query.normalize_member_of_qs_params).
 GET_RPS_SCHEMA_1_3 = copy.deepcopy(GET_RPS_SCHEMA_1_0)
 GET_RPS_SCHEMA_1_3['properties']['member_of'] = {'type': 'string'}
 

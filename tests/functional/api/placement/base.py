@@ -3,7 +3,6 @@
 import webob
 
 from alloc_framework.api.placement import deploy
-from alloc_framework.objects.placement import attribute_cache
 from tests import base
 
 
@@ -14,8 +13,6 @@ class PlacementAppTestCase(base.DBTestCase):
         super().setUp()
         # oslo.policy needs a parsed configuration to look for files.
         self.conf([], project='alloc_framework', default_config_files=[])
-        attribute_cache.clear()
-        self.addCleanup(attribute_cache.clear)
         self.app = None
 
     def load(self, **kw):

@@ -19,7 +19,6 @@ from oslo_policy import opts as policy_opts
 
 from alloc_framework.api.placement import deploy
 from alloc_framework import conf as af_conf
-from alloc_framework.objects.placement import attribute_cache
 from tests import base
 
 # The configuration and application of the running fixture.
@@ -57,7 +56,6 @@ class APIFixture(fixture.GabbiFixture):
         policy_opts.set_defaults(conf)
         self.db = base.Database()
         self.db.setUp()
-        attribute_cache.clear()
         CONF = conf
         self.build_app()
         # Values YAML files use as $ENVIRON['...'].
@@ -75,7 +73,6 @@ class APIFixture(fixture.GabbiFixture):
     def stop_fixture(self):
         global CONF, APP
         APP = None
-        attribute_cache.clear()
         self.db.cleanUp()
         self.conf_fixture.cleanUp()
         self.tempdir.cleanUp()

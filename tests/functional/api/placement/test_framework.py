@@ -19,10 +19,11 @@ from oslo_utils import timeutils
 import sqlalchemy as sa
 import webob
 
+from alloc_framework.api.placement import deploy
 from alloc_framework.api.placement import handler
 from alloc_framework.api.placement import policies
 from alloc_framework.api.placement import policy
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import response
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import exception
@@ -42,7 +43,7 @@ def _missing(req):
 @wsgi_wrapper.PlacementWsgify
 def _whoami(req):
     ctx = req.environ['placement.context']
-    return util.send_json(req, {
+    return response.send_json(req, {
         'request_id': ctx.request_id,
         'global_request_id': ctx.global_request_id,
         'user_id': ctx.user_id,
@@ -260,6 +261,23 @@ class InUseTestCase(base.PlacementAppTestCase):
             'GET', '/traits/CUSTOM_USED').status_int)
         self.assertEqual(204, self.request(
             'DELETE', '/traits/CUSTOM_FREE').status_int)
+
+    def test_a_delete_in_another_application_is_seen(self):
+        # Each application has its own cache; a delete through one must
+        # not leave the other answering with the deleted class.
+        other = deploy.loadapp(self.conf)
+        self.assertEqual(201, self.request(
+            'PUT', '/resource_classes/CUSTOM_GONE').status_int)
+        path = '/resource_providers?resources=CUSTOM_GONE:1'
+        req = webob.Request.blank(path, headers={
+            'X-Auth-Token': 'admin',
+            'OpenStack-API-Version': 'placement latest'})
+        self.assertEqual(200, req.get_response(other).status_int)
+        self.assertEqual(204, self.request(
+            'DELETE', '/resource_classes/CUSTOM_GONE').status_int)
+        resp = req.get_response(other)
+        self.assertEqual(400, resp.status_int)
+        self.assertIn('CUSTOM_GONE', resp.json['errors'][0]['detail'])
 
     def test_loading_twice_keeps_standard_data(self):
         self.load()

@@ -3,7 +3,6 @@
 import webob
 
 from alloc_framework.api.placement import deploy
-from alloc_framework.objects.placement import attribute_cache
 from tests import base
 
 
@@ -13,8 +12,6 @@ class NoAuthAdminTokensTestCase(base.DBTestCase):
         super().setUp()
         self.conf([], project='alloc_framework', default_config_files=[])
         self.config(auth_strategy='noauth', group='placement_api')
-        attribute_cache.clear()
-        self.addCleanup(attribute_cache.clear)
 
     def _get(self, token):
         app = deploy.loadapp(self.conf)

@@ -15,7 +15,6 @@ import fixtures
 import requests
 
 from alloc_framework.api.placement import deploy
-from alloc_framework.objects.placement import attribute_cache
 from tests import base
 
 OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
@@ -31,8 +30,6 @@ class OscAllocationsTestCase(base.DBTestCase):
             self.skipTest('python-openstackclient is not installed')
         self.conf([], project='alloc_framework', default_config_files=[])
         self.config(auth_strategy='noauth', group='placement_api')
-        attribute_cache.clear()
-        self.addCleanup(attribute_cache.clear)
         self.url = self.useFixture(
             base.Server(deploy.loadapp(self.conf))).url
         headers = {'x-auth-token': 'admin',

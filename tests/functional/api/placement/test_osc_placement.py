@@ -16,7 +16,6 @@ import uuid
 from openstackclient import shell
 
 from alloc_framework.api.placement import deploy
-from alloc_framework.objects.placement import attribute_cache
 from tests import base
 
 OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
@@ -30,8 +29,6 @@ class OscPlacementTestCase(base.DBTestCase):
             self.skipTest('python-openstackclient is not installed')
         self.conf([], project='alloc_framework', default_config_files=[])
         self.config(auth_strategy='noauth', group='placement_api')
-        attribute_cache.clear()
-        self.addCleanup(attribute_cache.clear)
         self.url = self.useFixture(
             base.Server(deploy.loadapp(self.conf))).url
 

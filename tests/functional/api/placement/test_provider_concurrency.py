@@ -11,7 +11,6 @@ import threading
 import requests
 
 from alloc_framework.api.placement import deploy
-from alloc_framework.objects.placement import attribute_cache
 from tests import base
 
 THREADS = 8
@@ -26,8 +25,6 @@ class ProviderConcurrencyTestCase(base.DBTestCase):
         super().setUp()
         self.conf([], project='alloc_framework', default_config_files=[])
         self.config(auth_strategy='noauth', group='placement_api')
-        attribute_cache.clear()
-        self.addCleanup(attribute_cache.clear)
         server = self.useFixture(base.Server(deploy.loadapp(self.conf),
                                              workers=THREADS * 2))
         self.url = server.url

@@ -8,7 +8,6 @@ from openstack import exceptions as sdk_exc
 import requests
 
 from alloc_framework.api.placement import deploy
-from alloc_framework.objects.placement import attribute_cache
 from tests import base
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
@@ -21,8 +20,6 @@ class SDKAllocationsTestCase(base.DBTestCase):
         super().setUp()
         self.conf([], project='alloc_framework', default_config_files=[])
         self.config(auth_strategy='noauth', group='placement_api')
-        attribute_cache.clear()
-        self.addCleanup(attribute_cache.clear)
         server = self.useFixture(base.Server(deploy.loadapp(self.conf)))
         self.url = server.url
         # The noauth server takes the token as "user[:project]".

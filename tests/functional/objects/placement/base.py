@@ -4,7 +4,6 @@ import sqlalchemy as sa
 
 from alloc_framework.common import context as af_context
 from alloc_framework.db.sqlalchemy import models
-from alloc_framework.objects.placement import attribute_cache
 from tests import base
 
 RESOURCE_CLASSES = ('VCPU', 'MEMORY_MB', 'DISK_GB', 'CUSTOM_GOLD')
@@ -16,9 +15,6 @@ class PlacementDBTestCase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        # Ids differ from one test database to the next.
-        attribute_cache.clear()
-        self.addCleanup(attribute_cache.clear)
         with self.db.engine.begin() as conn:
             for name in RESOURCE_CLASSES:
                 conn.execute(models.ResourceClass.__table__.insert().values(

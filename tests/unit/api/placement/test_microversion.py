@@ -31,6 +31,13 @@ class VersionsTestCase(testtools.TestCase):
         for line in lines:
             self.assertRegex(line, r"^    '1\.\d+',\s+# \S")
 
+    def test_named_versions_are_listed(self):
+        named = [value for name, value in vars(microversion).items()
+                 if name.isupper() and isinstance(value, tuple)]
+        self.assertGreater(len(named), 20)
+        for version in named:
+            self.assertIn('%d.%d' % version, microversion.VERSIONS)
+
     def test_extract(self):
         version = microversion.extract_version({})
         self.assertEqual((1, 0), version)
@@ -47,11 +54,11 @@ class VersionsTestCase(testtools.TestCase):
 class VersionHandlerTestCase(testtools.TestCase):
 
     def test_variants(self):
-        @microversion.version_handler('1.2', '1.6')
+        @microversion.version_handler((1, 2))
         def handler(req):
             return 'old'
 
-        @microversion.version_handler('1.7')  # noqa: F811
+        @microversion.version_handler((1, 7))  # noqa: F811
         def handler(req):  # noqa: F811
             return 'new'
 
@@ -62,26 +69,12 @@ class VersionHandlerTestCase(testtools.TestCase):
         self.assertRaises(webob.exc.HTTPNotFound, handler, _req('1.1'))
 
     def test_status_code(self):
-        @microversion.version_handler('1.10', status_code=405)
+        @microversion.version_handler((1, 10), status_code=405)
         def other(req):
             return 'ok'
 
         self.assertRaises(webob.exc.HTTPMethodNotAllowed, other,
                           _req('1.9'))
-
-    def test_raise_if_not_version(self):
-        req = _req('1.14')
-        microversion.raise_http_status_code_if_not_version(req, 404, '1.14')
-        microversion.raise_http_status_code_if_not_version(
-            req, 404, (1, 0), (1, 14))
-        self.assertRaises(
-            webob.exc.HTTPBadRequest,
-            microversion.raise_http_status_code_if_not_version,
-            req, 400, '1.15')
-        self.assertRaises(
-            webob.exc.HTTPNotFound,
-            microversion.raise_http_status_code_if_not_version,
-            req, 404, '1.0', '1.13')
 
     def test_version_type(self):
         self.assertIsInstance(_req('1.3').environ[

@@ -32,7 +32,6 @@ import webob
 from alloc_framework.api.placement import deploy
 from alloc_framework.api.placement import policies
 from alloc_framework import conf as af_conf
-from alloc_framework.objects.placement import attribute_cache
 from tests import base
 
 # The fixture whose application answers the intercepted requests.
@@ -97,7 +96,6 @@ class APIFixture(fixture.GabbiFixture):
             group='oslo_policy')
         self.db = base.Database()
         self.db.setUp()
-        attribute_cache.clear()
         self.export_environ()
         self.configure()
         _RUNNING = self
@@ -137,7 +135,6 @@ class APIFixture(fixture.GabbiFixture):
         if _RUNNING is self:
             _RUNNING = None
         self._app = None
-        attribute_cache.clear()
         self.db.cleanUp()
         self.conf_fixture.cleanUp()
         self.tempdir.cleanUp()

@@ -1,20 +1,12 @@
-"""Query-string, JSON and error helpers of the Placement API."""
+"""Query-string parsing and validation of the Placement API."""
 
 import testtools
-import webob
 import webob.exc
 
-from alloc_framework.api.placement import microversion
-from alloc_framework.api.placement import util
+from alloc_framework.api.placement import query
+from tests.unit.api.placement import fakes
 
-
-def _req(qs='', version='1.39'):
-    req = webob.Request.blank('/?' + qs)
-    req.environ[microversion.MICROVERSION_ENVIRON] = (
-        microversion.extract_version(
-            {'openstack-api-version': 'placement %s' % version}))
-    return req
-
+_req = fakes.request
 
 AGG1 = '2f1b4f1e-6a43-4a3b-9a5e-5a9c3d3a1a11'
 AGG2 = '8d3f1e2a-1c5e-4b0b-8e7e-0c1e2d3f4a22'
@@ -24,12 +16,12 @@ class ResourcesTestCase(testtools.TestCase):
 
     def test_good(self):
         self.assertEqual({'VCPU': 2, 'MEMORY_MB': 1024},
-                         util.normalize_resources_qs_param(
+                         query.normalize_resources_qs_param(
                              'VCPU:2,MEMORY_MB:1024'))
 
     def test_trailing_comma_reports_the_empty_part(self):
         exc = self.assertRaises(webob.exc.HTTPBadRequest,
-                                util.normalize_resources_qs_param,
+                                query.normalize_resources_qs_param,
                                 'DISK_GB:500,')
         self.assertIn('Got: .', str(exc))
 
@@ -37,54 +29,54 @@ class ResourcesTestCase(testtools.TestCase):
         for value in ('', 'VCPU', 'VCPU:x', 'VCPU:0', 'VCPU:-1',
                       'VCPU:1:2'):
             self.assertRaises(webob.exc.HTTPBadRequest,
-                              util.normalize_resources_qs_param, value)
+                              query.normalize_resources_qs_param, value)
 
 
 class TraitsTestCase(testtools.TestCase):
 
     def test_required_and_forbidden(self):
-        required, forbidden = util.normalize_traits_qs_param(
+        required, forbidden = query.normalize_traits_qs_param(
             'A,!B,C', allow_forbidden=True)
         self.assertEqual([{'A'}, {'C'}], required)
         self.assertEqual({'B'}, forbidden)
 
     def test_forbidden_before_1_22_is_malformed(self):
         exc = self.assertRaises(webob.exc.HTTPBadRequest,
-                                util.normalize_traits_qs_param, '!B')
+                                query.normalize_traits_qs_param, '!B')
         self.assertIn('HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: !B', str(exc))
 
     def test_expected_form_shows_forbidden_from_1_22(self):
         exc = self.assertRaises(webob.exc.HTTPBadRequest,
-                                util.normalize_traits_qs_param, '',
+                                query.normalize_traits_qs_param, '',
                                 allow_forbidden=True)
         self.assertIn('HW_CPU_X86_VMX,!CUSTOM_MAGIC', str(exc))
 
     def test_in_before_1_39(self):
         exc = self.assertRaises(webob.exc.HTTPBadRequest,
-                                util.normalize_traits_qs_param, 'in:A,B',
+                                query.normalize_traits_qs_param, 'in:A,B',
                                 allow_forbidden=True)
         self.assertIn('only supported since microversion 1.39', str(exc))
 
     def test_any_of(self):
-        required, forbidden = util.normalize_traits_qs_param(
+        required, forbidden = query.normalize_traits_qs_param(
             'in:A,B', allow_any_traits=True)
         self.assertEqual([{'A', 'B'}], required)
         self.assertRaises(webob.exc.HTTPBadRequest,
-                          util.normalize_traits_qs_param, 'in:A,!B',
+                          query.normalize_traits_qs_param, 'in:A,!B',
                           allow_forbidden=True, allow_any_traits=True)
 
     def test_empty_name(self):
         self.assertRaises(webob.exc.HTTPBadRequest,
-                          util.normalize_traits_qs_param, 'A,,B')
+                          query.normalize_traits_qs_param, 'A,,B')
 
     def test_repeated_from_1_39(self):
         req = _req('required=A&required=in:B,C&required=!D')
-        required, forbidden = util.normalize_traits_qs_params(
+        required, forbidden = query.normalize_traits_qs_params(
             req, allow_forbidden=True, allow_any_traits=True)
         self.assertEqual([{'A'}, {'B', 'C'}], required)
         self.assertEqual({'D'}, forbidden)
         # Before 1.39 only the last value counts.
-        required, forbidden = util.normalize_traits_qs_params(
+        required, forbidden = query.normalize_traits_qs_params(
             req, allow_forbidden=True)
         self.assertEqual([], required)
         self.assertEqual({'D'}, forbidden)
@@ -93,86 +85,56 @@ class TraitsTestCase(testtools.TestCase):
 class MemberOfTestCase(testtools.TestCase):
 
     def test_single_and_in(self):
-        required, forbidden = util.normalize_member_of_qs_params(
+        required, forbidden = query.normalize_member_of_qs_params(
             _req('member_of=%s&member_of=in:%s,%s' % (AGG1, AGG1, AGG2)))
         self.assertEqual([{AGG1}, {AGG1, AGG2}], required)
         self.assertEqual(set(), forbidden)
 
     def test_multiple_before_1_24(self):
         self.assertRaises(webob.exc.HTTPBadRequest,
-                          util.normalize_member_of_qs_params,
+                          query.normalize_member_of_qs_params,
                           _req('member_of=%s&member_of=%s' % (AGG1, AGG2),
                                version='1.23'))
 
     def test_forbidden_from_1_32(self):
-        required, forbidden = util.normalize_member_of_qs_params(
+        required, forbidden = query.normalize_member_of_qs_params(
             _req('member_of=!in:%s,%s' % (AGG1, AGG2)))
         self.assertEqual([], required)
         self.assertEqual({AGG1, AGG2}, forbidden)
         exc = self.assertRaises(
-            webob.exc.HTTPBadRequest, util.normalize_member_of_qs_params,
+            webob.exc.HTTPBadRequest, query.normalize_member_of_qs_params,
             _req('member_of=!%s' % AGG1, version='1.31'))
         self.assertIn('Forbidden member_of parameters are not supported',
                       str(exc))
 
     def test_list_without_in(self):
         self.assertRaises(webob.exc.HTTPBadRequest,
-                          util.normalize_member_of_qs_params,
+                          query.normalize_member_of_qs_params,
                           _req('member_of=%s,%s' % (AGG1, AGG2)))
 
     def test_not_a_uuid(self):
         self.assertRaises(webob.exc.HTTPBadRequest,
-                          util.normalize_member_of_qs_params,
+                          query.normalize_member_of_qs_params,
                           _req('member_of=in:nope'))
 
 
-class MiscTestCase(testtools.TestCase):
+class InTreeTestCase(testtools.TestCase):
 
     def test_in_tree(self):
-        self.assertEqual(AGG1, util.normalize_in_tree_qs_params(AGG1))
+        self.assertEqual(AGG1, query.normalize_in_tree_qs_params(AGG1))
         self.assertRaises(webob.exc.HTTPBadRequest,
-                          util.normalize_in_tree_qs_params, 'x')
+                          query.normalize_in_tree_qs_params, 'x')
 
-    def test_request_group_suffixes(self):
-        req = _req('resources=VCPU:1&resources1=DISK_GB:1'
-                   '&required_NET=A&member_ofX=%s&limit=1' % AGG1)
-        self.assertEqual(['', '1', 'X', '_NET'],
-                         util.parse_qs_request_groups_keys(req))
 
-    def test_extract_json_names_the_field(self):
-        schema = {'type': 'object',
-                  'properties': {'total': {'type': 'integer'}},
-                  'additionalProperties': False}
-        exc = self.assertRaises(webob.exc.HTTPBadRequest,
-                                util.extract_json, b'{"total": "x"}',
-                                schema)
-        self.assertIn('total', str(exc))
-        self.assertRaises(webob.exc.HTTPBadRequest, util.extract_json,
-                          b'{', schema)
+class ValidateTestCase(testtools.TestCase):
 
     def test_validate_query_params(self):
         schema = {'type': 'object',
                   'properties': {'limit': {'type': 'string',
                                            'pattern': '^[1-9][0-9]*$'}},
                   'additionalProperties': False}
-        util.validate_query_params(_req('limit=3'), schema)
+        query.validate_query_params(_req('limit=3'), schema)
         exc = self.assertRaises(webob.exc.HTTPBadRequest,
-                                util.validate_query_params,
+                                query.validate_query_params,
                                 _req('limit=0'), schema)
         self.assertIn('limit', str(exc))
-
-    def test_error_formatter_code_by_version(self):
-        environ = _req(version='1.22').environ
-        body = util.json_error_formatter(
-            body='<b>bad</b>', status='400 Bad Request',
-            title='Bad Request', environ=environ)
-        self.assertNotIn('code', body['errors'][0])
-        self.assertEqual('bad', body['errors'][0]['detail'])
-        environ = _req(version='1.23').environ
-        environ[util.ENV_ERROR_CODE] = 'placement.concurrent_update'
-        body = util.json_error_formatter(
-            body='x', status='409 Conflict', title='Conflict',
-            environ=environ)
-        self.assertEqual('placement.concurrent_update',
-                         body['errors'][0]['code'])
-        self.assertEqual(409, body['errors'][0]['status'])
