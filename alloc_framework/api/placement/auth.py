@@ -126,7 +126,7 @@ def keystone_middleware(application, conf):
 def _unauthorized(message):
     exc = webob.exc.HTTPUnauthorized(
         message, headers={'WWW-Authenticate': 'Basic realm="%s"' % REALM})
-    return lambda environ, start_response: util.error_response(
+    return lambda environ, start_response: response.error_response(
         webob.Request(environ), exc)(environ, start_response)
 
 

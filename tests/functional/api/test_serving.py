@@ -17,7 +17,6 @@ from alloc_framework.api.baremetal import app as bm_app
 from alloc_framework.api.placement import deploy
 from alloc_framework.common import wsgi_service
 from alloc_framework.conductor import manager as manager_mod
-from alloc_framework.objects.placement import attribute_cache
 from tests import base
 
 # A request each API answers with its data, and one that creates something.
@@ -60,8 +59,6 @@ class _ServingTestCase(base.DBTestCase):
         self.conf([], project='alloc_framework', default_config_files=[],
                   default_config_dirs=[])
         self.config(auth_strategy='noauth', rpc_transport='local')
-        attribute_cache.clear()
-        self.addCleanup(attribute_cache.clear)
         self.logger = self.useFixture(fixtures.FakeLogger(
             level=logging.INFO))
         manager = manager_mod.ConductorManager('test-host', self.conf)
