@@ -13,6 +13,7 @@ from alloc_framework.conductor import rpc_local
 from alloc_framework.objects.baremetal import base as obj_base
 from alloc_framework.objects.baremetal import fields
 from tests import base
+from tests.unit.objects.baremetal import test_objects
 
 _WHEN = datetime.datetime(2024, 5, 6, 7, 8, 9, 123456,
                           tzinfo=datetime.timezone.utc)
@@ -29,8 +30,7 @@ _SAMPLES = {
 
 
 def _classes():
-    return [cls for versions in
-            obj_base.AllocObjectRegistry.obj_classes().values()
+    return [cls for versions in test_objects.project_classes().values()
             for cls in versions]
 
 
@@ -84,8 +84,7 @@ class CopyEntityTestCase(base.TestCase):
                                      getattr(copied, name))
 
     def test_version_travels(self):
-        obj = self._full(obj_base.AllocObjectRegistry.obj_classes()[
-            'Allocation'][0])
+        obj = self._full(test_objects.project_classes()['Allocation'][0])
         self.assertNotEqual('1.0', obj.VERSION)
         obj.VERSION = '1.0'
         copied = rpc_local.copy_entity(self.other, obj)
