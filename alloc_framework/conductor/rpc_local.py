@@ -23,12 +23,6 @@ _MANAGERS = {}
 _LOCK = threading.Lock()
 
 
-def registered_hosts():
-    """Host names of the managers serving in this process."""
-    with _LOCK:
-        return sorted(_MANAGERS)
-
-
 @functools.lru_cache(maxsize=None)
 def _fields(cls):
     """The fields of an object class as (storage attribute, is a datetime)."""
