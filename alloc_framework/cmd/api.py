@@ -10,6 +10,7 @@ import sys
 
 from oslo_log import log
 
+from alloc_framework.api.baremetal import app
 from alloc_framework.common import service_setup
 from alloc_framework.common import wsgi_service
 from alloc_framework.db import api as db_api
@@ -19,9 +20,6 @@ LOG = log.getLogger(__name__)
 
 def build_service(conf):
     """The WSGIService of the bare metal API over ``conf`` (not started)."""
-    # Imported here so that each command works as soon as its own pieces
-    # exist, and so that a broken API module fails this command only.
-    from alloc_framework.api.baremetal import app
     server = wsgi_service.WSGIService('alloc-api', app.setup_app(conf),
                                       conf.api.host_ip, conf.api.port,
                                       workers=conf.api.api_workers)
