@@ -10,6 +10,7 @@ import sys
 
 from oslo_log import log
 
+from alloc_framework.api.baremetal import app
 from alloc_framework.common import service_setup
 from alloc_framework.common import wsgi_service
 from alloc_framework.conductor import rpcapi
@@ -20,9 +21,6 @@ LOG = log.getLogger(__name__)
 
 def build_service(conf):
     """The WSGIService of the bare metal API over ``conf`` (not started)."""
-    # Imported here so that each command works as soon as its own pieces
-    # exist, and so that a broken API module fails this command only.
-    from alloc_framework.api.baremetal import app
     # Conductors are reached lazily, at the first request that needs one:
     # an unknown transport must stop the command now instead.
     rpcapi.load_transport(conf)

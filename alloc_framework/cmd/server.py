@@ -17,6 +17,8 @@ import sys
 import fasteners
 from oslo_log import log
 
+from alloc_framework.api.baremetal import app as bm_app
+from alloc_framework.api.placement import deploy as placement_deploy
 from alloc_framework.common import service_setup
 from alloc_framework.common import wsgi_service
 from alloc_framework.conductor import service as conductor_service
@@ -99,10 +101,6 @@ def build_service(conf):
     if is_embedded_db(conf):
         LOG.info('Embedded SQLite database: upgrading its schema')
         migration.upgrade('head')
-    # Imported here so that a missing or broken API stops this command
-    # only, with a clear error.
-    from alloc_framework.api.baremetal import app as bm_app
-    from alloc_framework.api.placement import deploy as placement_deploy
     count = conf.server_workers
     services = [
         # The conductor first: the APIs route requests to it.

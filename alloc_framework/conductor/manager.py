@@ -24,6 +24,7 @@ from oslo_log import log
 from alloc_framework.common import context as af_context
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import states
+from alloc_framework.conductor import allocations
 from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import rpcapi
 from alloc_framework.conductor import task_manager
@@ -48,11 +49,6 @@ _INTERFACE_FIELDS = tuple('%s_interface' % t
 # in maintenance): nothing is running on the node.
 _DRIVER_CHANGE_STATES = (states.ENROLL, states.MANAGEABLE,
                          states.AVAILABLE)
-
-
-def _allocations():
-    from alloc_framework.conductor import allocations
-    return allocations
 
 
 class ConductorManager:
@@ -92,7 +88,7 @@ class ConductorManager:
             return
         if self.driver_factory is None:
             self.driver_factory = df.DriverFactory(self.conf)
-        _allocations().get_backend(self)
+        allocations.get_backend(self)
         self._stop.clear()
         size = self.conf.conductor.workers_pool_size
         self._executor = futurist.ThreadPoolExecutor(
@@ -119,7 +115,7 @@ class ConductorManager:
                 periodics.collect_for_conductor(self, self.context),
                 name='periodics-%s' % self.host)
             self._periodics.start()
-            _allocations().resume_allocations(self, self.context)
+            allocations.resume_allocations(self, self.context)
         except Exception:
             self.del_host()
             raise
@@ -190,7 +186,7 @@ class ConductorManager:
     @periodics.periodic(
         spacing=lambda conf: conf.conductor.check_allocations_interval)
     def _take_over_allocations(self, context):
-        _allocations().take_over_dead_allocations(self, context)
+        allocations.take_over_dead_allocations(self, context)
 
     def spawn_worker(self, func, *args, **kwargs):
         """Run ``func`` in the bounded pool; returns its future.
@@ -502,8 +498,8 @@ class ConductorManager:
 
     def create_allocation(self, context, allocation):
         """See :func:`conductor.allocations.create_allocation`."""
-        return _allocations().create_allocation(self, context, allocation)
+        return allocations.create_allocation(self, context, allocation)
 
     def destroy_allocation(self, context, allocation):
         """See :func:`conductor.allocations.destroy_allocation`."""
-        return _allocations().destroy_allocation(self, context, allocation)
+        return allocations.destroy_allocation(self, context, allocation)

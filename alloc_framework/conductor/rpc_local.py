@@ -23,24 +23,19 @@ _MANAGERS = {}
 _LOCK = threading.Lock()
 
 
-def registered_hosts():
-    """Host names of the managers serving in this process."""
-    with _LOCK:
-        return sorted(_MANAGERS)
-
-
 @functools.lru_cache(maxsize=None)
 def _fields(cls):
-    """The fields of an object class as (attribute, is a datetime)."""
-    return tuple(('_obj_' + name, isinstance(field, ovo_fields.DateTimeField))
+    """The fields of an object class as (storage attribute, is a datetime)."""
+    return tuple((ovo_base._get_attrname(name),
+                  isinstance(field, ovo_fields.DateTimeField))
                  for name, field in cls.fields.items())
 
 
 def _copy_object(context, obj):
-    cls = obj.__class__
-    new = cls.__new__(cls)
-    state = obj.__dict__
-    copied = new.__dict__
+    cls = type(obj)
+    new = cls(context)
+    state = vars(obj)
+    copied = vars(new)
     for attr, is_datetime in _fields(cls):
         if attr in state:
             value = state[attr]
@@ -49,10 +44,12 @@ def _copy_object(context, obj):
                 copied[attr] = value.replace(microsecond=0)
             else:
                 copied[attr] = copy_entity(context, value)
-    if 'VERSION' in state:
-        copied['VERSION'] = state['VERSION']
-    copied['_changed_fields'] = set(obj._changed_fields)
-    copied['_context'] = context
+    new.VERSION = obj.VERSION
+    # No public call marks fields changed without setting (and coercing)
+    # them again; obj_from_primitive() sets _changed_fields too. Reading
+    # obj_what_changed() would cost more than the whole copy (it reads
+    # every field), and copies of nested objects keep their own changes.
+    new._changed_fields = set(obj._changed_fields)
     return new
 
 
@@ -66,6 +63,21 @@ def copy_entity(context, value):
     that are not fields do not travel); lists, tuples, sets and dicts are
     copied, their items too. Other values (strings, numbers) are
     immutable and shared.
+
+    Why not the serializer itself (``obj_to_primitive``, then
+    ``obj_from_primitive``, as oslo.messaging does)? Encoding converts
+    every field to a primitive and decoding coerces each one back,
+    although the values were coerced when they were set. Measured with
+    ``timeit`` on objects with every field set, on a 2-core machine: a
+    Node takes 146 microseconds through the serializer and 19 here, an
+    Allocation 66 and 7; in process, a ``POST /v1/allocations`` on SQLite
+    took 3.14 ms of CPU with the serializer and 2.80 ms with this copy
+    (medians of 12 alternating rounds of 100 requests; the serializer was
+    slower in 10 of the 12 pairs). The price: like ``obj_from_primitive``
+    itself, the copy fills the objects' storage directly.
+    ``tests/unit/conductor/test_rpc_local.py`` checks that the result
+    equals the serializer's round trip for every registered object class
+    with every field set.
     """
     if isinstance(value, ovo_base.VersionedObject):
         return _copy_object(context, value)

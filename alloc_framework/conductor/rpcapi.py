@@ -13,11 +13,11 @@ live conductor. How a call travels is a plugin of the
 import abc
 
 from oslo_log import log
-from stevedore import driver as stevedore_driver
 
 from alloc_framework.common import context as af_context
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.conductor import hash_ring
+from alloc_framework.drivers import loader
 from alloc_framework.objects import baremetal as objects
 
 LOG = log.getLogger(__name__)
@@ -63,23 +63,7 @@ def load_transport(conf):
 
     :raises: DriverLoadError
     """
-    name = conf.rpc_transport
-
-    def _failed(manager, entrypoint, exc):
-        raise exception.DriverLoadError(name=name,
-                                        namespace=TRANSPORTS_NAMESPACE,
-                                        reason=exc)
-    try:
-        manager = stevedore_driver.DriverManager(
-            TRANSPORTS_NAMESPACE, name, invoke_on_load=True,
-            invoke_args=(conf,), on_load_failure_callback=_failed)
-    except exception.DriverLoadError:
-        raise
-    except Exception as exc:
-        raise exception.DriverLoadError(name=name,
-                                        namespace=TRANSPORTS_NAMESPACE,
-                                        reason=exc)
-    return manager.driver
+    return loader.load_one(TRANSPORTS_NAMESPACE, conf.rpc_transport, conf)
 
 
 class ConductorAPI:

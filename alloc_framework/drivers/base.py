@@ -19,8 +19,6 @@ that waits for the hardware returns a *wait* state and is resumed later.
 import abc
 import inspect
 
-from alloc_framework.objects.baremetal import states
-
 INTERFACE_TYPES = ('power', 'deploy', 'management')
 """The hardware interface concerns, in the order nodes list them."""
 
@@ -123,10 +121,6 @@ class PowerInterface(BaseInterface):
 
         :raises: PowerStateFailure
         """
-
-    def get_supported_power_states(self, task):
-        """Power state changes this interface can make."""
-        return [states.POWER_ON, states.POWER_OFF, states.REBOOT]
 
 
 class DeployInterface(BaseInterface):

@@ -1,51 +1,22 @@
 """Loading hardware types and interfaces, and composing a node's driver.
 
-Each namespace is loaded once per conductor with stevedore's
-``NamedExtensionManager`` over its ``enabled_*`` option. An enabled plugin
+Each namespace is loaded once per conductor over its ``enabled_*`` option
+(:func:`alloc_framework.drivers.loader.load_enabled`). An enabled plugin
 that is missing or fails to import stops the start with
 ``DriverLoadError``: a conductor that silently lacks a driver would accept
 nodes it cannot manage.
 """
 
 from oslo_log import log
-from stevedore import named
 
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.drivers import base
+from alloc_framework.drivers import loader
 
 LOG = log.getLogger(__name__)
 
 HARDWARE_TYPES_NAMESPACE = 'alloc_framework.hardware.types'
 INTERFACE_NAMESPACE = 'alloc_framework.hardware.interfaces.%s'
-
-
-def _load(namespace, names):
-    """Load and instantiate the plugins ``names`` of ``namespace``.
-
-    :returns: ``{name: instance}``
-    :raises: DriverLoadError
-    """
-    names = [n.strip() for n in names if n and n.strip()]
-    if len(set(names)) != len(names):
-        raise exception.DriverLoadError(
-            name=','.join(names), namespace=namespace,
-            reason='a plugin is enabled more than once')
-
-    def _on_failure(manager, entrypoint, exc):
-        raise exception.DriverLoadError(name=entrypoint.name,
-                                        namespace=namespace,
-                                        reason=exc)
-
-    def _on_missing(missing):
-        raise exception.DriverLoadError(
-            name=', '.join(sorted(missing)), namespace=namespace,
-            reason='no such entry point')
-
-    manager = named.NamedExtensionManager(
-        namespace, names, invoke_on_load=True, name_order=True,
-        on_load_failure_callback=_on_failure,
-        on_missing_entrypoints_callback=_on_missing)
-    return {ext.name: ext.obj for ext in manager}
 
 
 class Driver:
@@ -79,13 +50,14 @@ class DriverFactory:
     def __init__(self, conf, hardware_types=None, interfaces=None):
         self.conf = conf
         if hardware_types is None:
-            hardware_types = _load(HARDWARE_TYPES_NAMESPACE,
-                                   conf.enabled_hardware_types)
+            hardware_types = loader.load_enabled(
+                HARDWARE_TYPES_NAMESPACE, conf.enabled_hardware_types)
         self.hardware_types = hardware_types
         if interfaces is None:
             interfaces = {
-                t: _load(INTERFACE_NAMESPACE % t,
-                         getattr(conf, 'enabled_%s_interfaces' % t))
+                t: loader.load_enabled(
+                    INTERFACE_NAMESPACE % t,
+                    getattr(conf, 'enabled_%s_interfaces' % t))
                 for t in base.INTERFACE_TYPES}
         self.interfaces = interfaces
         for name, hw_type in self.hardware_types.items():

@@ -58,10 +58,6 @@ class HTTPError(Exception):
         self.headers = headers or {}
 
 
-def bad_request(message, code=INVALID_BODY):
-    return HTTPError(400, message, code)
-
-
 def body_for(status, message, code):
     fault = {
         'faultstring': message,

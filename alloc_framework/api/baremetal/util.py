@@ -223,11 +223,6 @@ def apply_patch(doc, patch):
                                errors.INVALID_PATCH)
 
 
-def patched_roots(patch):
-    """The top-level attribute names a patch touches."""
-    return {op['path'].lstrip('/').split('/')[0] for op in patch}
-
-
 # --- lookups -----------------------------------------------------------------
 
 def _with_suffix(lookup, ident):

@@ -34,8 +34,8 @@ restricted to the claimed node, and undoes its claim when that fails.
 import abc
 
 from oslo_log import log
-from stevedore import driver as stevedore_driver
 
+from alloc_framework.drivers import loader
 from alloc_framework.objects.baremetal import exception
 
 LOG = log.getLogger(__name__)
@@ -126,22 +126,7 @@ def load_backend(conf):
         or is not an :class:`AllocationBackend`.
     """
     name = conf.allocation.backend
-
-    def _failed(manager, entrypoint, exc):
-        raise exception.DriverLoadError(name=name, namespace=NAMESPACE,
-                                        reason=exc)
-
-    try:
-        manager = stevedore_driver.DriverManager(
-            NAMESPACE, name, invoke_on_load=True, invoke_args=(conf,),
-            on_load_failure_callback=_failed)
-    except exception.DriverLoadError:
-        raise
-    except Exception as exc:
-        # stevedore reports an unknown name as NoMatches.
-        raise exception.DriverLoadError(name=name, namespace=NAMESPACE,
-                                        reason=exc)
-    backend = manager.driver
+    backend = loader.load_one(NAMESPACE, name, conf)
     if not isinstance(backend, AllocationBackend):
         raise exception.DriverLoadError(
             name=name, namespace=NAMESPACE,

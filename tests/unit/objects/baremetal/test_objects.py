@@ -1,0 +1,52 @@
+"""Object versions follow their fields: the fingerprint check.
+
+Each registered object has a fingerprint: its version and a hash of its
+fields (names and types) and remotable methods. Changing a field without
+bumping the version changes the hash but not the version, and fails
+here. After bumping the version (with a ``# Version x.y: ...`` line and,
+when older peers need it, ``obj_make_compatible``), put the new
+fingerprint in ``EXPECTED_FINGERPRINTS``; the failure message shows it.
+"""
+
+from oslo_versionedobjects import fixture
+
+from alloc_framework.objects import baremetal  # noqa: F401 (registers)
+from alloc_framework.objects.baremetal import base as obj_base
+from tests import base
+
+EXPECTED_FINGERPRINTS = {
+    'Allocation': '1.1-b1aa2881c7ce2ae8b054441a4f7e55d0',
+    'Conductor': '1.0-c1d71fbbca640666418d95deb6070523',
+    'Node': '1.0-a9f979e4854f04c4032c78c6e415bab0',
+    'NodeHistory': '1.0-6c246d887c547680aab2078586e8955a',
+}
+
+
+def project_classes():
+    """``{name: [classes]}`` of this project's registered objects.
+
+    The registry of oslo.versionedobjects is shared by every project in
+    the process: keep ours only.
+    """
+    return {name: classes for name, classes in
+            obj_base.AllocObjectRegistry.obj_classes().items()
+            if classes[0].OBJ_PROJECT_NAMESPACE ==
+            obj_base.OBJ_PROJECT_NAMESPACE}
+
+
+class TestObjectVersions(base.TestCase):
+
+    def test_versions(self):
+        checker = fixture.ObjectVersionChecker(project_classes())
+        expected, actual = checker.test_hashes(EXPECTED_FINGERPRINTS)
+        self.assertEqual(
+            expected, actual,
+            'The fields or remotable methods of these objects changed: '
+            'bump their VERSION, then update EXPECTED_FINGERPRINTS with '
+            'the new fingerprints (the second dict).')
+
+    def test_no_object_relationships(self):
+        # Objects do not nest others; a nested object would need its
+        # version in the parent's fingerprint (obj_relationships).
+        checker = fixture.ObjectVersionChecker(project_classes())
+        self.assertEqual({}, checker.get_dependency_tree())
