@@ -18,6 +18,7 @@ import webob.exc
 
 from alloc_framework.api.placement import errors
 from alloc_framework.api.placement import microversion
+from alloc_framework.api import strict_json
 from alloc_framework.common import schema as schema_utils
 
 # Where a handler's error code travels from the raised exception to the
@@ -99,11 +100,12 @@ def error_response(req, exc, code=None):
 def extract_json(body, schema):
     """The JSON document of ``body`` validated against ``schema``.
 
-    :raises webob.exc.HTTPBadRequest: not JSON, or not valid; the message
-        names the offending field.
+    :raises webob.exc.HTTPBadRequest: not strict JSON (see
+        ``strict_json``), or not valid; the message names the offending
+        field.
     """
     try:
-        data = jsonutils.loads(body)
+        data = strict_json.loads(body)
     except ValueError as exc:
         raise webob.exc.HTTPBadRequest(
             'Malformed JSON: %(error)s' % {'error': exc})
