@@ -15,7 +15,8 @@ error response in the API's own format.
 
 ``MAX_INT`` is the largest value of the integer columns (SQL ``INTEGER``
 on every backend): integers from a query string or a body that reach one
-are checked against it.
+are checked against it. ``TEXT_PATTERN`` is the JSON schema pattern of a
+string stored in a text column: PostgreSQL cannot store NUL.
 """
 
 import io
@@ -28,6 +29,7 @@ import webob
 LOG = log.getLogger(__name__)
 
 MAX_INT = 2 ** 31 - 1
+TEXT_PATTERN = r'^[^\x00]*\Z'
 
 
 def _decoded(wsgi_string):
