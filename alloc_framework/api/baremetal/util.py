@@ -156,9 +156,11 @@ def pagination(req, sort_keys, default_sort='id'):
             400, "Invalid sort direction: %s. Acceptable values are 'asc' "
                  "or 'desc'" % sort_dir, errors.INVALID_QUERY)
     marker = req.GET.get('marker')
-    if marker is not None and not uuidutils.is_uuid_like(marker):
-        raise errors.HTTPError(400, 'Invalid marker %r: expected a UUID.'
-                               % marker, errors.INVALID_QUERY)
+    if marker is not None:
+        if not uuidutils.is_uuid_like(marker):
+            raise errors.HTTPError(400, 'Invalid marker %r: expected a '
+                                   'UUID.' % marker, errors.INVALID_QUERY)
+        marker = utils.canonical_uuid(marker)
     return limit, marker, sort_key, sort_dir
 
 
@@ -273,7 +275,8 @@ def get_node(req, ident, rule=None):
 def _get_node(req, ident):
     def lookup(value):
         if uuidutils.is_uuid_like(value):
-            return node_obj.Node.get_by_uuid(req.context, value)
+            return node_obj.Node.get_by_uuid(req.context,
+                                             utils.canonical_uuid(value))
         if req.version.check(5) and utils.is_valid_logical_name(value):
             return node_obj.Node.get_by_name(req.context, value)
         raise exception.InvalidIdentity(identity=value)
@@ -291,7 +294,7 @@ def get_allocation(req, ident, fields=None):
     def lookup(value):
         if uuidutils.is_uuid_like(value):
             return allocation_obj.Allocation.get_by_uuid(
-                req.context, value, fields=fields)
+                req.context, utils.canonical_uuid(value), fields=fields)
         if utils.is_valid_logical_name(value):
             return allocation_obj.Allocation.get_by_name(
                 req.context, value, fields=fields)

@@ -235,7 +235,8 @@ def get_history(req, node_ident, event_ident):
                  mv.NODE_HISTORY)
     if not uuidutils.is_uuid_like(event_ident):
         raise exception.InvalidUUID(uuid=event_ident)
-    event = history_obj.NodeHistory.get_by_uuid(req.context, event_ident)
+    event = history_obj.NodeHistory.get_by_uuid(
+        req.context, utils.canonical_uuid(event_ident))
     if event.node_id != node.id:
         raise exception.NodeHistoryNotFound(history=event_ident)
     return util.json_response(_history(req, node, event,

@@ -90,11 +90,12 @@ def validate_post(req, body):
         raise errors.HTTPError(
             400, 'Invalid allocation field resource_class: it is required '
                  'unless node is given.', errors.INVALID_FIELD)
-    if body.get('uuid') is not None and not uuidutils.is_uuid_like(
-            body['uuid']):
-        raise errors.HTTPError(
-            400, 'Invalid allocation field uuid: %r is not a UUID.'
-            % body['uuid'], errors.INVALID_FIELD)
+    if body.get('uuid') is not None:
+        if not uuidutils.is_uuid_like(body['uuid']):
+            raise errors.HTTPError(
+                400, 'Invalid allocation field uuid: %r is not a UUID.'
+                % body['uuid'], errors.INVALID_FIELD)
+        body['uuid'] = utils.canonical_uuid(body['uuid'])
     check_name(body.get('name'))
     return body
 

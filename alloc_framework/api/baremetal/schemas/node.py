@@ -58,6 +58,8 @@ WRITABLE = {
 }
 # Fields set only at creation.
 CREATE_ONLY = ('uuid',)
+# Fields holding a UUID, stored in its canonical spelling.
+UUID_FIELDS = ('uuid', 'instance_uuid')
 # Fields the API shows but no client may write.
 READ_ONLY = ('uuid', 'created_at', 'updated_at', 'provision_state',
              'target_provision_state', 'power_state', 'target_power_state',
@@ -148,6 +150,8 @@ def validate_create(req, body):
         _check_value(name, value)
         if name == 'conductor_group' and value is None:
             value = ''
+        if name in UUID_FIELDS and value is not None:
+            value = utils.canonical_uuid(value)
         if value is not None or name not in ('maintenance', 'protected',
                                              'retired'):
             values[name] = value
@@ -191,6 +195,9 @@ def validate_patch(req, patch, doc, node):
             if name in ('maintenance', 'protected', 'retired'):
                 doc[name] = False
         value = doc[name]
+        if name in UUID_FIELDS and isinstance(value, str):
+            _check_value(name, value)
+            value = utils.canonical_uuid(value)
         if value != getattr(node, name):
             _check_value(name, value)
             if name == 'driver' and not value:

@@ -191,6 +191,48 @@ class HostileInputTestCase(base.BaremetalTestCase):
                         content_type='application/json; charset=UTF-8')
         self.assertEqual(201, resp.status_int, resp.text)
 
+    # --- 10: UUID spellings --------------------------------------------------
+
+    def test_uuid_spellings_name_one_node(self):
+        uuid = 'a9d1c6be-60d5-4a8f-9c11-4cfe4e1b7c3d'
+        spellings = (uuid.upper(), uuid.replace('-', ''), '{%s}' % uuid,
+                     'urn:uuid:' + uuid.upper())
+        resp = self.create(uuid=spellings[0])
+        self.assertEqual(201, resp.status_int, resp.text)
+        self.assertEqual(uuid, resp.json['uuid'])
+        for spelling in spellings[1:]:
+            self.assertEqual(409, self.create(uuid=spelling).status_int)
+        self.assertEqual(1, len(node_obj.Node.list(self.context)))
+        for spelling in (uuid,) + spellings[:3]:
+            resp = self.raw('GET', '/v1/nodes/%s' % parse.quote(spelling))
+            self.assertEqual(200, resp.status_int, spelling)
+            self.assertEqual(uuid, resp.json['uuid'])
+        resp = self.patch('/v1/nodes/%s' % uuid.upper(),
+                          [{'op': 'add', 'path': '/instance_uuid',
+                            'value': uuid.replace('-', '').upper()}])
+        self.assertEqual(uuid, resp.json['instance_uuid'])
+        resp = self.get('/v1/nodes?instance_uuid=%s' % uuid.upper())
+        self.assertEqual([uuid], [n['uuid'] for n in resp.json['nodes']])
+        resp = self.get('/v1/nodes?marker=%s' % uuid.upper())
+        self.assertEqual(200, resp.status_int, resp.text)
+
+    def test_allocation_uuid_spellings(self):
+        node = self.make_node(resource_class='rc')
+        uuid = 'b3c1f7a2-0d4e-4b6a-8f1c-2e9d7a5b4c3f'
+        resp = self.post('/v1/allocations',
+                         {'resource_class': 'rc', 'uuid': uuid.upper(),
+                          'candidate_nodes': [node.uuid.upper()]})
+        self.assertEqual(201, resp.status_int, resp.text)
+        self.assertEqual(uuid, resp.json['uuid'])
+        self.assertEqual([node.uuid], resp.json['candidate_nodes'])
+        for spelling in (uuid, uuid.upper(), uuid.replace('-', '')):
+            resp = self.get('/v1/allocations/%s' % spelling)
+            self.assertEqual(200, resp.status_int, spelling)
+        resp = self.post('/v1/allocations',
+                         {'resource_class': 'rc',
+                          'uuid': uuid.replace('-', '')})
+        self.assertEqual(409, resp.status_int, resp.text)
+
     # --- 14: power timeout and resource class --------------------------------
 
     def test_power_timeout_is_a_positive_integer(self):
