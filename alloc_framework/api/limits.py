@@ -29,6 +29,9 @@ import webob
 LOG = log.getLogger(__name__)
 
 MAX_INT = 2 ** 31 - 1
+MIN_INT = -2 ** 31
+# The JSON schema of an integer stored in an integer column.
+INTEGER = {'type': 'integer', 'minimum': MIN_INT, 'maximum': MAX_INT}
 TEXT_PATTERN = r'^[^\x00]*\Z'
 
 

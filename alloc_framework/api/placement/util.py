@@ -16,6 +16,7 @@ from oslo_utils import uuidutils
 import webob
 import webob.exc
 
+from alloc_framework.api import limits
 from alloc_framework.api.placement import errors
 from alloc_framework.api.placement import microversion
 from alloc_framework.api import strict_json
@@ -313,6 +314,11 @@ def normalize_resources_qs_param(qs):
             raise webob.exc.HTTPBadRequest(
                 'Requested resource %(name)s requires amount >= 1. '
                 'Got: %(amount)d.' % {'name': rc_name, 'amount': amount})
+        if amount > limits.MAX_INT:
+            raise webob.exc.HTTPBadRequest(
+                'Requested resource %(name)s requires amount <= %(max)d. '
+                'Got: %(amount)d.' % {'name': rc_name, 'amount': amount,
+                                      'max': limits.MAX_INT})
         result[rc_name] = amount
     return result
 
