@@ -109,6 +109,40 @@ def list_for_resource_provider(req):
         last_modified=_last_modified(allocations, want))
 
 
+def _list_form_as_dict(allocations):
+    """The list form (before 1.12) keyed by provider, as from 1.12.
+
+    ``[{resource_provider: {uuid}, resources}]``: a provider named in
+    several entries gets the sum of their amounts, which the capacity
+    check then sees whole.
+    """
+    as_dict = {}
+    for item in allocations:
+        rp_uuid = _canonical(item['resource_provider']['uuid'])
+        resources = as_dict.setdefault(rp_uuid, {'resources': {}})[
+            'resources']
+        for rc_name, amount in item['resources'].items():
+            resources[rc_name] = resources.get(rc_name, 0) + amount
+    return as_dict
+
+
+def _by_provider(allocations):
+    """``{provider uuid: resources}`` with canonical uuids.
+
+    :raises webob.exc.HTTPBadRequest: two keys name the same provider
+        (they differ only in case or dashes).
+    """
+    result = {}
+    for rp_uuid, entry in allocations.items():
+        rp_uuid = _canonical(rp_uuid)
+        if rp_uuid in result:
+            raise webob.exc.HTTPBadRequest(
+                'Resource provider %(uuid)s is given more than once.' %
+                {'uuid': rp_uuid})
+        result[rp_uuid] = dict(entry['resources'])
+    return result
+
+
 def _consumer_request(context, consumer_uuid, data, allocations, want):
     """One consumer's body as an ``allocation.ConsumerAllocations``."""
     project_id = data.get('project_id')
@@ -118,10 +152,7 @@ def _consumer_request(context, consumer_uuid, data, allocations, want):
         project_id = context.config.placement.incomplete_consumer_project_id
         user_id = context.config.placement.incomplete_consumer_user_id
     return alloc_obj.ConsumerAllocations(
-        consumer_uuid,
-        {_canonical(rp_uuid): dict(entry['resources'])
-         for rp_uuid, entry in allocations.items()},
-        project_id, user_id,
+        consumer_uuid, _by_provider(allocations), project_id, user_id,
         consumer_generation=data.get('consumer_generation'),
         check_generation=want.matches((1, 28)),
         consumer_type=data.get('consumer_type'))
@@ -174,13 +205,7 @@ def _set_allocations_for_consumer(req, want_schema):
     data = util.extract_json(req.body, want_schema)
     allocations = data['allocations']
     if not want.matches((1, 12)):
-        # The list form: [{resource_provider: {uuid}, resources}].
-        as_dict = {}
-        for item in allocations:
-            entry = as_dict.setdefault(item['resource_provider']['uuid'],
-                                       {'resources': {}})
-            entry['resources'].update(item['resources'])
-        allocations = as_dict
+        allocations = _list_form_as_dict(allocations)
     request = _consumer_request(context, consumer_uuid, data, allocations,
                                 want)
     write(context, [request], ' for consumer %s' % consumer_uuid)

@@ -183,3 +183,51 @@ class HostileInputTestCase(base.PlacementAppTestCase):
                             % RP, '{"resource_provider_generation": 1, '
                             '"total": 4, "allocation_ratio": %s}' % number)
             self.assertError(resp, 400, 'allocation_ratio')
+
+    # --- 11: a provider named twice ------------------------------------------
+
+    def _put_list_form(self, entries, version='1.7'):
+        body = {'allocations': [
+            {'resource_provider': {'uuid': rp}, 'resources': resources}
+            for rp, resources in entries]}
+        return self.raw('PUT', '/allocations/%s' % CONSUMER, body,
+                        version=version)
+
+    def _usage(self):
+        resp = self.raw('GET', '/allocations/%s' % CONSUMER)
+        return {rp: entry['resources']
+                for rp, entry in resp.json['allocations'].items()}
+
+    def test_list_form_sums_a_provider_named_twice(self):
+        self.make_provider(total=4)
+        resp = self._put_list_form([(RP, {'VCPU': 3}),
+                                    (RP.upper(), {'VCPU': 1})])
+        self.assertEqual(204, resp.status_int, resp.text)
+        self.assertEqual({RP: {'VCPU': 4}}, self._usage())
+
+    def test_list_form_sum_is_checked_against_capacity(self):
+        self.make_provider(total=4)
+        resp = self._put_list_form([(RP, {'VCPU': 3}), (RP, {'VCPU': 3})])
+        self.assertError(resp, 409, 'Unable to allocate inventory')
+        self.assertEqual({}, self._usage())
+        # max_unit applies to the sum too.
+        resp = self.raw('PUT', '/resource_providers/%s/inventories/VCPU'
+                        % RP, {'resource_provider_generation': 1,
+                               'total': 4, 'max_unit': 2})
+        self.assertEqual(200, resp.status_int, resp.text)
+        resp = self._put_list_form([(RP, {'VCPU': 2}), (RP, {'VCPU': 1})],
+                                   version='1.8')
+        self.assertEqual(400, resp.status_int)  # 1.8 needs project/user
+        resp = self._put_list_form([(RP, {'VCPU': 2}), (RP, {'VCPU': 1})])
+        self.assertError(resp, 409, 'Unable to allocate inventory')
+
+    def test_dict_form_refuses_one_provider_spelled_twice(self):
+        self.make_provider(total=4)
+        body = {'allocations': {RP: {'resources': {'VCPU': 1}},
+                                RP.upper(): {'resources': {'VCPU': 1}}},
+                'project_id': 'p', 'user_id': 'u',
+                'consumer_generation': None, 'consumer_type': 'X'}
+        resp = self.raw('PUT', '/allocations/%s' % CONSUMER, body)
+        self.assertError(resp, 400, 'Resource provider %s is given more '
+                         'than once' % RP)
+        self.assertEqual({}, self._usage())
