@@ -35,10 +35,11 @@ INTEGER = {'type': 'integer', 'minimum': MIN_INT, 'maximum': MAX_INT}
 TEXT_PATTERN = r'^[^\x00]*\Z'
 
 
-def _decoded(wsgi_string):
-    """A WSGI (latin-1) string percent-decoded and read as UTF-8.
+def _text(wsgi_string, unquote=False):
+    """A WSGI string read as UTF-8, or None when it is not valid UTF-8.
 
-    :returns: the text, or None when it is not valid UTF-8.
+    WSGI strings carry the request's bytes as latin-1 characters. The
+    server has percent-decoded the path already, not the query string.
     """
     try:
         raw = wsgi_string.encode('latin-1')
@@ -46,18 +47,21 @@ def _decoded(wsgi_string):
         # Some in-process servers pass text already decoded: then it
         # only needs to be valid Unicode.
         raw = wsgi_string.encode('utf-8', 'surrogatepass')
+    if unquote:
+        raw = parse.unquote_to_bytes(raw)
     try:
-        return parse.unquote_to_bytes(raw).decode('utf-8')
+        return raw.decode('utf-8')
     except UnicodeDecodeError:
         return None
 
 
 def check_url(environ):
     """The reason the request's URL is refused, or None."""
-    path = _decoded(environ.get('PATH_INFO', ''))
+    path = _text(environ.get('PATH_INFO', ''))
     if path is None:
         return 'The URL path is not valid UTF-8.'
-    query = _decoded(environ.get('QUERY_STRING', '').replace('+', ' '))
+    query = _text(environ.get('QUERY_STRING', '').replace('+', ' '),
+                  unquote=True)
     if query is None:
         return 'The query string is not valid UTF-8.'
     if '\x00' in path or '\x00' in query:

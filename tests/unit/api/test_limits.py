@@ -52,7 +52,8 @@ class RequestLimitsTestCase(base.TestCase):
         snowman = '\u2603'.encode('utf-8').decode('latin-1')
         for path, query in (('/v1/nodes', ''), ('/a/' + snowman, ''),
                             ('/', 'name=%E2%98%83&x=caf%C3%A9+au+lait'),
-                            ('/', 'a=%25ff')):
+                            ('/', 'a=%25ff'), ('/%ff', ''),
+                            ('/\u2603', '')):
             resp = self.call(path, query)
             self.assertEqual(200, resp.status_int, (path, query, resp.text))
 
