@@ -1,6 +1,7 @@
 """Small helpers shared by the API, the conductor and the objects."""
 
 import re
+import uuid
 
 from oslo_utils import strutils
 from oslo_utils import uuidutils
@@ -28,3 +29,15 @@ def is_valid_logical_name(name):
 def is_int_like(value):
     """Whether ``value`` is an int or a string of one."""
     return strutils.is_int_like(value)
+
+
+def canonical_uuid(value):
+    """A UUID in its lower-case hyphenated form.
+
+    Any spelling ``uuid.UUID`` accepts (upper case, no hyphens, braces,
+    ``urn:uuid:``) names the same UUID: it is stored and looked up in this
+    one form, as Placement does.
+
+    :raises ValueError: ``value`` is not a UUID.
+    """
+    return str(uuid.UUID(value))

@@ -13,13 +13,14 @@ from alloc_framework.conf import database
 from alloc_framework.conf import default
 from alloc_framework.conf import hardware
 from alloc_framework.conf import messaging
+from alloc_framework.conf import middleware
 from alloc_framework.conf import placement
 from alloc_framework.conf import placement_api
 
 CONF = cfg.CONF
 
 _MODULES = (default, database, api, placement_api, placement, conductor,
-            allocation, hardware, messaging)
+            allocation, hardware, messaging, middleware)
 
 
 def register_opts(conf):

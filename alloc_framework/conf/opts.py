@@ -5,6 +5,7 @@ from alloc_framework.conf import api
 from alloc_framework.conf import conductor
 from alloc_framework.conf import default
 from alloc_framework.conf import hardware
+from alloc_framework.conf import middleware
 from alloc_framework.conf import placement
 from alloc_framework.conf import placement_api
 
@@ -17,4 +18,5 @@ def list_opts():
         ('placement', placement.opts),
         ('conductor', conductor.opts),
         ('allocation', allocation.opts),
+        ('oslo_middleware', middleware.opts),
     ]

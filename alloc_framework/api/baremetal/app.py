@@ -3,10 +3,11 @@
 The stack, outermost first: CORS (when ``[cors]allowed_origin`` is set),
 the proxy headers (when
 ``[oslo_middleware]enable_proxy_headers_parsing`` is set), request ids
-(``X-OpenStack-Request-Id``), the fault wrapper (no traceback ever reaches
-a client), authentication (``[DEFAULT]auth_strategy``) and the dispatcher
-of the route table. A layer with nothing to do is left out: each costs
-every request a pass through webob.
+(``X-OpenStack-Request-Id``), the request limits (UTF-8 URLs, body size:
+see ``alloc_framework.api.limits``), the fault wrapper (no traceback ever
+reaches a client), authentication (``[DEFAULT]auth_strategy``) and the
+dispatcher of the route table. A layer with nothing to do is left out:
+each costs every request a pass through webob.
 """
 
 from oslo_log import log
@@ -17,6 +18,7 @@ from alloc_framework.api.baremetal import auth
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import handler
 from alloc_framework.api.baremetal import microversion
+from alloc_framework.api import limits
 from alloc_framework.api import middleware
 
 LOG = log.getLogger(__name__)
@@ -42,6 +44,15 @@ class FaultWrapper:
             return resp(environ, start_response)
 
 
+_LIMIT_CODES = {400: errors.INVALID_URL, 413: errors.REQUEST_TOO_LARGE}
+
+
+def _limit_error(environ, status, message):
+    resp = errors.response(status, message, _LIMIT_CODES[status])
+    microversion.add_headers(resp, None)
+    return resp
+
+
 def setup_app(conf, auth_middleware=None):
     """Return the WSGI application of the bare metal API.
 
@@ -54,6 +65,7 @@ def setup_app(conf, auth_middleware=None):
     wrapper = auth_middleware or auth.wrap
     app = wrapper(app, conf)
     app = FaultWrapper(app)
+    app = limits.wrap(app, conf, _limit_error)
     app = request_id.RequestId(app)
     conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
     if conf.oslo_middleware.enable_proxy_headers_parsing:

@@ -31,6 +31,8 @@ AUTH_REQUIRED = 'baremetal.auth_required'
 POLICY_FORBIDDEN = 'baremetal.policy_forbidden'
 INTERNAL_ERROR = 'baremetal.internal_error'
 NODE_ALLOCATION_MISMATCH = 'baremetal.node_allocation_mismatch'
+INVALID_URL = 'baremetal.invalid_url'
+REQUEST_TOO_LARGE = 'baremetal.request_too_large'
 
 _CAMEL = re.compile(r'(?<!^)(?=[A-Z])')
 

@@ -15,6 +15,7 @@ import webob
 
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import policy
+from alloc_framework.api import strict_json
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.common import utils
 from alloc_framework.objects import baremetal as _objects  # noqa: F401
@@ -48,16 +49,23 @@ def no_content(status=204):
 
 
 def json_body(req):
-    """The request body as a JSON object.
+    """The request body as a JSON document (None when there is none).
 
-    :raises: HTTPError 400 when it is not a JSON object.
+    :raises: HTTPError 415 when a body is not ``application/json``, 400
+        when it is not strict JSON (see ``strict_json``).
     """
+    body = req.body
+    if body and req.content_type != 'application/json':
+        raise errors.HTTPError(
+            415, 'The media type %s is not supported, use application/json'
+            % (req.content_type or None), errors.UNSUPPORTED_MEDIA_TYPE)
     try:
-        body = json.loads(req.body.decode('utf-8') or 'null')
-    except (ValueError, UnicodeDecodeError) as exc:
+        return strict_json.loads(body or b'null')
+    except strict_json.InvalidJSON as exc:
+        if exc.field is not None:
+            raise errors.HTTPError(400, str(exc), errors.INVALID_FIELD)
         raise errors.HTTPError(400, 'The request body is not valid JSON: %s'
                                % exc, errors.INVALID_JSON)
-    return body
 
 
 def json_object(req):
@@ -148,9 +156,11 @@ def pagination(req, sort_keys, default_sort='id'):
             400, "Invalid sort direction: %s. Acceptable values are 'asc' "
                  "or 'desc'" % sort_dir, errors.INVALID_QUERY)
     marker = req.GET.get('marker')
-    if marker is not None and not uuidutils.is_uuid_like(marker):
-        raise errors.HTTPError(400, 'Invalid marker %r: expected a UUID.'
-                               % marker, errors.INVALID_QUERY)
+    if marker is not None:
+        if not uuidutils.is_uuid_like(marker):
+            raise errors.HTTPError(400, 'Invalid marker %r: expected a '
+                                   'UUID.' % marker, errors.INVALID_QUERY)
+        marker = utils.canonical_uuid(marker)
     return limit, marker, sort_key, sort_dir
 
 
@@ -215,12 +225,16 @@ def apply_patch(doc, patch):
                                    "need a value (path %s)" % op['path'],
                                    errors.INVALID_PATCH)
     try:
-        return jsonpatch.apply_patch(doc, patch)
+        patched = jsonpatch.apply_patch(doc, patch)
+        # Values added below existing ones must not grow a document
+        # beyond the nesting limit of request bodies.
+        strict_json.check_depth(patched)
     except (jsonpatch.JsonPatchException,
             jsonpatch.JsonPointerException, KeyError, TypeError,
-            IndexError) as exc:
+            IndexError, strict_json.InvalidJSON) as exc:
         raise errors.HTTPError(400, 'Patch cannot be applied: %s' % exc,
                                errors.INVALID_PATCH)
+    return patched
 
 
 # --- lookups -----------------------------------------------------------------
@@ -256,7 +270,8 @@ def get_node(req, ident, rule=None):
 def _get_node(req, ident):
     def lookup(value):
         if uuidutils.is_uuid_like(value):
-            return node_obj.Node.get_by_uuid(req.context, value)
+            return node_obj.Node.get_by_uuid(req.context,
+                                             utils.canonical_uuid(value))
         if req.version.check(5) and utils.is_valid_logical_name(value):
             return node_obj.Node.get_by_name(req.context, value)
         raise exception.InvalidIdentity(identity=value)
@@ -274,7 +289,7 @@ def get_allocation(req, ident, fields=None):
     def lookup(value):
         if uuidutils.is_uuid_like(value):
             return allocation_obj.Allocation.get_by_uuid(
-                req.context, value, fields=fields)
+                req.context, utils.canonical_uuid(value), fields=fields)
         if utils.is_valid_logical_name(value):
             return allocation_obj.Allocation.get_by_name(
                 req.context, value, fields=fields)

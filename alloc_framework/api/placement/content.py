@@ -7,10 +7,10 @@
 import functools
 
 import jsonschema
-from oslo_serialization import jsonutils
 from oslo_utils import uuidutils
 import webob.exc
 
+from alloc_framework.api import strict_json
 from alloc_framework.common import schema as schema_utils
 
 # Request bodies check ``format: uuid`` as the reference does: any string
@@ -22,11 +22,12 @@ _BODY_FORMAT_CHECKER.checks('uuid')(uuidutils.is_uuid_like)
 def extract_json(body, schema):
     """The JSON document of ``body`` validated against ``schema``.
 
-    :raises webob.exc.HTTPBadRequest: not JSON, or not valid; the message
-        names the offending field.
+    :raises webob.exc.HTTPBadRequest: not strict JSON (see
+        ``strict_json``), or not valid; the message names the offending
+        field.
     """
     try:
-        data = jsonutils.loads(body)
+        data = strict_json.loads(body)
     except ValueError as exc:
         raise webob.exc.HTTPBadRequest(
             'Malformed JSON: %(error)s' % {'error': exc})

@@ -1,7 +1,8 @@
 """Assemble the Placement WSGI application.
 
 ``loadapp(conf)`` returns the whole stack, outermost first: request ids,
-CORS (when ``[cors]allowed_origin`` is set), request log, fault wrapper,
+CORS (when ``[cors]allowed_origin`` is set), request log, request limits
+(UTF-8 URLs, body size: see ``alloc_framework.api.limits``), fault wrapper,
 authentication (noauth, http_basic or keystone), request context,
 microversion, route table. Loading also makes sure the standard resource
 classes and traits are in the database.
@@ -9,7 +10,10 @@ classes and traits are in the database.
 
 from oslo_log import log as logging
 from oslo_middleware import request_id
+import webob
+import webob.exc
 
+from alloc_framework.api import limits
 from alloc_framework.api import middleware
 from alloc_framework.api.placement import auth
 from alloc_framework.api.placement import fault_wrap
@@ -17,6 +21,7 @@ from alloc_framework.api.placement import handler
 from alloc_framework.api.placement import microversion_middleware
 from alloc_framework.api.placement import policy
 from alloc_framework.api.placement import requestlog
+from alloc_framework.api.placement import response
 from alloc_framework.common import context as common_context
 from alloc_framework.objects.placement import resource_class
 from alloc_framework.objects.placement import trait
@@ -29,6 +34,11 @@ def sync_standard_data():
     ctx = common_context.get_admin_context()
     resource_class.sync_standard(ctx)
     trait.sync_standard(ctx)
+
+
+def _limit_error(environ, status, message):
+    return response.error_response(webob.Request(environ),
+                                   webob.exc.status_map[status](message))
 
 
 def deploy(conf, auth_strategy=None):
@@ -57,6 +67,7 @@ def deploy(conf, auth_strategy=None):
         application = auth.NoAuthMiddleware(
             application, conf.placement_api.noauth_admin_tokens)
     application = fault_wrap.FaultWrapper(application)
+    application = limits.wrap(application, conf, _limit_error)
     application = requestlog.RequestLog(application)
     application = middleware.wrap_cors(
         application, conf,

@@ -12,6 +12,7 @@ import jsonschema
 from oslo_utils import uuidutils
 import webob.exc
 
+from alloc_framework.api import limits
 from alloc_framework.api.placement import microversion
 from alloc_framework.common import schema as schema_utils
 
@@ -84,6 +85,11 @@ def normalize_resources_qs_param(qs):
             raise webob.exc.HTTPBadRequest(
                 'Requested resource %(name)s requires amount >= 1. '
                 'Got: %(amount)d.' % {'name': rc_name, 'amount': amount})
+        if amount > limits.MAX_INT:
+            raise webob.exc.HTTPBadRequest(
+                'Requested resource %(name)s requires amount <= %(max)d. '
+                'Got: %(amount)d.' % {'name': rc_name, 'amount': amount,
+                                      'max': limits.MAX_INT})
         result[rc_name] = amount
     return result
 

@@ -223,8 +223,8 @@ def _candidate_uuids(req, idents):
         if ident in keys:
             continue
         if uuidutils.is_uuid_like(ident):
-            uuids.append(ident)
-            keys[ident] = ident.lower()
+            keys[ident] = utils.canonical_uuid(ident)
+            uuids.append(keys[ident])
         elif utils.is_valid_logical_name(ident):
             names.append(ident)
             keys[ident] = ident

@@ -11,6 +11,7 @@ from alloc_framework.api.baremetal import microversion as mv
 from alloc_framework.api.baremetal import policy
 from alloc_framework.api.baremetal.schemas import node as schema
 from alloc_framework.api.baremetal import util
+from alloc_framework.common import utils
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import states
 from alloc_framework.objects.baremetal import node as node_obj
@@ -150,7 +151,7 @@ def _filters(req):
                 raise errors.HTTPError(400, 'Invalid instance_uuid %r: '
                                        'expected a UUID.' % value,
                                        errors.INVALID_QUERY)
-            filters[name] = value
+            filters[name] = utils.canonical_uuid(value)
         elif name == 'provision_state':
             value = req.GET[name]
             if value not in states.ALL_STATES:

@@ -1,11 +1,15 @@
 """Node sub-resources: traits, states, maintenance and history."""
 
+import json
+
 from oslo_utils import uuidutils
 
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import microversion as mv
 from alloc_framework.api.baremetal import policy
 from alloc_framework.api.baremetal import util
+from alloc_framework.api import limits
+from alloc_framework.common import utils
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import states
 from alloc_framework.objects.baremetal import node_history as history_obj
@@ -133,6 +137,19 @@ def set_provision_state(req, node_ident):
     return _accepted(req, node)
 
 
+def _check_power_timeout(timeout):
+    """As upstream: a positive integer (or a string of one) of seconds."""
+    if timeout is None:
+        return
+    if (not utils.is_int_like(timeout)
+            or not 1 <= int(timeout) <= limits.MAX_INT):
+        raise errors.HTTPError(
+            400, 'Invalid timeout %s: it must be a positive integer (at '
+                 'most %d seconds).' % (json.dumps(timeout)[:40],
+                                        limits.MAX_INT),
+            errors.INVALID_FIELD)
+
+
 def set_power_state(req, node_ident):
     node = _node(req, node_ident, 'baremetal:node:set_power_state')
     body = util.json_object(req)
@@ -146,6 +163,7 @@ def set_power_state(req, node_ident):
         raise errors.HTTPError(
             400, 'Invalid power state target %r; valid targets are %s.'
             % (target, ', '.join(POWER_TARGETS)), errors.INVALID_FIELD)
+    _check_power_timeout(body.get('timeout'))
     req.rpcapi.change_node_power_state(req.context, node.id, target)
     return _accepted(req, node)
 
@@ -172,9 +190,11 @@ def set_maintenance(req, node_ident):
                                    % ', '.join(sorted(unknown)),
                                    errors.INVALID_BODY)
         reason = body.get('reason', reason)
-    if reason is not None and not isinstance(reason, str):
+    if reason is not None and (not isinstance(reason, str)
+                               or '\x00' in reason):
         raise errors.HTTPError(400, 'The maintenance reason must be a '
-                               'string.', errors.INVALID_FIELD)
+                               'string without NUL characters.',
+                               errors.INVALID_FIELD)
     return _set_maintenance(req, node, True, reason)
 
 
@@ -215,7 +235,8 @@ def get_history(req, node_ident, event_ident):
                  mv.NODE_HISTORY)
     if not uuidutils.is_uuid_like(event_ident):
         raise exception.InvalidUUID(uuid=event_ident)
-    event = history_obj.NodeHistory.get_by_uuid(req.context, event_ident)
+    event = history_obj.NodeHistory.get_by_uuid(
+        req.context, utils.canonical_uuid(event_ident))
     if event.node_id != node.id:
         raise exception.NodeHistoryNotFound(history=event_ident)
     return util.json_response(_history(req, node, event,

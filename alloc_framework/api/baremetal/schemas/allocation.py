@@ -11,10 +11,13 @@ from oslo_utils import uuidutils
 
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import microversion as mv
+from alloc_framework.api.baremetal.schemas import node as node_schema
+from alloc_framework.api import limits
 from alloc_framework.common import schema as schema_utils
 from alloc_framework.common import utils
 
-RESOURCE_CLASS = {'type': 'string', 'minLength': 1, 'maxLength': 80}
+RESOURCE_CLASS = {'type': 'string', 'minLength': 1, 'maxLength': 80,
+                  'pattern': node_schema.RESOURCE_CLASS_PATTERN}
 
 POST_1_52 = {
     'type': 'object',
@@ -38,7 +41,8 @@ POST_1_58['required'] = []
 # 1.60: ``owner``.
 POST_1_60 = copy.deepcopy(POST_1_58)
 POST_1_60['properties']['owner'] = {'type': ['string', 'null'],
-                                    'maxLength': 255}
+                                    'maxLength': 255,
+                                    'pattern': limits.TEXT_PATTERN}
 
 # Attributes a PATCH may change (1.57).
 PATCHABLE = ('name', 'extra')
@@ -86,11 +90,12 @@ def validate_post(req, body):
         raise errors.HTTPError(
             400, 'Invalid allocation field resource_class: it is required '
                  'unless node is given.', errors.INVALID_FIELD)
-    if body.get('uuid') is not None and not uuidutils.is_uuid_like(
-            body['uuid']):
-        raise errors.HTTPError(
-            400, 'Invalid allocation field uuid: %r is not a UUID.'
-            % body['uuid'], errors.INVALID_FIELD)
+    if body.get('uuid') is not None:
+        if not uuidutils.is_uuid_like(body['uuid']):
+            raise errors.HTTPError(
+                400, 'Invalid allocation field uuid: %r is not a UUID.'
+                % body['uuid'], errors.INVALID_FIELD)
+        body['uuid'] = utils.canonical_uuid(body['uuid'])
     check_name(body.get('name'))
     return body
 

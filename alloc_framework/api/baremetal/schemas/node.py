@@ -6,10 +6,13 @@ upstream service does, and anything else unknown or read-only with 400
 naming the field.
 """
 
+import re
+
 import jsonschema
 
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import microversion as mv
+from alloc_framework.api import limits
 from alloc_framework.common import schema as schema_utils
 from alloc_framework.common import utils
 
@@ -17,6 +20,9 @@ _STRING_255 = {'type': ['string', 'null'], 'maxLength': 255}
 _DICT = {'type': ['object', 'null']}
 _BOOL = {'type': 'boolean'}
 _UUID = {'type': ['string', 'null'], 'format': 'uuid'}
+# Resource classes: printable ASCII (upstream limits only the length;
+# control and non-ASCII characters cannot name a Placement class).
+RESOURCE_CLASS_PATTERN = r'^[\x20-\x7e]*\Z'
 
 # Writable fields: name -> (schema, first minor version).
 WRITABLE = {
@@ -31,7 +37,8 @@ WRITABLE = {
     'instance_uuid': (_UUID, 1),
     'maintenance': (_BOOL, 1),
     'maintenance_reason': ({'type': ['string', 'null']}, 1),
-    'resource_class': ({'type': ['string', 'null'], 'maxLength': 80},
+    'resource_class': ({'type': ['string', 'null'], 'maxLength': 80,
+                        'pattern': RESOURCE_CLASS_PATTERN},
                        mv.RESOURCE_CLASS),
     'power_interface': (_STRING_255, mv.INTERFACES),
     'deploy_interface': (_STRING_255, mv.INTERFACES),
@@ -51,6 +58,8 @@ WRITABLE = {
 }
 # Fields set only at creation.
 CREATE_ONLY = ('uuid',)
+# Fields holding a UUID, stored in its canonical spelling.
+UUID_FIELDS = ('uuid', 'instance_uuid')
 # Fields the API shows but no client may write.
 READ_ONLY = ('uuid', 'created_at', 'updated_at', 'provision_state',
              'target_provision_state', 'power_state', 'target_power_state',
@@ -97,6 +106,10 @@ def _is_name(value):
 
 def _check_value(name, value):
     schema = WRITABLE[name][0]
+    if isinstance(value, str) and not re.match(limits.TEXT_PATTERN, value):
+        raise errors.HTTPError(400, 'Invalid value for field %s: NUL '
+                               'characters are not accepted.' % name,
+                               errors.INVALID_FIELD)
     try:
         schema_utils.validate(value, schema, format_checker=_CHECKER)
     except jsonschema.ValidationError as exc:
@@ -137,6 +150,8 @@ def validate_create(req, body):
         _check_value(name, value)
         if name == 'conductor_group' and value is None:
             value = ''
+        if name in UUID_FIELDS and value is not None:
+            value = utils.canonical_uuid(value)
         if value is not None or name not in ('maintenance', 'protected',
                                              'retired'):
             values[name] = value
@@ -180,6 +195,9 @@ def validate_patch(req, patch, doc, node):
             if name in ('maintenance', 'protected', 'retired'):
                 doc[name] = False
         value = doc[name]
+        if name in UUID_FIELDS and isinstance(value, str):
+            _check_value(name, value)
+            value = utils.canonical_uuid(value)
         if value != getattr(node, name):
             _check_value(name, value)
             if name == 'driver' and not value:

@@ -179,13 +179,7 @@ def set_allocations_for_consumer(req):
     data = content.extract_json(req.body, _put_schema(want))
     allocations = data['allocations']
     if not want.matches(microversion.ALLOCATIONS_DICT):
-        # The list form: [{resource_provider: {uuid}, resources}].
-        as_dict = {}
-        for item in allocations:
-            entry = as_dict.setdefault(item['resource_provider']['uuid'],
-                                       {'resources': {}})
-            entry['resources'].update(item['resources'])
-        allocations = as_dict
+        allocations = helpers.list_form_as_dict(allocations)
     request = helpers.consumer_request(context, consumer_uuid, data,
                                        allocations, want)
     write(context, [request], ' for consumer %s' % consumer_uuid)

@@ -43,13 +43,44 @@ def consumer_request(context, consumer_uuid, data, allocations, want):
         project_id = context.config.placement.incomplete_consumer_project_id
         user_id = context.config.placement.incomplete_consumer_user_id
     return alloc_obj.ConsumerAllocations(
-        consumer_uuid,
-        {canonical_uuid(rp_uuid): dict(entry['resources'])
-         for rp_uuid, entry in allocations.items()},
-        project_id, user_id,
+        consumer_uuid, _by_provider(allocations), project_id, user_id,
         consumer_generation=data.get('consumer_generation'),
         check_generation=want.matches(microversion.CONSUMER_GENERATIONS),
         consumer_type=data.get('consumer_type'))
+
+
+def list_form_as_dict(allocations):
+    """The list form (before 1.12) keyed by provider, as from 1.12.
+
+    ``[{resource_provider: {uuid}, resources}]``: a provider named in
+    several entries gets the sum of their amounts, which the capacity
+    check then sees whole.
+    """
+    as_dict = {}
+    for item in allocations:
+        rp_uuid = canonical_uuid(item['resource_provider']['uuid'])
+        resources = as_dict.setdefault(rp_uuid, {'resources': {}})[
+            'resources']
+        for rc_name, amount in item['resources'].items():
+            resources[rc_name] = resources.get(rc_name, 0) + amount
+    return as_dict
+
+
+def _by_provider(allocations):
+    """``{provider uuid: resources}`` with canonical uuids.
+
+    :raises webob.exc.HTTPBadRequest: two keys name the same provider
+        (they differ only in case or dashes).
+    """
+    result = {}
+    for rp_uuid, entry in allocations.items():
+        rp_uuid = canonical_uuid(rp_uuid)
+        if rp_uuid in result:
+            raise webob.exc.HTTPBadRequest(
+                'Resource provider %(uuid)s is given more than once.' %
+                {'uuid': rp_uuid})
+        result[rp_uuid] = dict(entry['resources'])
+    return result
 
 
 def consumer_requests(context, data, want):

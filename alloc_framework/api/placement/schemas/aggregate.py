@@ -2,6 +2,7 @@
 
 import copy
 
+from alloc_framework.api import limits
 from alloc_framework.api.placement.schemas import resource_provider
 
 # 1.1: a bare list of aggregate uuids.
@@ -16,7 +17,7 @@ PUT_AGGREGATES_SCHEMA_V1_19 = {
     'type': 'object',
     'properties': {
         'aggregates': copy.deepcopy(PUT_AGGREGATES_SCHEMA_V1_1),
-        'resource_provider_generation': {'type': 'integer'},
+        'resource_provider_generation': limits.INTEGER,
     },
     'required': ['aggregates', 'resource_provider_generation'],
     'additionalProperties': False,

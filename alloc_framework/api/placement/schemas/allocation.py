@@ -6,6 +6,8 @@ the previous one with one change.
 
 import copy
 
+from alloc_framework.api import limits
+
 # Resource class names in bodies (standard or CUSTOM_*).
 RC_PATTERN = '^[A-Z0-9_]+$'
 # Provider and consumer uuids as dict keys (dashes optional, as upstream).
@@ -19,11 +21,13 @@ _RESOURCES = {
     'type': 'object',
     'minProperties': 1,
     'patternProperties': {
-        RC_PATTERN: {'type': 'integer', 'minimum': 1},
+        RC_PATTERN: {'type': 'integer', 'minimum': 1,
+                     'maximum': limits.MAX_INT},
     },
     'additionalProperties': False,
 }
-_EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
+_EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255,
+                'pattern': limits.TEXT_PATTERN}
 
 # 1.0: a list of {resource_provider: {uuid}, resources}.
 ALLOCATION_SCHEMA = {
@@ -70,7 +74,7 @@ ALLOCATION_SCHEMA_V1_12['properties']['allocations'] = {
         UUID_PATTERN: {
             'type': 'object',
             'properties': {
-                'generation': {'type': 'integer'},
+                'generation': limits.INTEGER,
                 'resources': _RESOURCES,
             },
             'required': ['resources'],
@@ -94,9 +98,8 @@ POST_ALLOCATIONS_V1_13 = {
 # 1.28: consumer_generation is required (null for a new consumer); PUT
 # accepts empty allocations too.
 ALLOCATION_SCHEMA_V1_28 = copy.deepcopy(DELETABLE_ALLOCATIONS_V1_13)
-ALLOCATION_SCHEMA_V1_28['properties']['consumer_generation'] = {
-    'type': ['integer', 'null'],
-}
+ALLOCATION_SCHEMA_V1_28['properties']['consumer_generation'] = dict(
+    limits.INTEGER, type=['integer', 'null'])
 ALLOCATION_SCHEMA_V1_28['required'].append('consumer_generation')
 POST_ALLOCATIONS_V1_28 = copy.deepcopy(POST_ALLOCATIONS_V1_13)
 POST_ALLOCATIONS_V1_28['patternProperties'] = {

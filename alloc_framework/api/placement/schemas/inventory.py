@@ -2,8 +2,10 @@
 
 import copy
 
+from alloc_framework.api import limits
+
 # The integer columns' range.
-MAX_INT = 2147483647
+MAX_INT = limits.MAX_INT
 # The largest value of a single precision float column.
 MAX_FLOAT = 3.40282e+38
 RC_PATTERN = '^[A-Z0-9_]+$'
@@ -11,7 +13,7 @@ RC_PATTERN = '^[A-Z0-9_]+$'
 BASE_INVENTORY_SCHEMA = {
     'type': 'object',
     'properties': {
-        'resource_provider_generation': {'type': 'integer'},
+        'resource_provider_generation': limits.INTEGER,
         'total': {'type': 'integer', 'minimum': 1, 'maximum': MAX_INT},
         'reserved': {'type': 'integer', 'minimum': 0, 'maximum': MAX_INT},
         'min_unit': {'type': 'integer', 'minimum': 1, 'maximum': MAX_INT},
@@ -38,7 +40,7 @@ PUT_INVENTORY_RECORD_SCHEMA['required'] = ['total']
 PUT_INVENTORY_SCHEMA = {
     'type': 'object',
     'properties': {
-        'resource_provider_generation': {'type': 'integer'},
+        'resource_provider_generation': limits.INTEGER,
         'inventories': {
             'type': 'object',
             'patternProperties': {

@@ -6,6 +6,8 @@ of the previous one with one change.
 
 import copy
 
+from alloc_framework.api import limits
+
 # A uuid with or without dashes; handlers normalise it to the dashed form.
 UUID = {
     'type': 'string',
@@ -15,7 +17,8 @@ UUID = {
 # A uuid in a request body: checked as ``format: uuid``, as the reference
 # does, so that errors say "is not a 'uuid'" (content.extract_json).
 UUID_FORMAT = {'type': 'string', 'format': 'uuid'}
-_NAME = {'type': 'string', 'minLength': 1, 'maxLength': 200}
+_NAME = {'type': 'string', 'minLength': 1, 'maxLength': 200,
+         'pattern': limits.TEXT_PATTERN}
 
 POST_RESOURCE_PROVIDER_SCHEMA = {
     'type': 'object',

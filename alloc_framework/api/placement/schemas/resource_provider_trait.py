@@ -1,5 +1,7 @@
 """JSON schemas of /resource_providers/{uuid}/traits."""
 
+from alloc_framework.api import limits
+
 SET_TRAITS_FOR_RP_SCHEMA = {
     'type': 'object',
     'properties': {
@@ -13,7 +15,7 @@ SET_TRAITS_FOR_RP_SCHEMA = {
             },
             'uniqueItems': True,
         },
-        'resource_provider_generation': {'type': 'integer'},
+        'resource_provider_generation': limits.INTEGER,
     },
     'required': ['traits', 'resource_provider_generation'],
     'additionalProperties': False,
