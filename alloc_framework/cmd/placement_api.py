@@ -19,16 +19,9 @@ from alloc_framework.db import migration
 LOG = logging.getLogger(__name__)
 
 
-def is_embedded_db(conf):
-    """True when the database is a local SQLite file (or memory)."""
-    return conf.database.connection.startswith('sqlite')
-
-
 def build_service(conf):
     """The WSGIService of the Placement API over ``conf`` (not started)."""
-    if is_embedded_db(conf):
-        LOG.info('Embedded SQLite database: upgrading its schema')
-        migration.upgrade('head')
+    migration.upgrade_embedded(conf)
     app = deploy.loadapp(conf)
     # The launcher serves from a forked child: connections opened while
     # loading must not be shared with it.

@@ -28,11 +28,6 @@ from alloc_framework.db import migration
 LOG = log.getLogger(__name__)
 
 
-def is_embedded_db(conf):
-    """True when the database is a local SQLite file (or memory)."""
-    return conf.database.connection.startswith('sqlite')
-
-
 class WorkerSlotError(Exception):
     """No free worker slot: more processes than ``[DEFAULT]server_workers``."""
 
@@ -98,9 +93,7 @@ def build_service(conf):
                  'also serves other API processes', conf.rpc_transport)
     conductor = conductor_service.ConductorService(conf.host, conf)
     conductor.check_config()
-    if is_embedded_db(conf):
-        LOG.info('Embedded SQLite database: upgrading its schema')
-        migration.upgrade('head')
+    migration.upgrade_embedded(conf)
     count = conf.server_workers
     services = [
         # The conductor first: the APIs route requests to it.

@@ -5,8 +5,11 @@ import os
 from alembic import command as alembic_command
 from alembic import config as alembic_config
 from alembic import migration as alembic_migration
+from oslo_log import log
 
 from alloc_framework.db import api as db_api
+
+LOG = log.getLogger(__name__)
 
 _INI = os.path.join(os.path.dirname(__file__), 'alembic.ini')
 
@@ -39,3 +42,19 @@ def head():
     """Return the newest revision the code knows."""
     from alembic import script
     return script.ScriptDirectory.from_config(_config()).get_current_head()
+
+
+def upgrade_embedded(conf):
+    """Upgrade the schema when the database is a local SQLite file.
+
+    The embedded default needs no set-up: a service started on it creates
+    or upgrades its own schema. A server database is upgraded by the
+    operator (``alloc-manage db upgrade``), never by a service.
+
+    :returns: True when the schema was upgraded.
+    """
+    if not conf.database.connection.startswith('sqlite'):
+        return False
+    LOG.info('Embedded SQLite database: upgrading its schema')
+    upgrade('head')
+    return True
