@@ -4,11 +4,10 @@ Every database access goes through ``reader`` or ``writer`` from this module;
 the transaction belongs to the outermost decorated function.
 """
 
-import functools
 import os
 import time
 
-from oslo_db import exception as db_exc
+from oslo_db import api as oslo_db_api
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
@@ -16,28 +15,47 @@ context_manager = enginefacade.transaction_context()
 reader = context_manager.reader
 writer = context_manager.writer
 
-# Deadlock victims are retried at once (no sleep: callers are API and
-# worker threads); InnoDB picks a victim and the retry usually finds its
-# way.
-DEADLOCK_RETRIES = 5
+# Attempts after the first that a deadlock victim gets.
+DEADLOCK_MAX_RETRIES = 4
 
 
-def retry_on_deadlock(func):
-    """Re-run a whole transaction (the decorated function) on DBDeadlock.
+def retrying(max_retries=DEADLOCK_MAX_RETRIES, exception_checker=None):
+    """Re-run a whole transaction that lost a race: the project's one way.
 
-    Put it outside ``@writer`` so that each attempt is a fresh
-    transaction. (oslo.db's own ``retry_on_deadlock`` only marks a
-    function for its DBAPI loader, which this project does not use.)
+    oslo.db's ``wrap_db_retry``, always on ``DBDeadlock`` (the database
+    rolled the victim back, so running it again is safe) and on what
+    ``exception_checker(exc)`` accepts (a lost compare-and-swap, a key
+    taken concurrently), at most ``max_retries`` times; then the last
+    exception propagates. Put it outside ``@reader``/``@writer`` so that
+    each attempt is a fresh transaction. (oslo.db's ``retry_on_deadlock``
+    only marks a function for its ``DBAPI`` loader, which the
+    enginefacade does not use.)
+
+    The attempts follow each other at once (``retry_interval=0``,
+    ``time.sleep(0)``), as they always did here: the loser's new
+    transaction queues in the database behind the row locks of the
+    winner and runs as soon as that committed, without holding the
+    interpreter; a pause would only add its length to the latency of
+    the API request or of the conductor worker waiting for it, and
+    worker threads do not sleep. So the interval does not grow either
+    (``inc_retry_interval=False``; ``max_retry_interval`` is unused).
+    Deadlocks are rare since MySQL sessions run in READ COMMITTED: a
+    whole run of ``benchmarks/allocation_bench.py`` on MariaDB (1,000
+    nodes enrolled, 1,000 allocations by 16 clients, clean-up) left
+    ``Innodb_deadlocks`` at 0.
+
+    :param exception_checker: a callable that says whether an exception
+        other than ``DBDeadlock`` is worth another attempt.
     """
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        for attempt in range(DEADLOCK_RETRIES):
-            try:
-                return func(*args, **kwargs)
-            except db_exc.DBDeadlock:
-                if attempt == DEADLOCK_RETRIES - 1:
-                    raise
-    return wrapper
+    return oslo_db_api.wrap_db_retry(
+        max_retries=max_retries, retry_interval=0, inc_retry_interval=False,
+        retry_on_deadlock=True,
+        exception_checker=exception_checker or (lambda exc: False))
+
+
+# Writers that can meet concurrent transactions on MariaDB (node locks,
+# allocations, reservations) are retried when chosen as deadlock victim.
+retry_on_deadlock = retrying()
 
 
 def _sqlite_setup(engine):
