@@ -116,6 +116,20 @@ class PoolTestCase(base.DBTestCase):
             return conn.execute(sa.text(
                 'SELECT COUNT(*) FROM projects')).scalar()
 
+    def test_pool_neither_rolls_back_nor_pings_by_itself(self):
+        dialect = self.engine.dialect
+        with mock.patch.object(dialect, 'do_rollback') as rollback, \
+                mock.patch.object(dialect, 'do_ping') as ping:
+            with self.engine.begin() as conn:
+                conn.execute(sa.text('SELECT 1'))
+        rollback.assert_not_called()
+        ping.assert_not_called()
+
+    def test_a_pool_without_the_private_attributes_stops_start_up(self):
+        self.assertRaises(RuntimeError,
+                          db_api._take_over_pool_reset_and_ping,
+                          mock.Mock(spec=['_pre_ping']))
+
     def test_driver_tells_whether_a_transaction_is_open(self):
         with self.engine.connect() as conn:
             dbapi_conn = conn.connection.dbapi_connection
