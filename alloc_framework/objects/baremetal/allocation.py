@@ -406,29 +406,30 @@ class Allocation(base.AllocObject):
                     '"asc" or "desc"' % sort_dir)
         session = context.session
         model = models.NodeAllocation
-        query = session.query(model)
+        query = sa.select(model)
         for key in ('state', 'resource_class', 'node_id', 'owner',
                     'conductor_affinity'):
             if key in filters:
-                query = query.filter(getattr(model, key) == filters[key])
+                query = query.where(getattr(model, key) == filters[key])
         if 'conductor_affinity_not_in' in filters:
             ids = list(filters['conductor_affinity_not_in'])
             column = model.conductor_affinity
-            query = query.filter(sa.or_(column.is_(None),
-                                        column.notin_(ids) if ids
-                                        else sa.true()))
+            query = query.where(sa.or_(column.is_(None),
+                                       column.notin_(ids) if ids
+                                       else sa.true()))
         marker_row = None
         if marker is not None:
             marker_uuid = getattr(marker, 'uuid', marker)
-            marker_row = query.session.query(model).filter_by(
-                uuid=marker_uuid).first()
+            marker_row = session.execute(
+                sa.select(model).where(model.uuid == marker_uuid)
+            ).scalar_one_or_none()
             if marker_row is None:
                 raise exception.AllocationNotFound(allocation=marker_uuid)
         sort_keys = [sort_key] if sort_key == 'id' else [sort_key, 'id']
         query = db_utils.paginate_query(query, model, limit, sort_keys,
                                         marker=marker_row,
                                         sort_dir=sort_dir)
-        rows = query.all()
+        rows = session.execute(query).scalars().all()
         traits = _load_traits(session, [r.id for r in rows])
         node_ids = {r.node_id for r in rows if r.node_id is not None}
         node_uuids = dict(session.execute(

@@ -88,22 +88,22 @@ def _apply_filters(query, filters):
     N = models.Node
     for key, value in filters.items():
         if key == 'provision_state_in':
-            query = query.filter(N.provision_state.in_(value))
+            query = query.where(N.provision_state.in_(value))
         elif key == 'uuid_in':
-            query = query.filter(N.uuid.in_(value))
+            query = query.where(N.uuid.in_(value))
         elif key == 'id_in':
-            query = query.filter(N.id.in_(value))
+            query = query.where(N.id.in_(value))
         elif key == 'associated':
-            query = query.filter(N.instance_uuid.isnot(None) if value
-                                 else N.instance_uuid.is_(None))
+            query = query.where(N.instance_uuid.isnot(None) if value
+                                else N.instance_uuid.is_(None))
         elif key == 'reserved':
-            query = query.filter(N.reservation.isnot(None) if value
-                                 else N.reservation.is_(None))
+            query = query.where(N.reservation.isnot(None) if value
+                                else N.reservation.is_(None))
         elif key == 'project':
-            query = query.filter(sa.or_(N.owner == value,
-                                        N.lessee == value))
+            query = query.where(sa.or_(N.owner == value,
+                                       N.lessee == value))
         elif key == 'conductor_group':
-            query = query.filter(
+            query = query.where(
                 sa.func.lower(N.conductor_group) == (value or '').lower())
         elif key == 'traits':
             traits = sorted(set(value))
@@ -115,19 +115,18 @@ def _apply_filters(query, filters):
                        .group_by(models.NodeTrait.node_id)
                        .having(sa.func.count(models.NodeTrait.trait)
                                == len(traits)))
-                query = query.filter(N.id.in_(sub))
+                query = query.where(N.id.in_(sub))
         elif key == 'retired':
-            query = query.filter(sa.func.coalesce(N.retired, False)
-                                 == bool(value))
+            query = query.where(sa.func.coalesce(N.retired, False)
+                                == bool(value))
         else:
-            query = query.filter(getattr(N, key) == value)
+            query = query.where(getattr(N, key) == value)
     return query
 
 
 @db_api.reader
 def _list_node_rows(context, filters, limit, marker, sort_key, sort_dir):
-    query = context.session.query(models.Node)
-    query = _apply_filters(query, filters or {})
+    query = _apply_filters(sa.select(models.Node), filters or {})
     marker_row = None
     if marker is not None:
         marker_row = context.session.execute(
@@ -139,7 +138,7 @@ def _list_node_rows(context, filters, limit, marker, sort_key, sort_dir):
     sort_keys = [sort_key] if sort_key == 'id' else [sort_key, 'id']
     query = db_utils.paginate_query(query, models.Node, limit, sort_keys,
                                     marker=marker_row, sort_dir=sort_dir)
-    rows = query.all()
+    rows = context.session.execute(query).scalars().all()
     traits = _traits_by_node(context, [r.id for r in rows])
     return [(row, traits[row.id]) for row in rows]
 

@@ -48,6 +48,10 @@ _RETRYABLE = (exception.ResourceProviderConcurrentUpdateDetected,
               db_exc.DBDeadlock)
 
 
+def _lost_race(exc):
+    return isinstance(exc, _RETRYABLE)
+
+
 class ResourceProviderRef:
     """The provider side of an allocation: id, uuid and generation."""
 
@@ -122,6 +126,15 @@ def _retry_count(retries):
     return cfg.CONF.placement.allocation_conflict_retry_count
 
 
+def _retrying(retries):
+    """Re-run the decorated write up to ``retries`` times if it lost a race.
+
+    Built per call: the count is a per-request option.
+    """
+    return db_api.retrying(max_retries=retries,
+                           exception_checker=_lost_race)
+
+
 def replace_all(context, requests, retries=None):
     """Replace all allocations of the consumers in ``requests`` atomically.
 
@@ -135,18 +148,12 @@ def replace_all(context, requests, retries=None):
     """
     rc_ids = resolve_resource_classes(context, requests)
     retries = _retry_count(retries)
-    attempt = 0
-    while True:
-        try:
-            return _replace_all(context, requests, rc_ids)
-        except _RETRYABLE as exc:
-            if attempt >= retries:
-                LOG.warning('Giving up writing allocations after %d '
-                            'retries: %s', retries, exc)
-                raise exception.ResourceProviderConcurrentUpdateDetected()
-            attempt += 1
-            LOG.debug('Retrying allocations write (%d/%d) after: %s',
-                      attempt, retries, exc)
+    try:
+        return _retrying(retries)(_replace_all)(context, requests, rc_ids)
+    except _RETRYABLE as exc:
+        LOG.warning('Giving up writing allocations after %d retries: %s',
+                    retries, exc)
+        raise exception.ResourceProviderConcurrentUpdateDetected()
 
 
 @db_api.writer
@@ -342,16 +349,11 @@ def delete_all(context, consumer_uuid, retries=None):
 
     :raises: ConsumerNotFound when the consumer has no allocations.
     """
-    retries = _retry_count(retries)
-    attempt = 0
-    while True:
-        try:
-            return _delete_all(context, consumer_uuid)
-        except _RETRYABLE as exc:
-            if attempt >= retries:
-                raise exception.ResourceProviderConcurrentUpdateDetected()
-            attempt += 1
-            LOG.debug('Retrying allocations delete after: %s', exc)
+    try:
+        return _retrying(_retry_count(retries))(_delete_all)(
+            context, consumer_uuid)
+    except _RETRYABLE:
+        raise exception.ResourceProviderConcurrentUpdateDetected()
 
 
 @db_api.writer

@@ -25,7 +25,7 @@ MIN_CUSTOM_ID = 10000
 # Every round lets at least one creator through, so the bound is the
 # number of creators that can race at once (API threads); no sleep is
 # needed between rounds.
-_MAX_CREATE_RETRIES = 32
+_MAX_CREATE_RETRIES = 31
 STANDARDS = orc.STANDARDS
 
 
@@ -49,6 +49,13 @@ class ResourceClass:
                    updated_at=row.updated_at)
 
 
+def _is_duplicate(exc):
+    return isinstance(exc, db_exc.DBDuplicateEntry)
+
+
+# Several API processes may start together: the loser of the race to
+# insert runs again once and then finds nothing missing.
+@db_api.retrying(max_retries=1, exception_checker=_is_duplicate)
 @db_api.writer
 def _sync_standard(context):
     existing = set(context.session.execute(
@@ -77,16 +84,8 @@ def _sync_standard(context):
 
 
 def sync_standard(context):
-    """Insert the standard classes the database lacks.
-
-    Several API processes may start together: the loser of the race to
-    insert retries once and then finds nothing missing.
-    """
-    try:
-        added = _sync_standard(context)
-    except db_exc.DBDuplicateEntry:
-        LOG.debug('Standard resource classes synced concurrently')
-        added = _sync_standard(context)
+    """Insert the standard classes the database lacks."""
+    added = _sync_standard(context)
     if added:
         LOG.info('Added %d standard resource classes', added)
 
@@ -112,8 +111,20 @@ def get_all(context):
     return [ResourceClass._from_row(r) for r in rows]
 
 
+def _id_taken(exc):
+    """A unique key other than the name was hit: read the next id again.
+
+    That is the id a concurrent creator took, or a key the backend does
+    not name (a name clash then shows on the next attempt's read).
+    """
+    return (isinstance(exc, db_exc.DBDuplicateEntry)
+            and 'name' not in (exc.columns or []))
+
+
+@db_api.retrying(max_retries=_MAX_CREATE_RETRIES,
+                 exception_checker=_id_taken)
 @db_api.writer
-def _create_once(context, name):
+def _create(context, name):
     if context.session.execute(
             sa.select(_RC_TBL.c.id).where(_RC_TBL.c.name == name)).first():
         raise exception.ResourceClassExists(resource_class=name)
@@ -134,19 +145,15 @@ def create(context, name):
     :raises exception.MaxDBRetriesExceeded: concurrent creators kept
         taking the next id.
     """
-    for _attempt in range(_MAX_CREATE_RETRIES):
-        try:
-            return _create_once(context, name)
-        except db_exc.DBDuplicateEntry as exc:
-            if 'name' in (exc.columns or []):
-                raise exception.ResourceClassExists(resource_class=name)
-            # Either the id or the name: re-read both and try again.
-            LOG.debug('Resource class %s: id taken concurrently, retrying',
-                      name)
-        except db_exc.DBDeadlock:
-            # InnoDB may pick this transaction as a deadlock victim of the
-            # concurrent inserts; it was rolled back, so just retry.
-            LOG.debug('Resource class %s: deadlock, retrying', name)
+    try:
+        return _create(context, name)
+    except db_exc.DBDuplicateEntry as exc:
+        if not _id_taken(exc):
+            raise exception.ResourceClassExists(resource_class=name)
+    except db_exc.DBDeadlock:
+        # InnoDB picked this transaction as the deadlock victim of
+        # concurrent inserts every time.
+        pass
     # A name clash shows on the next read; report it as such.
     try:
         get_by_name(context, name)

@@ -19,7 +19,6 @@ LOG = logging.getLogger(__name__)
 _TRAIT_TBL = models.Trait.__table__
 _RP_TRAIT_TBL = models.ResourceProviderTrait.__table__
 CUSTOM_NAMESPACE = os_traits.CUSTOM_NAMESPACE
-_MAX_DEADLOCK_RETRIES = 5
 
 
 _STANDARD = None
@@ -52,6 +51,13 @@ class Trait:
                    updated_at=row.updated_at)
 
 
+def _is_duplicate(exc):
+    return isinstance(exc, db_exc.DBDuplicateEntry)
+
+
+# Several API processes may start together: the loser of the race to
+# insert runs again once and then finds nothing missing.
+@db_api.retrying(max_retries=1, exception_checker=_is_duplicate)
 @db_api.writer
 def _sync_standard(context):
     existing = set(context.session.execute(
@@ -67,11 +73,7 @@ def _sync_standard(context):
 
 def sync_standard(context):
     """Insert the standard traits the database lacks (retries a race)."""
-    try:
-        added = _sync_standard(context)
-    except db_exc.DBDuplicateEntry:
-        LOG.debug('Standard traits synced concurrently')
-        added = _sync_standard(context)
+    added = _sync_standard(context)
     if added:
         LOG.info('Added %d standard traits', added)
 
@@ -115,6 +117,7 @@ def get_all(context, name_in=None, prefix=None, associated=None):
     return [Trait._from_row(r) for r in rows]
 
 
+@db_api.retry_on_deadlock
 @db_api.writer
 def _create(context, name):
     now = timeutils.utcnow()
@@ -129,15 +132,13 @@ def create(context, name):
 
     :raises exception.TraitExists: it exists already.
     """
-    for _attempt in range(_MAX_DEADLOCK_RETRIES):
-        try:
-            return _create(context, name)
-        except db_exc.DBDuplicateEntry:
-            raise exception.TraitExists(name=name)
-        except db_exc.DBDeadlock:
-            # A deadlock victim was rolled back: retrying is safe.
-            LOG.debug('Trait %s: deadlock, retrying', name)
-    raise exception.MaxDBRetriesExceeded(action='create trait %s' % name)
+    try:
+        return _create(context, name)
+    except db_exc.DBDuplicateEntry:
+        raise exception.TraitExists(name=name)
+    except db_exc.DBDeadlock:
+        raise exception.MaxDBRetriesExceeded(
+            action='create trait %s' % name)
 
 
 @db_api.writer

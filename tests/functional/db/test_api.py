@@ -33,7 +33,8 @@ class RetryOnDeadlockTestCase(base.TestCase):
             raise db_exc.DBDeadlock()
 
         self.assertRaises(db_exc.DBDeadlock, work)
-        self.assertEqual(db_api.DEADLOCK_RETRIES, len(attempts))
+        self.assertEqual(db_api.DEADLOCK_MAX_RETRIES + 1, len(attempts))
+        self.assertEqual(5, len(attempts))
 
     def test_other_errors_are_not_retried(self):
         attempts = []
@@ -44,6 +45,59 @@ class RetryOnDeadlockTestCase(base.TestCase):
             raise db_exc.DBDuplicateEntry()
 
         self.assertRaises(db_exc.DBDuplicateEntry, work)
+        self.assertEqual(1, len(attempts))
+
+    def test_attempts_follow_each_other_without_a_pause(self):
+        attempts = []
+
+        @db_api.retry_on_deadlock
+        def work():
+            attempts.append(1)
+            raise db_exc.DBDeadlock()
+
+        with mock.patch('time.sleep') as sleep:
+            self.assertRaises(db_exc.DBDeadlock, work)
+        self.assertEqual([mock.call(0)] * db_api.DEADLOCK_MAX_RETRIES,
+                         sleep.call_args_list)
+
+
+class RetryingTestCase(base.TestCase):
+
+    def test_checked_errors_are_retried_up_to_the_bound(self):
+        attempts = []
+
+        @db_api.retrying(max_retries=2,
+                         exception_checker=lambda exc: isinstance(
+                             exc, db_exc.DBDuplicateEntry))
+        def work():
+            attempts.append(1)
+            raise db_exc.DBDuplicateEntry()
+
+        self.assertRaises(db_exc.DBDuplicateEntry, work)
+        self.assertEqual(3, len(attempts))
+
+    def test_deadlocks_are_retried_with_a_checker_too(self):
+        attempts = []
+
+        @db_api.retrying(max_retries=1, exception_checker=lambda exc: False)
+        def work():
+            attempts.append(1)
+            if len(attempts) == 1:
+                raise db_exc.DBDeadlock()
+            return 'done'
+
+        self.assertEqual('done', work())
+        self.assertEqual(2, len(attempts))
+
+    def test_unchecked_errors_propagate_at_once(self):
+        attempts = []
+
+        @db_api.retrying(max_retries=3, exception_checker=lambda exc: False)
+        def work():
+            attempts.append(1)
+            raise ValueError('not a race')
+
+        self.assertRaises(ValueError, work)
         self.assertEqual(1, len(attempts))
 
 
@@ -61,6 +115,20 @@ class PoolTestCase(base.DBTestCase):
         with self.engine.connect() as conn:
             return conn.execute(sa.text(
                 'SELECT COUNT(*) FROM projects')).scalar()
+
+    def test_pool_neither_rolls_back_nor_pings_by_itself(self):
+        dialect = self.engine.dialect
+        with mock.patch.object(dialect, 'do_rollback') as rollback, \
+                mock.patch.object(dialect, 'do_ping') as ping:
+            with self.engine.begin() as conn:
+                conn.execute(sa.text('SELECT 1'))
+        rollback.assert_not_called()
+        ping.assert_not_called()
+
+    def test_a_pool_without_the_private_attributes_stops_start_up(self):
+        self.assertRaises(RuntimeError,
+                          db_api._take_over_pool_reset_and_ping,
+                          mock.Mock(spec=['_pre_ping']))
 
     def test_driver_tells_whether_a_transaction_is_open(self):
         with self.engine.connect() as conn:
