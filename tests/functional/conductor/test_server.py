@@ -6,13 +6,12 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
-import time
 from unittest import mock
 import urllib.error
 import urllib.request
 
 import sqlalchemy as sa
+from testtools import content
 
 from alloc_framework.db import api as db_api
 from alloc_framework.db import migration
@@ -56,6 +55,8 @@ class _ProcessTestCase(base.TestCase):
                        self.pl_port))
         self.log = open(os.path.join(self.state_path, 'server.log'), 'w+')
         self.addCleanup(self.log.close)
+        self.addOnException(lambda exc_info: self.addDetail(
+            'server output', content.text_content(self._output())))
         env = dict(os.environ)
         env.pop('OS_TEST_TIMEOUT', None)
         self.proc = subprocess.Popen(
@@ -84,19 +85,14 @@ class _ProcessTestCase(base.TestCase):
         return self.log.read()
 
     def _until(self, check, what, timeout=START_TIMEOUT):
-        """Poll ``check`` until true; waiting on an event, not sleeping."""
-        deadline = time.monotonic() + timeout
-        pause = threading.Event()
-        while time.monotonic() < deadline:
+        """Poll ``check`` until true; fail at once if the process exits."""
+        def running_and_check():
             if self.proc.poll() is not None:
-                self.fail('alloc-server exited (%s) while waiting for %s:\n'
-                          '%s' % (self.proc.returncode, what,
-                                  self._output()))
-            result = check()
-            if result:
-                return result
-            pause.wait(0.2)
-        self.fail('Timed out waiting for %s:\n%s' % (what, self._output()))
+                self.fail('alloc-server exited (%s) while waiting for %s'
+                          % (self.proc.returncode, what))
+            return check()
+        return base.wait_for(running_and_check, what, timeout=timeout,
+                             interval=0.2)
 
     def _answers(self, url):
         def check():

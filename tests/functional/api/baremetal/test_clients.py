@@ -52,10 +52,10 @@ class TestIronicClient(ClientTestCase):
         self.assertEqual({'a': 'b'}, ironic.node.get('node-1').extra)
         # Power changes answer 202 while the conductor works: poll.
         ironic.node.set_power_state('node-1', 'on')
-        self.wait_for(lambda: (ironic.node.get('node-1').power_state
-                               == 'power on'
-                               and ironic.node.get('node-1').reservation
-                               is None), 'node-1 to be powered on')
+        tests_base.wait_for(lambda: (ironic.node.get('node-1').power_state
+                                     == 'power on'
+                                     and ironic.node.get('node-1').reservation
+                                     is None), 'node-1 to be powered on')
         ironic.node.set_provision_state('node-1', 'manage')
         ironic.node.wait_for_provision_state('node-1', 'manageable',
                                              timeout=30)
