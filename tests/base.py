@@ -10,6 +10,7 @@ database tests are skipped, except when ``CI`` is true: then they fail.
 import atexit
 import os
 import shutil
+import socket
 import tempfile
 import time
 import uuid
@@ -54,6 +55,18 @@ def wait_for(condition, message, timeout=30, interval=0.02):
             raise AssertionError('Timed out after %ss waiting for %s '
                                  '(last: %r)' % (timeout, message, result))
         time.sleep(interval)
+
+
+def free_port():
+    """A TCP port of 127.0.0.1 that nothing listens on right now.
+
+    For servers started as processes, whose port must be configured
+    before they start; a server in the test process listens on port 0
+    instead (see ``Server``).
+    """
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
 
 
 class _Provisioned:

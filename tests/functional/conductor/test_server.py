@@ -3,7 +3,6 @@
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from unittest import mock
@@ -20,12 +19,6 @@ from tests import base
 BM_VERSION = {'X-OpenStack-Ironic-API-Version': 'latest'}
 # Generous: the first start creates the schema and the standard data.
 START_TIMEOUT = 90
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
 
 
 def _request(method, url, body=None, headers=None):
@@ -46,7 +39,7 @@ class _ProcessTestCase(base.TestCase):
     """Runs one console command of the project as a child process."""
 
     def start(self, command, extra_config=''):
-        self.bm_port, self.pl_port = _free_port(), _free_port()
+        self.bm_port, self.pl_port = base.free_port(), base.free_port()
         config = os.path.join(self.state_path, 'alloc.conf')
         with open(config, 'w') as f:
             f.write('[DEFAULT]\nstate_path = %s\nhost = server-test\n%s\n'
