@@ -1,19 +1,16 @@
 """Real clients against the API served over HTTP.
 
-python-ironicclient (library and the ``baremetal`` command) and
-openstacksdk use the server unchanged, with ``auth_type none`` and an
-endpoint, negotiating the newest version both sides know.
+python-ironicclient (library and the ``openstack baremetal`` commands,
+run in-process) and openstacksdk use the server unchanged, with
+``auth_type none`` and an endpoint, negotiating the newest version both
+sides know.
 """
 
 import json
-import os
-import subprocess
-import sys
-
-import fixtures
 
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
+from tests.functional import openstack_client
 
 
 def _get(row, field):
@@ -89,16 +86,12 @@ class TestBaremetalCommand(ClientTestCase):
 
     def setUp(self):
         super().setUp()
-        # Each command starts a Python interpreter (seconds on a busy
-        # machine): allow more than the default per-test timeout.
-        self.useFixture(fixtures.Timeout(600, gentle=True))
+        self.openstack = self.useFixture(openstack_client.OpenStackClient(
+            '--os-auth-type', 'none', '--os-endpoint', self.url,
+            '--os-baremetal-api-version', 'latest'))
 
     def run_cli(self, *args):
-        cmd = [os.path.join(os.path.dirname(sys.executable), 'openstack'),
-               '--os-auth-type', 'none', '--os-endpoint', self.url,
-               '--os-baremetal-api-version', 'latest'] + list(args)
-        result = subprocess.run(cmd, capture_output=True, text=True,
-                                timeout=120)
+        result = self.openstack.run(*args)
         self.assertEqual(0, result.returncode,
                          '%s\n%s' % (result.stdout, result.stderr))
         return result.stdout
