@@ -8,6 +8,8 @@ sides know.
 
 import json
 
+import fixtures
+
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
 from tests.functional import openstack_client
@@ -53,16 +55,19 @@ class TestIronicClient(ClientTestCase):
                                      == 'power on'
                                      and ironic.node.get('node-1').reservation
                                      is None), 'node-1 to be powered on')
+        # The client's default pauses between polls (2 s, 1 s) are made
+        # for real hardware; the fake hardware is done in milliseconds.
         ironic.node.set_provision_state('node-1', 'manage')
         ironic.node.wait_for_provision_state('node-1', 'manageable',
-                                             timeout=30)
+                                             timeout=30, poll_interval=0.1)
         ironic.node.set_provision_state('node-1', 'provide')
         ironic.node.wait_for_provision_state('node-1', 'available',
-                                             timeout=30)
+                                             timeout=30, poll_interval=0.1)
 
         allocation = ironic.allocation.create(resource_class='baremetal',
                                               name='alloc-1')
-        allocation = ironic.allocation.wait(allocation.uuid, timeout=30)
+        allocation = ironic.allocation.wait(allocation.uuid, timeout=30,
+                                            poll_interval=0.1)
         self.assertEqual('active', allocation.state)
         self.assertEqual(node.uuid, allocation.node_uuid)
         self.assertEqual([allocation.uuid],
@@ -86,6 +91,14 @@ class TestBaremetalCommand(ClientTestCase):
 
     def setUp(self):
         super().setUp()
+        # --wait polls a long action such as provide (cleaning) every
+        # 10 s, a short one every 2 s: made for real hardware, where the
+        # fake hardware is done in milliseconds.
+        from ironicclient.v1 import utils
+        self.useFixture(fixtures.MonkeyPatch(
+            'ironicclient.v1.utils.PROVISION_ACTIONS',
+            {action: wait and dict(wait, poll_interval=0.1)
+             for action, wait in utils.PROVISION_ACTIONS.items()}))
         self.openstack = self.useFixture(openstack_client.OpenStackClient(
             '--os-auth-type', 'none', '--os-endpoint', self.url,
             '--os-baremetal-api-version', 'latest'))
