@@ -10,8 +10,8 @@ database tests are skipped, except when ``CI`` is true: then they fail.
 import atexit
 import os
 import shutil
+import socket
 import tempfile
-import threading
 import time
 import uuid
 
@@ -35,6 +35,38 @@ ADMIN_URLS = {
         'mysql+pymysql://root@127.0.0.1:3306/test?charset=utf8mb4'),
 }
 IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
+
+
+def wait_for(condition, message, timeout=30, interval=0.02):
+    """Poll ``condition()`` until it returns something true, and return it.
+
+    For work finished in the background (conductor workers, a server
+    process starting): raises ``AssertionError``, which fails the test,
+    once ``timeout`` seconds have passed, naming what was awaited
+    (``message``) and the last value seen. ``condition`` may itself fail
+    the test to stop waiting at once.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        result = condition()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError('Timed out after %ss waiting for %s '
+                                 '(last: %r)' % (timeout, message, result))
+        time.sleep(interval)
+
+
+def free_port():
+    """A TCP port of 127.0.0.1 that nothing listens on right now.
+
+    For servers started as processes, whose port must be configured
+    before they start; a server in the test process listens on port 0
+    instead (see ``Server``).
+    """
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
 
 
 class _Provisioned:
@@ -142,24 +174,6 @@ class TestCase(testtools.TestCase):
 
     def config(self, **kw):
         self.config_fixture.config(**kw)
-
-    def wait_for(self, check, what, timeout=30, interval=0.02):
-        """Poll ``check()`` until it returns something true, and return it.
-
-        For work that conductors finish in the background (provisioning,
-        power, allocations): fails the test after ``timeout`` seconds,
-        naming ``what`` and the last value seen.
-        """
-        deadline = time.monotonic() + timeout
-        pause = threading.Event()
-        while True:
-            result = check()
-            if result:
-                return result
-            if time.monotonic() > deadline:
-                self.fail('Timed out after %ss waiting for %s (last: %r)'
-                          % (timeout, what, result))
-            pause.wait(interval)
 
 
 class DBTestCase(TestCase):

@@ -69,10 +69,14 @@ class CLITestCase(base.DBTestCase):
 class PlacementCLITestCase(CLITestCase):
     """The Placement API served on a random port, noauth."""
 
+    def server_options(self):
+        """Hook: the server's configuration, ``{group: {opt: value}}``."""
+        return {'placement_api': {'auth_strategy': 'noauth'}}
+
     def setUp(self):
         super().setUp()
         from alloc_framework.api.placement import deploy
-        conf = self.make_conf(placement_api={'auth_strategy': 'noauth'})
+        conf = self.make_conf(**self.server_options())
         server = self.useFixture(base.Server(deploy.loadapp(conf),
                                              name='placement-cli'))
         self.useFixture(fixtures.EnvironmentVariable(

@@ -4,10 +4,8 @@ end to end, with their request bodies read from JSON files."""
 import json
 import os
 
-import fixtures
 from oslo_utils import uuidutils
 
-from tests import base as tests_base
 from tests.functional.cli import base
 
 PROJECT = uuidutils.generate_uuid()
@@ -93,18 +91,12 @@ class TestReshape(_FileBodyMixin, base.PlacementCLITestCase):
     """Reshape is a service operation: the server here accepts the
     ``admin`` noauth token for it through a policy file override."""
 
-    def setUp(self):
-        super().setUp()
-        from alloc_framework.api.placement import deploy
+    def server_options(self):
         policy = os.path.join(self.state_path, 'policy.yaml')
         with open(policy, 'w') as f:
             f.write('"placement:reshaper:reshape": "role:admin"\n')
-        conf = self.make_conf(placement_api={'auth_strategy': 'noauth'},
-                              oslo_policy={'policy_file': policy})
-        server = self.useFixture(tests_base.Server(
-            deploy.loadapp(conf), name='placement-cli-reshape'))
-        self.useFixture(fixtures.EnvironmentVariable(
-            'ALLOC_PLACEMENT_ENDPOINT', server.url))
+        return dict(super().server_options(),
+                    oslo_policy={'policy_file': policy})
 
     def test_reshape_moves_inventory_and_allocations(self):
         root = self.provider('root')

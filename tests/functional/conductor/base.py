@@ -8,7 +8,6 @@ import threading
 from alloc_framework.conductor import manager as manager_mod
 from alloc_framework.conductor import rpcapi
 from alloc_framework.drivers.modules import fake
-from alloc_framework.objects import baremetal as objects
 from tests import base
 from tests.functional.objects.baremetal import factories
 
@@ -35,18 +34,6 @@ class ConductorTestCase(base.DBTestCase):
 
     def make_node(self, **kw):
         return factories.create_node(self.ctx, **kw)
-
-    def wait_unlocked(self, node_id, timeout=30):
-        """The node once its lock is released: the worker is done.
-
-        Power and provisioning calls return while their worker still
-        holds the node lock, which it releases when the work ends.
-        """
-        def unlocked():
-            node = objects.Node.get_by_id(self.ctx, node_id)
-            return node if node.reservation is None else None
-        return self.wait_for(unlocked, 'node %s to be unlocked' % node_id,
-                             timeout=timeout)
 
 
 class Gate:

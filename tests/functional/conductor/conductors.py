@@ -1,6 +1,17 @@
-"""Start and stop real conductors inside a test."""
+"""Start and stop real conductors inside a test, and wait for their work.
+
+The waits poll from the test thread until a conductor's workers are done.
+"""
+
+import datetime
 
 from alloc_framework.conductor import manager as manager_mod
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import allocation as alloc_obj
+from alloc_framework.objects.baremetal import base as obj_base
+from tests import base
 
 
 def start(test, host, **kw):
@@ -29,3 +40,47 @@ def stop(manager, unregister=True):
         manager.del_host()
     finally:
         conductor.unregister = original
+
+
+def kill_heartbeat(conductor_id, seconds=3600):
+    """Make a conductor look dead: its last heartbeat is long ago."""
+    engine = db_api.get_engine()
+    past = obj_base.utcnow() - datetime.timedelta(seconds=seconds)
+    with engine.begin() as conn:
+        conn.execute(models.Conductor.__table__.update()
+                     .where(models.Conductor.__table__.c.id == conductor_id)
+                     .values(updated_at=past))
+
+
+def wait_unlocked(ctx, node_id, timeout=30):
+    """The node once its lock is released: the worker is done.
+
+    Power and provisioning calls return while their worker still holds
+    the node lock, which it releases when the work ends.
+    """
+    def unlocked():
+        node = objects.Node.get_by_id(ctx, node_id)
+        return node if node.reservation is None else None
+    return base.wait_for(unlocked, 'node %s to be unlocked' % node_id,
+                         timeout=timeout)
+
+
+def wait_allocation(ctx, allocation_id, timeout=60):
+    """The allocation once it left ``allocating``."""
+    def processed():
+        allocation = objects.Allocation.get_by_id(ctx, allocation_id)
+        return (allocation if allocation.state != alloc_obj.ALLOCATING
+                else None)
+    return base.wait_for(processed, 'allocation %s to be processed'
+                         % allocation_id, timeout=timeout)
+
+
+def wait_processed(ctx, count, timeout=120):
+    """All allocations, once there are ``count`` and none is allocating."""
+    def processed():
+        items = objects.Allocation.list(ctx)
+        if len(items) == count and all(
+                a.state != alloc_obj.ALLOCATING for a in items):
+            return items
+    return base.wait_for(processed, '%d allocations to be processed'
+                         % count, timeout=timeout)

@@ -4,41 +4,15 @@ The conductors are real ``ConductorManager`` instances (local transport,
 no RPC server); several of them in one process stand for several hosts.
 """
 
-import datetime
 import threading
-import time
 
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.conductor import allocations
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
-from alloc_framework.objects.baremetal import base as obj_base
-from alloc_framework.db import api as db_api
-from alloc_framework.db.sqlalchemy import models
 from tests import base
 from tests.functional.conductor import conductors
 from tests.functional.objects.baremetal import factories as f
-
-
-def wait_for(predicate, timeout=60, what='condition'):
-    """Poll from the test thread (never a worker) until ``predicate``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = predicate()
-        if result:
-            return result
-        time.sleep(0.02)
-    raise AssertionError('timed out waiting for %s' % what)
-
-
-def kill_heartbeat(conductor_id, seconds=3600):
-    """Make a conductor look dead: its last heartbeat is long ago."""
-    engine = db_api.get_engine()
-    past = obj_base.utcnow() - datetime.timedelta(seconds=seconds)
-    with engine.begin() as conn:
-        conn.execute(models.Conductor.__table__.update()
-                     .where(models.Conductor.__table__.c.id == conductor_id)
-                     .values(updated_at=past))
 
 
 class ConductorTestCase(base.DBTestCase):
@@ -57,14 +31,6 @@ class ConductorTestCase(base.DBTestCase):
     def states(self):
         return sorted(a.state for a in objects.Allocation.list(self.ctx))
 
-    def wait_processed(self, count, timeout=120):
-        def done():
-            items = objects.Allocation.list(self.ctx)
-            if len(items) == count and all(
-                    a.state != alloc_obj.ALLOCATING for a in items):
-                return items
-        return wait_for(done, timeout, 'allocations to be processed')
-
 
 class TestCreateAllocation(ConductorTestCase):
 
@@ -76,7 +42,7 @@ class TestCreateAllocation(ConductorTestCase):
             objects.Allocation(self.ctx, resource_class='baremetal',
                                traits=['CUSTOM_A']))
         self.assertEqual(manager.conductor.id, created.conductor_affinity)
-        done, = self.wait_processed(1)
+        done, = conductors.wait_processed(self.ctx, 1)
         self.assertEqual(alloc_obj.ACTIVE, done.state)
         self.assertEqual(node.id, done.node_id)
         node.refresh()
@@ -95,9 +61,7 @@ class TestCreateAllocation(ConductorTestCase):
                  'traits CUSTOM_Z')):
             a = allocations.create_allocation(
                 manager, self.ctx, objects.Allocation(self.ctx, **kw))
-            done = wait_for(lambda: (lambda x: x.state != alloc_obj.ALLOCATING
-                                     and x)(objects.Allocation.get_by_id(
-                                         self.ctx, a.id)))
+            done = conductors.wait_allocation(self.ctx, a.id)
             self.assertEqual(alloc_obj.ERROR, done.state)
             self.assertIn(words, done.last_error)
             self.assertIsNone(done.node_id)
@@ -108,7 +72,7 @@ class TestCreateAllocation(ConductorTestCase):
         a = allocations.create_allocation(
             manager, self.ctx,
             objects.Allocation(self.ctx, resource_class='baremetal'))
-        self.wait_processed(1)
+        conductors.wait_processed(self.ctx, 1)
         node.refresh()
         node.provision_state = 'active'
         node.save()
@@ -208,7 +172,7 @@ class TestConcurrency(ConductorTestCase):
         for t in threads:
             t.join()
         self.assertEqual([], failures)
-        items = self.wait_processed(50)
+        items = conductors.wait_processed(self.ctx, 50)
         active = [a for a in items if a.state == alloc_obj.ACTIVE]
         error = [a for a in items if a.state == alloc_obj.ERROR]
         self.assertEqual(20, len(active))
@@ -241,9 +205,7 @@ class TestResumeAndTakeOver(ConductorTestCase):
         other = self._orphan(conductor_id + 1000)
         manager = self.start_conductor('c1')
         self.assertEqual(conductor_id, manager.conductor.id)
-        done = wait_for(lambda: (lambda x: x.state != alloc_obj.ALLOCATING
-                                 and x)(objects.Allocation.get_by_id(
-                                     self.ctx, orphan.id)))
+        done = conductors.wait_allocation(self.ctx, orphan.id)
         self.assertEqual(alloc_obj.ACTIVE, done.state)
         self.assertEqual(node.id, done.node_id)
         self.assertEqual(alloc_obj.ALLOCATING, objects.Allocation.get_by_id(
@@ -253,7 +215,7 @@ class TestResumeAndTakeOver(ConductorTestCase):
         dead = self.start_conductor('dead')
         dead_id = dead.conductor.id
         self.stop_conductor(dead, unregister=False)
-        kill_heartbeat(dead_id)
+        conductors.kill_heartbeat(dead_id)
         node = f.make_node(self.ctx)
         orphan = self._orphan(dead_id)
         live = self.start_conductor('live')
@@ -279,7 +241,7 @@ class TestResumeAndTakeOver(ConductorTestCase):
         dead = self.start_conductor('dead')
         dead_id = dead.conductor.id
         self.stop_conductor(dead, unregister=False)
-        kill_heartbeat(dead_id)
+        conductors.kill_heartbeat(dead_id)
         for _ in range(5):
             f.make_node(self.ctx)
         orphans = [self._orphan(dead_id) for _ in range(5)]

@@ -14,6 +14,7 @@ from alloc_framework.drivers.modules import fake
 from alloc_framework.objects import baremetal as objects
 from alloc_framework import periodics
 from tests.functional.conductor import base
+from tests.functional.conductor import conductors
 
 
 class LifeCycleTestCase(base.ConductorTestCase):
@@ -333,7 +334,7 @@ class ProvisioningTestCase(base.ConductorTestCase):
 
     def _act(self, node, action, **kw):
         self.rpc.do_provisioning_action(self.ctx, node.id, action, **kw)
-        return self.wait_unlocked(node.id)
+        return conductors.wait_unlocked(self.ctx, node.id)
 
     def test_full_life_cycle(self):
         node = self._node()
@@ -462,7 +463,7 @@ class PowerTestCase(base.ConductorTestCase):
 
     def _power(self, node, new_state):
         self.rpc.change_node_power_state(self.ctx, node.id, new_state)
-        return self.wait_unlocked(node.id)
+        return conductors.wait_unlocked(self.ctx, node.id)
 
     def test_power_actions(self):
         node = self.make_node(power_state=states.POWER_OFF)
@@ -523,7 +524,7 @@ class WaitStatesTestCase(base.ConductorTestCase):
         return objects.Node.get_by_id(self.ctx, self.make_node(**kw).id)
 
     def _get(self, node):
-        return self.wait_unlocked(node.id)
+        return conductors.wait_unlocked(self.ctx, node.id)
 
     def test_deploy_waits_for_call_back(self):
         node = self._node(provision_state=states.AVAILABLE)
@@ -612,7 +613,7 @@ class AsynchronousWorkTestCase(base.ConductorTestCase):
                           self.rpc.change_node_power_state, self.ctx,
                           node.id, states.POWER_OFF)
         self.gate.opened.set()
-        node = self.wait_unlocked(node.id)
+        node = conductors.wait_unlocked(self.ctx, node.id)
         self.assertEqual(states.POWER_ON, node.power_state)
         self.assertIsNone(node.target_power_state)
         self.assertIsNone(node.last_error)
@@ -631,7 +632,7 @@ class AsynchronousWorkTestCase(base.ConductorTestCase):
         self.assertEqual(states.DEPLOYING,
                          self._get(node).provision_state)
         self.gate.opened.set()
-        node = self.wait_unlocked(node.id)
+        node = conductors.wait_unlocked(self.ctx, node.id)
         self.assertEqual(states.ACTIVE, node.provision_state)
         self.assertIsNone(node.target_provision_state)
         self.assertTrue(node.driver_internal_info['fake_deployed'])
@@ -643,7 +644,7 @@ class AsynchronousWorkTestCase(base.ConductorTestCase):
         self._entered()
         self.assertEqual(states.DEPLOYING, self._get(node).provision_state)
         self.gate.opened.set()
-        node = self.wait_unlocked(node.id)
+        node = conductors.wait_unlocked(self.ctx, node.id)
         self.assertEqual(states.DEPLOYFAIL, node.provision_state)
         self.assertEqual(states.ACTIVE, node.target_provision_state)
         self.assertIn('fake_fail_deploy', node.last_error)
@@ -659,7 +660,7 @@ class AsynchronousWorkTestCase(base.ConductorTestCase):
         node = self.make_node(provision_state=states.AVAILABLE)
         with mock.patch.dict(provisioning.FLOWS, {states.DEPLOY: broken}):
             self.rpc.do_provisioning_action(self.ctx, node.id, 'active')
-            node = self.wait_unlocked(node.id)
+            node = conductors.wait_unlocked(self.ctx, node.id)
         self.assertEqual(states.DEPLOYFAIL, node.provision_state)
         self.assertIn('bug', node.last_error)
 
@@ -747,5 +748,5 @@ class ConductorGroupTestCase(base.ConductorTestCase):
         self.assertEqual('', self.rpc.update_node(self.ctx,
                                                   node).conductor_group)
         self.rpc.change_node_power_state(self.ctx, node.id, states.POWER_ON)
-        self.wait_unlocked(node.id)
+        conductors.wait_unlocked(self.ctx, node.id)
         self.rpc.destroy_node(self.ctx, node.id)

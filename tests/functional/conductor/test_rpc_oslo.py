@@ -18,6 +18,7 @@ from alloc_framework.conductor import rpcapi
 from alloc_framework.objects import baremetal as objects
 from tests import base
 from tests.functional.conductor import base as conductor_base
+from tests.functional.conductor import conductors
 from tests.functional.objects.baremetal import factories
 
 TRANSPORT_URL = os.environ.get('ALLOC_TEST_TRANSPORT_URL',
@@ -63,9 +64,9 @@ class OsloTransportTestCase(base.DBTestCase):
         self.assertEqual('fake', node.power_interface)
         self.assertEqual({'cpus': 4}, node.properties)
         self.rpc.do_provisioning_action(self.ctx, node.id, 'manage')
-        self._wait_unlocked(node)
+        conductors.wait_unlocked(self.ctx, node.id)
         self.rpc.change_node_power_state(self.ctx, node.id, states.POWER_ON)
-        node = self._wait_unlocked(node)
+        node = conductors.wait_unlocked(self.ctx, node.id)
         self.assertEqual(states.MANAGEABLE, node.provision_state)
         self.assertEqual(states.POWER_ON, node.power_state)
         node.extra = {'via': 'rpc'}
@@ -74,12 +75,6 @@ class OsloTransportTestCase(base.DBTestCase):
         self.rpc.add_node_traits(self.ctx, node.id, ['CUSTOM_RPC'])
         self.assertEqual(['CUSTOM_RPC'], objects.Node.get_by_id(
             self.ctx, node.id).traits)
-
-    def _wait_unlocked(self, node):
-        def unlocked():
-            fresh = objects.Node.get_by_id(self.ctx, node.id)
-            return fresh if fresh.reservation is None else None
-        return self.wait_for(unlocked, 'the worker to release the node')
 
     def test_call_returns_while_worker_works(self):
         # Not held for the whole power change: the call answers once a
@@ -94,7 +89,7 @@ class OsloTransportTestCase(base.DBTestCase):
         self.assertEqual(states.POWER_ON, fresh.target_power_state)
         self.assertEqual(self.host, fresh.reservation)
         gate.opened.set()
-        fresh = self._wait_unlocked(node)
+        fresh = conductors.wait_unlocked(self.ctx, node.id)
         self.assertEqual(states.POWER_ON, fresh.power_state)
         self.assertIsNone(fresh.target_power_state)
 

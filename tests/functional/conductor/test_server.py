@@ -3,16 +3,14 @@
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import threading
-import time
 from unittest import mock
 import urllib.error
 import urllib.request
 
 import sqlalchemy as sa
+from testtools import content
 
 from alloc_framework.db import api as db_api
 from alloc_framework.db import migration
@@ -21,12 +19,6 @@ from tests import base
 BM_VERSION = {'X-OpenStack-Ironic-API-Version': 'latest'}
 # Generous: the first start creates the schema and the standard data.
 START_TIMEOUT = 90
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
 
 
 def _request(method, url, body=None, headers=None):
@@ -47,7 +39,7 @@ class _ProcessTestCase(base.TestCase):
     """Runs one console command of the project as a child process."""
 
     def start(self, command, extra_config=''):
-        self.bm_port, self.pl_port = _free_port(), _free_port()
+        self.bm_port, self.pl_port = base.free_port(), base.free_port()
         config = os.path.join(self.state_path, 'alloc.conf')
         with open(config, 'w') as f:
             f.write('[DEFAULT]\nstate_path = %s\nhost = server-test\n%s\n'
@@ -56,6 +48,8 @@ class _ProcessTestCase(base.TestCase):
                        self.pl_port))
         self.log = open(os.path.join(self.state_path, 'server.log'), 'w+')
         self.addCleanup(self.log.close)
+        self.addOnException(lambda exc_info: self.addDetail(
+            'server output', content.text_content(self._output())))
         env = dict(os.environ)
         env.pop('OS_TEST_TIMEOUT', None)
         self.proc = subprocess.Popen(
@@ -84,19 +78,14 @@ class _ProcessTestCase(base.TestCase):
         return self.log.read()
 
     def _until(self, check, what, timeout=START_TIMEOUT):
-        """Poll ``check`` until true; waiting on an event, not sleeping."""
-        deadline = time.monotonic() + timeout
-        pause = threading.Event()
-        while time.monotonic() < deadline:
+        """Poll ``check`` until true; fail at once if the process exits."""
+        def running_and_check():
             if self.proc.poll() is not None:
-                self.fail('alloc-server exited (%s) while waiting for %s:\n'
-                          '%s' % (self.proc.returncode, what,
-                                  self._output()))
-            result = check()
-            if result:
-                return result
-            pause.wait(0.2)
-        self.fail('Timed out waiting for %s:\n%s' % (what, self._output()))
+                self.fail('alloc-server exited (%s) while waiting for %s'
+                          % (self.proc.returncode, what))
+            return check()
+        return base.wait_for(running_and_check, what, timeout=timeout,
+                             interval=0.2)
 
     def _answers(self, url):
         def check():

@@ -10,10 +10,8 @@ import threading
 import requests
 
 from alloc_framework.objects import baremetal as objects
-from alloc_framework.objects.baremetal import allocation as alloc_obj
 from tests import base
 from tests.functional.conductor import conductors
-from tests.functional.conductor import test_allocations as tca
 from tests.functional.api.baremetal import base as bm_base
 
 HEADERS = {'X-OpenStack-Ironic-API-Version': '1.60',
@@ -29,14 +27,6 @@ class HTTPTestCase(bm_base.BaremetalTestCase):
     def http(self, method, path, **kw):
         return requests.request(method, self.server.url + path,
                                 headers=HEADERS, timeout=60, **kw)
-
-    def wait_processed(self, count):
-        def done():
-            items = objects.Allocation.list(self.context)
-            if len(items) == count and all(
-                    a.state != alloc_obj.ALLOCATING for a in items):
-                return items
-        return tca.wait_for(done, 120, 'allocations to be processed')
 
 
 class TestConcurrentHTTP(HTTPTestCase):
@@ -68,7 +58,7 @@ class TestConcurrentHTTP(HTTPTestCase):
         self.assertEqual([201] * 50, [r[0] for r in responses])
         self.assertTrue({r[1]['state'] for r in responses}
                         <= {'allocating', 'active', 'error'})
-        self.wait_processed(50)
+        conductors.wait_processed(self.context, 50)
 
         listed = self.http('GET', '/v1/allocations?limit=100').json()
         items = listed['allocations']
@@ -116,14 +106,14 @@ class TestTakeOverHTTP(HTTPTestCase):
                                         resource_class='baremetal',
                                         conductor_affinity=doomed_id)
         allocation.create()
-        tca.kill_heartbeat(doomed_id)
+        conductors.kill_heartbeat(doomed_id)
 
         def finished():
             body = self.http('GET', '/v1/allocations/%s'
                              % allocation.uuid).json()
             return body if body['state'] != 'allocating' else None
 
-        body = tca.wait_for(finished, 60, 'the take-over')
+        body = base.wait_for(finished, 'the take-over', timeout=60)
         self.assertEqual('active', body['state'])
         self.assertEqual(node.uuid, body['node_uuid'])
         self.assertEqual(self.manager.conductor.id,

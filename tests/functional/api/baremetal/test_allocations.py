@@ -1,12 +1,11 @@
 """The node Allocation API (spec 001 plus PATCH, backfill and owner)."""
 
-import time
-
 from oslo_utils import uuidutils
 
 from alloc_framework.objects.baremetal import states
 from alloc_framework.objects.baremetal import allocation as allocation_obj
 from alloc_framework.objects.baremetal import node as node_obj
+from tests import base as tests_base
 from tests.functional.api.baremetal import base
 
 FIELDS = {'uuid', 'name', 'node_uuid', 'state', 'last_error',
@@ -18,15 +17,12 @@ class AllocationTestCase(base.BaremetalTestCase):
 
     def wait(self, ident, timeout=30):
         """The allocation once it left ``allocating``."""
-        deadline = time.monotonic() + timeout
-        while True:
+        def processed():
             body = self.get('/v1/allocations/%s' % ident,
                             status=200).json_body
-            if body['state'] != 'allocating':
-                return body
-            if time.monotonic() > deadline:
-                self.fail('allocation %s still allocating' % ident)
-            time.sleep(0.05)
+            return body if body['state'] != 'allocating' else None
+        return tests_base.wait_for(processed, 'allocation %s to be processed'
+                                   % ident, timeout=timeout, interval=0.05)
 
     def count(self):
         return len(allocation_obj.Allocation.list(self.context))

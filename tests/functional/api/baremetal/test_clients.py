@@ -1,19 +1,18 @@
 """Real clients against the API served over HTTP.
 
-python-ironicclient (library and the ``baremetal`` command) and
-openstacksdk use the server unchanged, with ``auth_type none`` and an
-endpoint, negotiating the newest version both sides know.
+python-ironicclient (library and the ``openstack baremetal`` commands,
+run in-process) and openstacksdk use the server unchanged, with
+``auth_type none`` and an endpoint, negotiating the newest version both
+sides know.
 """
 
 import json
-import os
-import subprocess
-import sys
 
 import fixtures
 
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
+from tests.functional import openstack_client
 
 
 def _get(row, field):
@@ -52,20 +51,23 @@ class TestIronicClient(ClientTestCase):
         self.assertEqual({'a': 'b'}, ironic.node.get('node-1').extra)
         # Power changes answer 202 while the conductor works: poll.
         ironic.node.set_power_state('node-1', 'on')
-        self.wait_for(lambda: (ironic.node.get('node-1').power_state
-                               == 'power on'
-                               and ironic.node.get('node-1').reservation
-                               is None), 'node-1 to be powered on')
+        tests_base.wait_for(lambda: (ironic.node.get('node-1').power_state
+                                     == 'power on'
+                                     and ironic.node.get('node-1').reservation
+                                     is None), 'node-1 to be powered on')
+        # The client's default pauses between polls (2 s, 1 s) are made
+        # for real hardware; the fake hardware is done in milliseconds.
         ironic.node.set_provision_state('node-1', 'manage')
         ironic.node.wait_for_provision_state('node-1', 'manageable',
-                                             timeout=30)
+                                             timeout=30, poll_interval=0.1)
         ironic.node.set_provision_state('node-1', 'provide')
         ironic.node.wait_for_provision_state('node-1', 'available',
-                                             timeout=30)
+                                             timeout=30, poll_interval=0.1)
 
         allocation = ironic.allocation.create(resource_class='baremetal',
                                               name='alloc-1')
-        allocation = ironic.allocation.wait(allocation.uuid, timeout=30)
+        allocation = ironic.allocation.wait(allocation.uuid, timeout=30,
+                                            poll_interval=0.1)
         self.assertEqual('active', allocation.state)
         self.assertEqual(node.uuid, allocation.node_uuid)
         self.assertEqual([allocation.uuid],
@@ -89,16 +91,20 @@ class TestBaremetalCommand(ClientTestCase):
 
     def setUp(self):
         super().setUp()
-        # Each command starts a Python interpreter (seconds on a busy
-        # machine): allow more than the default per-test timeout.
-        self.useFixture(fixtures.Timeout(600, gentle=True))
+        # --wait polls a long action such as provide (cleaning) every
+        # 10 s, a short one every 2 s: made for real hardware, where the
+        # fake hardware is done in milliseconds.
+        from ironicclient.v1 import utils
+        self.useFixture(fixtures.MonkeyPatch(
+            'ironicclient.v1.utils.PROVISION_ACTIONS',
+            {action: wait and dict(wait, poll_interval=0.1)
+             for action, wait in utils.PROVISION_ACTIONS.items()}))
+        self.openstack = self.useFixture(openstack_client.OpenStackClient(
+            '--os-auth-type', 'none', '--os-endpoint', self.url,
+            '--os-baremetal-api-version', 'latest'))
 
     def run_cli(self, *args):
-        cmd = [os.path.join(os.path.dirname(sys.executable), 'openstack'),
-               '--os-auth-type', 'none', '--os-endpoint', self.url,
-               '--os-baremetal-api-version', 'latest'] + list(args)
-        result = subprocess.run(cmd, capture_output=True, text=True,
-                                timeout=120)
+        result = self.openstack.run(*args)
         self.assertEqual(0, result.returncode,
                          '%s\n%s' % (result.stdout, result.stderr))
         return result.stdout

@@ -5,6 +5,7 @@ from oslo_utils import uuidutils
 from alloc_framework.objects.baremetal import states
 from alloc_framework.objects.baremetal import allocation as allocation_obj
 from alloc_framework.objects.baremetal import node as node_obj
+from tests import base as tests_base
 from tests.functional.api.baremetal import base
 
 
@@ -21,8 +22,8 @@ class NodeWriteTestCase(base.BaremetalTestCase):
             done = (body[field] == value and body['reservation'] is None
                     and not body['target_power_state'])
             return body if done else None
-        return self.wait_for(settled, 'node %s: %s to be %r'
-                             % (uuid, field, value), timeout=timeout)
+        return tests_base.wait_for(settled, 'node %s: %s to be %r'
+                                   % (uuid, field, value), timeout=timeout)
 
     def allocate(self, node):
         allocation = allocation_obj.Allocation(

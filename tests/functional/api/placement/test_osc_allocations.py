@@ -1,33 +1,24 @@
 """osc-placement's allocation and usage commands against a real server.
 
-The real ``openstack`` executable runs in a subprocess per command, with
-the server's URL as endpoint and the noauth admin token, as an operator
-would run it.
+The ``openstack`` command runs in-process (``tests.functional.
+openstack_client``) with the server's URL as endpoint and the noauth
+admin token, as an operator would run it.
 """
 
 import json
-import os
-import subprocess
-import sys
 import uuid
 
-import fixtures
 import requests
 
 from alloc_framework.api.placement import deploy
 from tests import base
-
-OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
+from tests.functional import openstack_client
 
 
 class OscAllocationsTestCase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        # Each command is a new process that loads the client's plugins.
-        self.useFixture(fixtures.Timeout(600, gentle=True))
-        if not os.path.exists(OPENSTACK):
-            self.skipTest('python-openstackclient is not installed')
         self.conf([], project='alloc_framework', default_config_files=[])
         self.config(auth_strategy='noauth', group='placement_api')
         self.url = self.useFixture(
@@ -46,13 +37,13 @@ class OscAllocationsTestCase(base.DBTestCase):
                                   'MEMORY_MB': {'total': 4096}}},
             headers=headers, timeout=60)
         self.assertEqual(200, resp.status_code, resp.text)
+        self.openstack = self.useFixture(openstack_client.OpenStackClient(
+            '--os-auth-type', 'admin_token', '--os-token', 'admin',
+            '--os-endpoint', self.url))
 
     def osc(self, version, *args, expect_ok=True):
-        cmd = [OPENSTACK, '--os-auth-type', 'admin_token',
-               '--os-token', 'admin', '--os-endpoint', self.url,
-               '--os-placement-api-version', version] + list(args)
-        proc = subprocess.run(cmd, capture_output=True, text=True,
-                              timeout=120)
+        proc = self.openstack.run('--os-placement-api-version', version,
+                                  *args)
         if expect_ok:
             self.assertEqual(0, proc.returncode, '%s\n%s\n%s' % (
                 ' '.join(args), proc.stdout, proc.stderr))
