@@ -500,9 +500,10 @@ class ConductorManager:
 
     # --- allocations ---
 
-    def create_allocation(self, context, allocation):
+    def create_allocation(self, context, allocation, generated_uuid=False):
         """See :func:`conductor.allocations.create_allocation`."""
-        return _allocations().create_allocation(self, context, allocation)
+        return _allocations().create_allocation(
+            self, context, allocation, generated_uuid=generated_uuid)
 
     def destroy_allocation(self, context, allocation):
         """See :func:`conductor.allocations.destroy_allocation`."""

@@ -24,7 +24,9 @@ LOG = log.getLogger(__name__)
 
 TRANSPORTS_NAMESPACE = 'alloc_framework.rpc.transports'
 TOPIC = 'alloc_framework.conductor'
-RPC_API_VERSION = '1.0'
+# 1.0: initial version
+# 1.1: create_allocation's generated_uuid
+RPC_API_VERSION = '1.1'
 
 
 class Transport(abc.ABC):
