@@ -508,3 +508,13 @@ class ConductorManager:
     def destroy_allocation(self, context, allocation):
         """See :func:`conductor.allocations.destroy_allocation`."""
         return _allocations().destroy_allocation(self, context, allocation)
+
+    # --- liveness ---
+
+    def ping(self, context):
+        """Answer at once, with this conductor's host name.
+
+        The API asks a conductor that did not answer a call lately before
+        it sends it more work (see ``ConductorAPI``): no lock, no database.
+        """
+        return self.host
