@@ -411,10 +411,11 @@ class ConductorAPI:
 
         * an allocation found under that UUID after the silence is the
           answer (the conductor created it and died, or is slow);
-        * otherwise another live conductor is asked, and its
-          ``AllocationAlreadyExists`` (or, for a backfill, the node now
-          associated) means that the first one created it meanwhile: the
-          one found under the UUID is the answer;
+        * otherwise another live conductor is asked; if it finds the UUID
+          taken (or the name: databases check unique keys in different
+          orders; or, for a backfill, the node associated), and the
+          allocation is found under the UUID now, the first conductor
+          created it meanwhile: that one is the answer;
         * a late first conductor fails on the same UUID: the allocation
           exists once. A conductor that took the allocation and died
           leaves it ``allocating``; a live one takes it over.
@@ -458,6 +459,7 @@ class ConductorAPI:
                             {'silent': silent, 'host': host,
                              'alloc': allocation.uuid})
             except (exception.AllocationAlreadyExists,
+                    exception.AllocationDuplicateName,
                     exception.InstanceAssociated,
                     exception.NodeAssociated):
                 if not tried:

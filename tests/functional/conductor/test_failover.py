@@ -157,6 +157,16 @@ class CreateAllocationTestCase(FailoverTestCase):
         self.assertEqual('once', created.name)
         self.wait_active(created.uuid)
 
+    def test_name_taken_before_stays_a_conflict(self):
+        # The retry's duplicate name is the answer only when the first
+        # conductor made the allocation.
+        f.make_allocation(self.ctx, name='taken')
+        self.prefer('alpha')
+        self.transport.silent['alpha'] = LOST
+        self.assertRaises(exception.AllocationDuplicateName, self.create,
+                          name='taken')
+        self.assertEqual(1, len(self.allocations()))
+
     def test_backfill_of_a_late_conductor_is_the_answer(self):
         self.prefer('alpha')
         self.transport.silent['alpha'] = LATE
