@@ -43,6 +43,15 @@ def main(argv=None):
         LOG.warning('rpc_transport is "local" but no conductor runs in '
                     'alloc-api: requests that need a conductor will fail '
                     'with 503; use "oslo", or alloc-server')
+    elif conf.rpc_transport == 'oslo':
+        # The transport is loaded at the first request: refuse its
+        # options now rather than answer every request 500.
+        from alloc_framework.conductor import rpc_oslo
+        try:
+            rpc_oslo.check_options(conf)
+        except ValueError as exc:
+            LOG.error('%s', exc)
+            return 1
     return service_setup.serve(conf, build_service)
 
 

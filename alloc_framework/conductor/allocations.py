@@ -46,12 +46,14 @@ def _conductor_id(manager):
     return manager.conductor.id
 
 
-def create_allocation(manager, context, allocation):
+def create_allocation(manager, context, allocation, generated_uuid=False):
     """Create an allocation and start processing it.
 
     :param manager: the ``ConductorManager``.
     :param allocation: a new ``Allocation``; with ``node_id`` set it is a
         backfill of that node.
+    :param generated_uuid: the allocation's UUID was generated for this
+        request (see ``Allocation.create``).
     :returns: the created ``Allocation`` (``allocating``, or ``active``
         for a backfill).
     :raises: AllocationAlreadyExists, AllocationDuplicateName,
@@ -71,7 +73,7 @@ def create_allocation(manager, context, allocation):
 
     backend.validate(context, allocation)
     allocation.state = alloc_obj.ALLOCATING
-    allocation.create(context)
+    allocation.create(context, generated_uuid=generated_uuid)
     try:
         manager.spawn_worker(do_allocate, manager, context, allocation)
     except exception.NoFreeConductorWorker:

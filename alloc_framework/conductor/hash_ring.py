@@ -7,7 +7,6 @@ cached and rebuilt every ``[conductor]hash_ring_reset_interval`` seconds,
 so a dead conductor's nodes move to the others within that time.
 """
 
-import random
 import threading
 import time
 
@@ -83,8 +82,8 @@ class HashRingManager:
                 'No conductor is alive in conductor group "%s".' % group)
         return next(iter(ring.get_nodes(node_uuid.encode('utf-8'))))
 
-    def get_random_host(self, driver=None, conductor_group=None):
-        """Any live conductor (optionally with ``driver``, in a group).
+    def get_hosts(self, driver=None, conductor_group=None):
+        """Host names of the live conductors (with ``driver``, in a group).
 
         :raises: TemporaryFailure when none matches.
         """
@@ -96,7 +95,7 @@ class HashRingManager:
                 and (conductor_group is None
                      or (c.conductor_group or '') == conductor_group.lower())]
             if candidates:
-                return random.choice(candidates)
+                return candidates
             self.reset()
         if driver is not None:
             raise exception.TemporaryFailure(

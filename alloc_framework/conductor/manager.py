@@ -496,10 +496,21 @@ class ConductorManager:
 
     # --- allocations ---
 
-    def create_allocation(self, context, allocation):
+    def create_allocation(self, context, allocation, generated_uuid=False):
         """See :func:`conductor.allocations.create_allocation`."""
-        return allocations.create_allocation(self, context, allocation)
+        return allocations.create_allocation(
+            self, context, allocation, generated_uuid=generated_uuid)
 
     def destroy_allocation(self, context, allocation):
         """See :func:`conductor.allocations.destroy_allocation`."""
         return allocations.destroy_allocation(self, context, allocation)
+
+    # --- liveness ---
+
+    def ping(self, context):
+        """Answer at once, with this conductor's host name.
+
+        The API asks a conductor that did not answer a call lately before
+        it sends it more work (see ``ConductorAPI``): no lock, no database.
+        """
+        return self.host

@@ -3,10 +3,21 @@
 Conductors listen on the topic ``alloc_framework.conductor`` with their
 host name as server; the client addresses one conductor at a time. The
 broker is ``[DEFAULT]transport_url`` (e.g.
-``rabbit://guest:guest@127.0.0.1:5672/``) and calls time out after
-``[DEFAULT]rpc_response_timeout`` seconds. Exceptions of
+``rabbit://guest:guest@127.0.0.1:5672/``). Exceptions of
 ``alloc_framework.objects.baremetal.exception`` raised by a conductor are
 raised again in the caller, with their HTTP code.
+
+A conductor that died does not answer, and the broker does not tell: its
+calls would wait for ``[DEFAULT]rpc_response_timeout`` (60 s). Calls are
+therefore monitored (oslo.messaging's ``call_monitor_timeout``): the
+conductor sends a heartbeat every ``[DEFAULT]rpc_failover_timeout / 2``
+seconds while it works on a call, and a call with neither an answer nor a
+heartbeat for ``rpc_failover_timeout`` seconds raises
+``ConductorNotAnswering``; ``rpc_response_timeout`` still bounds the
+whole call. A conductor that is alive but slow keeps its calls, so no
+work is sent twice because of a slow answer. What it costs: the server
+starts a watchdog thread per call, measured at 0.1 to 0.25 ms of CPU per
+call for a round trip of about 1.5 ms (RabbitMQ on the same host).
 """
 
 import threading
@@ -55,7 +66,7 @@ class _Endpoint:
                'change_node_power_state', 'do_provisioning_action',
                'continue_node_deploy', 'continue_node_clean',
                'add_node_traits', 'remove_node_traits',
-               'create_allocation', 'destroy_allocation')
+               'create_allocation', 'destroy_allocation', 'ping')
 
     def __init__(self, manager):
         self._manager = manager
@@ -89,10 +100,27 @@ def _local_copy(exc):
     return original(exc.message, **exc.kwargs)
 
 
+def check_options(conf):
+    """Refuse a failover timeout that would never fire.
+
+    :raises: ValueError
+    """
+    if conf.rpc_failover_timeout >= conf.rpc_response_timeout:
+        raise ValueError(
+            '[DEFAULT]rpc_failover_timeout (%s) must be smaller than '
+            '[DEFAULT]rpc_response_timeout (%s)'
+            % (conf.rpc_failover_timeout, conf.rpc_response_timeout))
+
+
 class OsloTransport(rpcapi.Transport):
-    """RPC over oslo.messaging."""
+    """RPC over oslo.messaging.
+
+    :raises: ValueError when the options are inconsistent (see
+        :func:`check_options`).
+    """
 
     def __init__(self, conf):
+        check_options(conf)
         super().__init__(conf)
         self.serializer = ContextSerializer()
         self._transport = None
@@ -120,13 +148,32 @@ class OsloTransport(rpcapi.Transport):
             return self._client
 
     def call(self, context, host, method, **kwargs):
-        cctxt = self.client.prepare(server=host, retry=CALL_RETRY)
+        cctxt = self.client.prepare(
+            server=host, retry=CALL_RETRY,
+            call_monitor_timeout=self.conf.rpc_failover_timeout)
+        return self._call(cctxt, context, host, method, kwargs)
+
+    def ping(self, context, host):
+        # The whole call, not only the silence, is bounded: a ping that
+        # the conductor did not take in time expires at the broker.
+        cctxt = self.client.prepare(
+            server=host, retry=CALL_RETRY,
+            timeout=self.conf.rpc_failover_timeout)
+        return self._call(cctxt, context, host, 'ping', {})
+
+    def _call(self, cctxt, context, host, method, kwargs):
         try:
             return cctxt.call(context, method, **kwargs)
         except exception.AllocFrameworkException as exc:
             raise _local_copy(exc) from None
-        except (messaging.MessagingTimeout,
-                messaging.MessageDeliveryFailure) as exc:
+        except messaging.MessagingTimeout as exc:
+            LOG.warning('RPC %(method)s to conductor %(host)s got no '
+                        'answer: %(exc)s', {'method': method, 'host': host,
+                                            'exc': exc})
+            raise exception.ConductorNotAnswering(host=host)
+        except messaging.MessageDeliveryFailure as exc:
+            # The broker, not the conductor: another conductor would not
+            # do better.
             LOG.warning('RPC %(method)s to conductor %(host)s failed: '
                         '%(exc)s', {'method': method, 'host': host,
                                     'exc': exc})

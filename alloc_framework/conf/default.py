@@ -66,6 +66,24 @@ opts = [
                     'calls a conductor in the same process (the all-in-one '
                     'alloc-server); ``oslo`` uses oslo.messaging over '
                     '[DEFAULT]transport_url (for example RabbitMQ).'),
+    cfg.IntOpt('rpc_failover_timeout',
+               default=5,
+               min=2,
+               help='Seconds after which the API takes a conductor that '
+                    'shows no sign of life for unresponsive: neither its '
+                    'answer nor, while a call runs, the heartbeat that it '
+                    'sends every half of this time came. A new allocation '
+                    'is then sent to another live conductor (it is never '
+                    'created twice), and requests about nodes that the '
+                    'hash ring maps to that conductor answer 503 quickly '
+                    'until the ring moves them to a live one. The API then '
+                    'prefers other conductors for random choices until '
+                    'the dead one must have left the ring '
+                    '([conductor]heartbeat_timeout plus [conductor]'
+                    'hash_ring_reset_interval). Must be smaller than '
+                    '[DEFAULT]rpc_response_timeout, which still bounds a '
+                    'call that keeps running. Used by the ``oslo`` '
+                    'transport only: in-process calls cannot get lost.'),
 ]
 
 

@@ -464,9 +464,12 @@ class Allocation(base.AllocObject):
                 values[name] = base.to_db_value(getattr(self, name))
         return values
 
-    def create(self, context=None):
+    def create(self, context=None, generated_uuid=False):
         """Create the allocation (default state ``allocating``).
 
+        :param generated_uuid: the UUID set was generated for this
+            allocation (the API fixes it before it asks a conductor, see
+            ``ConductorAPI.create_allocation``), not given by a client.
         :raises: AllocationAlreadyExists, AllocationDuplicateName,
             InstanceAssociated (the UUID is a node's ``instance_uuid``)
         """
@@ -476,8 +479,9 @@ class Allocation(base.AllocObject):
             self.uuid = uuidutils.generate_uuid()
         if not self.obj_attr_is_set('state'):
             self.state = ALLOCATING
-        # A UUID generated here cannot be any node's instance_uuid yet.
-        self._create(context, check_uuid=not generated)
+        # A UUID generated for this allocation cannot be any node's
+        # instance_uuid yet: that check costs a query.
+        self._create(context, check_uuid=not (generated or generated_uuid))
 
     @db_api.retry_on_deadlock
     @db_api.writer.connection

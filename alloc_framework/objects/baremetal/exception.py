@@ -230,6 +230,14 @@ class NoFreeConductorWorker(TemporaryFailure):
               'conductor workers.'
 
 
+class ConductorNotAnswering(TemporaryFailure):
+    # Neither an answer nor a sign of work within [DEFAULT]
+    # rpc_failover_timeout: the conductor is probably dead (see
+    # conductor.rpcapi.ConductorAPI). The call may still be waiting for
+    # it at the broker.
+    msg_fmt = 'Conductor %(host)s did not answer, please retry.'
+
+
 # --- internal ----------------------------------------------------------------
 
 class AllocationFailed(AllocFrameworkException):

@@ -35,7 +35,7 @@ class HashRingTestCase(base.DBTestCase):
                           self.ring.get_host_for_node,
                           uuidutils.generate_uuid())
         self.assertRaises(exception.TemporaryFailure,
-                          self.ring.get_random_host)
+                          self.ring.get_hosts)
 
     def test_nodes_spread_and_stable(self):
         for host in ('c1', 'c2', 'c3'):
@@ -72,12 +72,20 @@ class HashRingTestCase(base.DBTestCase):
         self.assertEqual('a1', self.ring.get_host_for_node(
             uuidutils.generate_uuid(), 'rack-a'))
 
-    def test_random_host_by_driver(self):
+    def test_hosts_by_driver(self):
         objects.Conductor.register(self.ctx, 'c1', drivers=['x'])
         objects.Conductor.register(self.ctx, 'c2', drivers=['y'])
-        self.assertEqual('c2', self.ring.get_random_host(driver='y'))
+        self.assertEqual(['c2'], self.ring.get_hosts(driver='y'))
         self.assertRaises(exception.TemporaryFailure,
-                          self.ring.get_random_host, driver='z')
+                          self.ring.get_hosts, driver='z')
+
+    def test_hosts_are_the_live_conductors(self):
+        for host in ('c1', 'c2', 'c3'):
+            objects.Conductor.register(self.ctx, host)
+        self.assertEqual(['c1', 'c2', 'c3'], sorted(self.ring.get_hosts()))
+        self._kill('c2')
+        self.ring.reset()
+        self.assertEqual(['c1', 'c3'], sorted(self.ring.get_hosts()))
 
 
 class TaskManagerTestCase(base.DBTestCase):

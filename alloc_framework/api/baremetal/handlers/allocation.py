@@ -328,8 +328,10 @@ def create_allocation(req):
     node = None
     if body.get('node') is not None:
         node = _backfill(req, body, values)
-    # Without a UUID the conductor generates one (cheaper: it then needs
-    # not check that no node carries it as instance_uuid).
+    # Without a UUID the RPC client generates one before it asks a
+    # conductor (a creation sent again to another conductor is then never
+    # made twice) and says so: the conductor skips the check that no node
+    # carries it as instance_uuid.
     allocation = Allocation(req.context, **{k: v for k, v in values.items()
                                             if v is not None})
     # The conductor returns the allocation as created (``allocating``, or

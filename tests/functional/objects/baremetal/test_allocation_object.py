@@ -60,6 +60,24 @@ class TestAllocationObject(base.DBTestCase):
         self.assertEqual(409, exc.code)
         self.assertEqual(0, self._count())
 
+    def test_generated_uuid_is_not_checked(self):
+        # A UUID generated for the allocation cannot be a node's
+        # instance_uuid: the query that would check it is not made (the
+        # node here carries it only to show that no check ran).
+        instance = uuidutils.generate_uuid()
+        f.make_node(self.ctx, instance_uuid=instance,
+                    provision_state='active')
+        allocation = objects.Allocation(self.ctx, resource_class='rc',
+                                        uuid=instance)
+        allocation.create(generated_uuid=True)
+        self.assertEqual(instance, objects.Allocation.get_by_uuid(
+            self.ctx, instance).uuid)
+        # The UUID still identifies one allocation only.
+        self.assertRaises(exception.AllocationAlreadyExists,
+                          objects.Allocation(
+                              self.ctx, resource_class='rc',
+                              uuid=instance).create, generated_uuid=True)
+
     def test_list_filters_and_pages(self):
         made = [f.make_allocation(self.ctx, name='a%d' % i,
                                   resource_class='rc%d' % (i % 2),
