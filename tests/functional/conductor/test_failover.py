@@ -104,7 +104,7 @@ class FailoverTestCase(base.DBTestCase):
         def active():
             allocation = objects.Allocation.get_by_uuid(self.ctx, uuid)
             return allocation.state == alloc_obj.ACTIVE and allocation
-        return self.wait_for(active, 'allocation %s to be active' % uuid)
+        return base.wait_for(active, 'allocation %s to be active' % uuid)
 
     def create(self, **kw):
         return self.rpc.create_allocation(self.ctx, objects.Allocation(
