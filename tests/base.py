@@ -8,6 +8,7 @@ database tests are skipped, except when ``CI`` is true: then they fail.
 """
 
 import atexit
+import logging
 import os
 import shutil
 import socket
@@ -163,6 +164,9 @@ class TestCase(testtools.TestCase):
         super().setUp()
         self.useFixture(fixtures.Timeout(
             int(os.environ.get('OS_TEST_TIMEOUT', 300)), gentle=True))
+        # Warnings and errors the code under test logs belong to the test
+        # (shown with a failure), not to the runner's output.
+        self.useFixture(fixtures.FakeLogger(level=logging.WARNING))
         self.conf = af_conf.CONF
         self.config_fixture = self.useFixture(config_fixture.Config(self.conf))
         # The fixture's clean-up clears defaults set with set_default(),
