@@ -9,6 +9,7 @@ suites, before any fixture runs, so ``setup_app`` returns a WSGI callable
 that forwards to the application of the running fixture.
 """
 
+import logging
 import os
 import uuid
 
@@ -35,27 +36,40 @@ def setup_app():
     return _current_app
 
 
+class PlacementEnvironment(fixtures.Fixture):
+    """What every gabbi fixture of the Placement API starts from.
+
+    A fresh configuration over the process-wide ``CONF`` (as
+    ``tests.base.TestCase`` uses it: the enginefacade falls back to it
+    before anything configures it) parsed from an empty command line and
+    no files, so that nothing from the machine leaks in; a state
+    directory; noauth; the policy defaults; a fresh database of the
+    selected backend; and the warnings the service logs captured.
+    """
+
+    def _setUp(self):
+        self.conf = af_conf.CONF
+        self.conf_fixture = self.useFixture(config_fixture.Config(self.conf))
+        self.conf([], project='alloc_framework', default_config_files=[])
+        self.tempdir = self.useFixture(fixtures.TempDir())
+        self.conf_fixture.config(state_path=self.tempdir.path)
+        self.conf_fixture.config(auth_strategy='noauth',
+                                 group='placement_api')
+        # [oslo_policy] must exist before fixtures override it.
+        policy_opts.set_defaults(self.conf)
+        self.useFixture(fixtures.FakeLogger(level=logging.WARNING))
+        self.db = self.useFixture(base.Database())
+
+
 class APIFixture(fixture.GabbiFixture):
     """Config + fresh database + noauth; exposes ids through the env."""
 
     def start_fixture(self):
         global CONF
-        # The process-wide CONF, as tests.base.TestCase uses it: the
-        # enginefacade falls back to it before anything configures it.
-        conf = af_conf.CONF
-        self.conf_fixture = config_fixture.Config(conf)
-        self.conf_fixture.setUp()
-        # oslo.policy looks for policy files: the parser must have run.
-        conf([], project='alloc_framework', default_config_files=[])
-        self.tempdir = fixtures.TempDir()
-        self.tempdir.setUp()
-        self.conf_fixture.config(state_path=self.tempdir.path)
-        self.conf_fixture.config(auth_strategy='noauth',
-                                 group='placement_api')
-        # [oslo_policy] must exist before fixtures override it.
-        policy_opts.set_defaults(conf)
-        self.db = base.Database()
-        self.db.setUp()
+        self.env = PlacementEnvironment()
+        self.env.setUp()
+        self.conf_fixture = self.env.conf_fixture
+        conf = self.env.conf
         CONF = conf
         self.build_app()
         # Values YAML files use as $ENVIRON['...'].
@@ -73,9 +87,7 @@ class APIFixture(fixture.GabbiFixture):
     def stop_fixture(self):
         global CONF, APP
         APP = None
-        self.db.cleanUp()
-        self.conf_fixture.cleanUp()
-        self.tempdir.cleanUp()
+        self.env.cleanUp()
         CONF = None
 
 

@@ -22,17 +22,13 @@ import json
 import os
 import uuid
 
-import fixtures
 from gabbi import fixture
-from oslo_config import fixture as config_fixture
 from oslo_middleware import cors
-from oslo_policy import opts as policy_opts
 import webob
 
 from alloc_framework.api.placement import deploy
 from alloc_framework.api.placement import policies
-from alloc_framework import conf as af_conf
-from tests import base
+from tests.functional.api.placement import fixtures as api_fixtures
 
 # The fixture whose application answers the intercepted requests.
 _RUNNING = None
@@ -75,27 +71,17 @@ class APIFixture(fixture.GabbiFixture):
     def start_fixture(self):
         global _RUNNING
         self._app = None
-        conf = af_conf.CONF
-        self.conf = conf
-        self.conf_fixture = config_fixture.Config(conf)
-        self.conf_fixture.setUp()
-        # An empty command line and no configuration files: nothing from
-        # the machine leaks into the run.
-        conf([], project='alloc_framework', default_config_files=[])
-        self.tempdir = fixtures.TempDir()
-        self.tempdir.setUp()
-        self.conf_fixture.config(state_path=self.tempdir.path)
-        self.conf_fixture.config(auth_strategy='noauth',
-                                 group='placement_api')
-        policy_opts.set_defaults(conf)
+        self.env = api_fixtures.PlacementEnvironment()
+        self.env.setUp()
+        self.conf = self.env.conf
+        self.conf_fixture = self.env.conf_fixture
+        self.tempdir = self.env.tempdir
         self.conf_fixture.config(enforce_new_defaults=self.secure_rbac,
                                  group='oslo_policy')
         # A policy file that does not exist: the rules' defaults apply.
         self.conf_fixture.config(
             policy_file=os.path.join(self.tempdir.path, 'policy.yaml'),
             group='oslo_policy')
-        self.db = base.Database()
-        self.db.setUp()
         self.export_environ()
         self.configure()
         _RUNNING = self
@@ -135,9 +121,7 @@ class APIFixture(fixture.GabbiFixture):
         if _RUNNING is self:
             _RUNNING = None
         self._app = None
-        self.db.cleanUp()
-        self.conf_fixture.cleanUp()
-        self.tempdir.cleanUp()
+        self.env.cleanUp()
 
     # An admin client of our own API, for the fixtures' data.
 
