@@ -12,7 +12,14 @@ it::
     if want.matches(microversion.CACHE_HEADERS):
         ...
 
-``version_handler`` applies that same test to a whole handler: it picks
+Where something differs by version (a schema, a handler variant),
+``newest`` picks from ``(version, value)`` pairs, newest first::
+
+    body_schema = microversion.newest(want, (
+        (microversion.CONSUMER_TYPES, schema.V1_38),
+        (microversion.INITIAL, schema.V1_0)))
+
+``version_handler`` applies that same choice to whole handlers: it picks
 among same-named variants of a handler, or answers 404 (or another
 status) to requests older than the first variant.
 """
@@ -162,6 +169,19 @@ def request_version(req):
     return req.environ[MICROVERSION_ENVIRON]
 
 
+def newest(want, choices):
+    """The value of the newest of ``choices`` that ``want`` reaches.
+
+    :param want: a request's version (``request_version(req)``).
+    :param choices: ``(version, value)`` pairs, newest first.
+    :returns: the value, or None when ``want`` reaches none of them.
+    """
+    for since, value in choices:
+        if want.matches(since):
+            return value
+    return None
+
+
 def version_handler(min_version, status_code=404):
     """Serve a handler from ``min_version`` on, one of several variants.
 
@@ -179,10 +199,9 @@ def version_handler(min_version, status_code=404):
 
         @functools.wraps(func)
         def decorated(req, *args, **kwargs):
-            want = request_version(req)
-            for since, variant in variants:
-                if want.matches(since):
-                    return variant(req, *args, **kwargs)
-            raise webob.exc.status_map[status_code]()
+            variant = newest(request_version(req), variants)
+            if variant is None:
+                raise webob.exc.status_map[status_code]()
+            return variant(req, *args, **kwargs)
         return decorated
     return decorator

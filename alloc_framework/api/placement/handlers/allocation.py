@@ -139,28 +139,22 @@ def write(context, requests, what):
 
 def _put_schema(want):
     """The PUT /allocations/{consumer_uuid} schema at ``want``."""
-    if want.matches(microversion.CONSUMER_TYPES):
-        return schema.ALLOCATION_SCHEMA_V1_38
-    if want.matches(microversion.ALLOCATION_MAPPINGS):
-        return schema.ALLOCATION_SCHEMA_V1_34
-    if want.matches(microversion.CONSUMER_GENERATIONS):
-        return schema.ALLOCATION_SCHEMA_V1_28
-    if want.matches(microversion.ALLOCATIONS_DICT):
-        return schema.ALLOCATION_SCHEMA_V1_12
-    if want.matches(microversion.ALLOCATION_OWNER):
-        return schema.ALLOCATION_SCHEMA_V1_8
-    return schema.ALLOCATION_SCHEMA
+    return microversion.newest(want, (
+        (microversion.CONSUMER_TYPES, schema.ALLOCATION_SCHEMA_V1_38),
+        (microversion.ALLOCATION_MAPPINGS, schema.ALLOCATION_SCHEMA_V1_34),
+        (microversion.CONSUMER_GENERATIONS, schema.ALLOCATION_SCHEMA_V1_28),
+        (microversion.ALLOCATIONS_DICT, schema.ALLOCATION_SCHEMA_V1_12),
+        (microversion.ALLOCATION_OWNER, schema.ALLOCATION_SCHEMA_V1_8),
+        (microversion.INITIAL, schema.ALLOCATION_SCHEMA)))
 
 
 def _post_schema(want):
     """The POST /allocations schema at ``want``."""
-    if want.matches(microversion.CONSUMER_TYPES):
-        return schema.POST_ALLOCATIONS_V1_38
-    if want.matches(microversion.ALLOCATION_MAPPINGS):
-        return schema.POST_ALLOCATIONS_V1_34
-    if want.matches(microversion.CONSUMER_GENERATIONS):
-        return schema.POST_ALLOCATIONS_V1_28
-    return schema.POST_ALLOCATIONS_V1_13
+    return microversion.newest(want, (
+        (microversion.CONSUMER_TYPES, schema.POST_ALLOCATIONS_V1_38),
+        (microversion.ALLOCATION_MAPPINGS, schema.POST_ALLOCATIONS_V1_34),
+        (microversion.CONSUMER_GENERATIONS, schema.POST_ALLOCATIONS_V1_28),
+        (microversion.POST_ALLOCATIONS, schema.POST_ALLOCATIONS_V1_13)))
 
 
 @wsgi_wrapper.PlacementWsgify

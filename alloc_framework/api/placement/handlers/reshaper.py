@@ -22,11 +22,10 @@ from alloc_framework.objects.placement import reshaper as reshaper_obj
 
 
 def _schema(want):
-    if want.matches(microversion.CONSUMER_TYPES):
-        return schema.POST_RESHAPER_SCHEMA_V1_38
-    if want.matches(microversion.ALLOCATION_MAPPINGS):
-        return schema.POST_RESHAPER_SCHEMA_V1_34
-    return schema.POST_RESHAPER_SCHEMA
+    return microversion.newest(want, (
+        (microversion.CONSUMER_TYPES, schema.POST_RESHAPER_SCHEMA_V1_38),
+        (microversion.ALLOCATION_MAPPINGS, schema.POST_RESHAPER_SCHEMA_V1_34),
+        (microversion.INITIAL, schema.POST_RESHAPER_SCHEMA)))
 
 
 def _provider_inventories(rp_uuid, body):

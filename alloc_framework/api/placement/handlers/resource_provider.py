@@ -31,19 +31,14 @@ _LINKS = (
 
 def _list_schema(want):
     """The query schema of GET /resource_providers at ``want``."""
-    if want.matches(microversion.ANY_TRAITS):
-        return schema.GET_RPS_SCHEMA_1_39
-    if want.matches(microversion.MULTIPLE_MEMBER_OF):
-        return schema.GET_RPS_SCHEMA_1_24
-    if want.matches(microversion.REQUIRED_TRAITS):
-        return schema.GET_RPS_SCHEMA_1_18
-    if want.matches(microversion.NESTED_PROVIDERS):
-        return schema.GET_RPS_SCHEMA_1_14
-    if want.matches(microversion.RESOURCES_FILTER):
-        return schema.GET_RPS_SCHEMA_1_4
-    if want.matches(microversion.MEMBER_OF):
-        return schema.GET_RPS_SCHEMA_1_3
-    return schema.GET_RPS_SCHEMA_1_0
+    return microversion.newest(want, (
+        (microversion.ANY_TRAITS, schema.GET_RPS_SCHEMA_1_39),
+        (microversion.MULTIPLE_MEMBER_OF, schema.GET_RPS_SCHEMA_1_24),
+        (microversion.REQUIRED_TRAITS, schema.GET_RPS_SCHEMA_1_18),
+        (microversion.NESTED_PROVIDERS, schema.GET_RPS_SCHEMA_1_14),
+        (microversion.RESOURCES_FILTER, schema.GET_RPS_SCHEMA_1_4),
+        (microversion.MEMBER_OF, schema.GET_RPS_SCHEMA_1_3),
+        (microversion.INITIAL, schema.GET_RPS_SCHEMA_1_0)))
 
 
 def _links(req, rp):

@@ -68,6 +68,23 @@ class VersionHandlerTestCase(testtools.TestCase):
         self.assertEqual('new', handler(_req('1.39')))
         self.assertRaises(webob.exc.HTTPNotFound, handler, _req('1.1'))
 
+    def test_newest(self):
+        choices = ((microversion.CONSUMER_TYPES, 'v1.38'),
+                   (microversion.ALLOCATIONS_DICT, 'v1.12'),
+                   (microversion.ALLOCATION_OWNER, 'v1.8'))
+
+        def at(version):
+            return microversion.newest(microversion.request_version(
+                _req(version)), choices)
+
+        self.assertIsNone(at('1.7'))
+        self.assertEqual('v1.8', at('1.8'))
+        self.assertEqual('v1.8', at('1.11'))
+        self.assertEqual('v1.12', at('1.12'))
+        self.assertEqual('v1.12', at('1.37'))
+        self.assertEqual('v1.38', at('1.38'))
+        self.assertEqual('v1.38', at('1.39'))
+
     def test_status_code(self):
         @microversion.version_handler((1, 10), status_code=405)
         def other(req):
