@@ -24,13 +24,8 @@ def build_service(conf):
     # Conductors are reached lazily, at the first request that needs one:
     # an unknown transport must stop the command now instead.
     rpcapi.load_transport(conf)
-    server = wsgi_service.WSGIService('alloc-api', app.setup_app(conf),
-                                      conf.api.host_ip, conf.api.port,
-                                      workers=conf.api.api_workers,
-                                      connection_threads=(
-                                          conf.api.connection_threads),
-                                      read_deadline=(
-                                          conf.api.request_read_deadline))
+    server = wsgi_service.WSGIService.from_conf(
+        'alloc-api', app.setup_app(conf), conf, 'api')
     # The launcher serves from a child process: connections opened here
     # must not be shared with it.
     db_api.get_engine().dispose()

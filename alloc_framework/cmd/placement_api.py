@@ -26,15 +26,8 @@ def build_service(conf):
     # The launcher serves from a forked child: connections opened while
     # loading must not be shared with it.
     db_api.get_engine().dispose()
-    return wsgi_service.WSGIService('alloc-placement-api', app,
-                                    conf.placement_api.host_ip,
-                                    conf.placement_api.port,
-                                    workers=conf.placement_api.api_workers,
-                                    connection_threads=(
-                                        conf.placement_api.connection_threads),
-                                    read_deadline=(
-                                        conf.placement_api
-                                        .request_read_deadline))
+    return wsgi_service.WSGIService.from_conf('alloc-placement-api', app,
+                                              conf, 'placement_api')
 
 
 def main(argv=None):

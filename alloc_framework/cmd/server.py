@@ -98,24 +98,12 @@ def build_service(conf):
     services = [
         # The conductor first: the APIs route requests to it.
         conductor,
-        wsgi_service.WSGIService('alloc-api', bm_app.setup_app(conf),
-                                 conf.api.host_ip, conf.api.port,
-                                 workers=conf.api.api_workers,
-                                 reuse_port=count > 1,
-                                 connection_threads=(
-                                     conf.api.connection_threads),
-                                 read_deadline=conf.api.request_read_deadline),
-        wsgi_service.WSGIService('alloc-placement-api',
-                                 placement_deploy.loadapp(conf),
-                                 conf.placement_api.host_ip,
-                                 conf.placement_api.port,
-                                 workers=conf.placement_api.api_workers,
-                                 reuse_port=count > 1,
-                                 connection_threads=(
-                                     conf.placement_api.connection_threads),
-                                 read_deadline=(
-                                     conf.placement_api
-                                     .request_read_deadline)),
+        wsgi_service.WSGIService.from_conf(
+            'alloc-api', bm_app.setup_app(conf), conf, 'api',
+            reuse_port=count > 1),
+        wsgi_service.WSGIService.from_conf(
+            'alloc-placement-api', placement_deploy.loadapp(conf), conf,
+            'placement_api', reuse_port=count > 1),
     ]
     # The launcher runs the group in child processes: connections opened
     # here must not be shared with them.

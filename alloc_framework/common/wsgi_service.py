@@ -16,6 +16,11 @@ How a request is served, so that slow or idle clients do not delay others:
   a time (the interpreter runs one thread at a time: more would only add
   contention); its response is written to the client after it has left
   the application, so a client reading slowly holds no application slot.
+* A body larger than ``max_body_size`` is never read into memory: with a
+  ``Content-Length`` over it, the application sees the headers and an
+  empty body, and its size-limit middleware answers 413 in the API's
+  own error format; a chunked body is cut off there with a plain 413.
+  Either way the connection is closed.
 * Broken framing (``Content-Length`` with ``Transfer-Encoding``, a bad
   chunk, a body shorter than its length) is answered 400 here, before the
   application, and closes the connection; a client that went away is
@@ -168,6 +173,16 @@ class _Gateway(wsgi.Gateway_10):
                     'Content-Length and Transfer-Encoding.')
         if length is not None and not length.isdigit():
             return '400 Bad Request', 'Malformed Content-Length header.'
+        limit = req.server.max_body_size
+        if limit and length is not None and int(length) > limit:
+            # The application refuses it from its headers (oslo.middleware's
+            # size limit, in front of both APIs): never read the body, and
+            # close the connection, whose rest is unread.
+            req.close_connection = True
+            self.env['wsgi.input'] = io.BytesIO(b'')
+            return None
+        if req.chunked_read:
+            req.rfile.maxlen = limit
         try:
             body = req.rfile.read()
             if not req.chunked_read and len(body) < int(length or 0):
@@ -175,10 +190,10 @@ class _Gateway(wsgi.Gateway_10):
                          'body', self._client())
                 return None, None
         except TimeoutError:
-            LOG.info('%s: the request did not arrive within %s seconds',
+            LOG.info('%s: the request did not arrive within %g seconds',
                      self._client(), req.server.read_deadline)
             return ('408 Request Timeout', 'The request did not arrive '
-                    'within %s seconds.' % req.server.read_deadline)
+                    'within %g seconds.' % req.server.read_deadline)
         except ValueError as exc:
             # cheroot's chunked reader: a bad chunk size or terminator.
             return '400 Bad Request', str(exc)
@@ -221,8 +236,12 @@ class _Server(wsgi.Server):
 
     ConnectionClass = _Connection
 
-    def __init__(self, *args, app_slots, read_deadline, **kwargs):
+    def __init__(self, *args, app_slots, read_deadline, max_body_size,
+                 **kwargs):
         super().__init__(*args, **kwargs)
+        # Not cheroot's max_request_body_size: that answers a plain-text
+        # 413 before the application could give its own error body.
+        self.max_body_size = max_body_size
         self.gateway = _Gateway
         self.app_slots = threading.BoundedSemaphore(app_slots)
         self.read_deadline = read_deadline
@@ -248,7 +267,8 @@ class WSGIService(service.ServiceBase):
 
     ``connection_threads`` threads (at least ``workers``) read requests
     and write responses; each request must arrive within
-    ``read_deadline`` seconds (see the module's docstring).
+    ``read_deadline`` seconds, and bodies over ``max_body_size`` bytes
+    (0: no limit) are not read (see the module's docstring).
 
     With ``reuse_port`` several processes listen on the same port
     (SO_REUSEPORT) and the kernel spreads new connections over them.
@@ -257,7 +277,7 @@ class WSGIService(service.ServiceBase):
     """
 
     def __init__(self, name, app, host, port, workers=8, reuse_port=False,
-                 connection_threads=64, read_deadline=30):
+                 connection_threads=64, read_deadline=30, max_body_size=0):
         check_address(name, host, port, reuse_port=reuse_port)
         self.name = name
         # cheroot's default listen backlog (5) resets bursts of clients.
@@ -265,7 +285,8 @@ class WSGIService(service.ServiceBase):
                               numthreads=max(workers, connection_threads),
                               server_name=name, request_queue_size=1024,
                               reuse_port=reuse_port, app_slots=workers,
-                              read_deadline=read_deadline)
+                              read_deadline=read_deadline,
+                              max_body_size=max_body_size)
         # Keep-alive connections must not hold a worker thread forever.
         self.server.timeout = 30
         # cheroot closes a connection after its response once 10 idle
@@ -275,6 +296,23 @@ class WSGIService(service.ServiceBase):
         # keep every client's connection, as a proxy in front would.
         self.server.keep_alive_conn_limit = None
         self._thread = None
+
+    @classmethod
+    def from_conf(cls, name, app, conf, group, reuse_port=False):
+        """The service of an API configured by ``conf.<group>``.
+
+        ``group`` is ``api`` or ``placement_api``: their ``host_ip``,
+        ``port``, ``api_workers``, ``connection_threads`` and
+        ``request_read_deadline``; bodies are limited by
+        ``[oslo_middleware]max_request_body_size``, as in the APIs.
+        """
+        opts = conf[group]
+        return cls(name, app, opts.host_ip, opts.port,
+                   workers=opts.api_workers, reuse_port=reuse_port,
+                   connection_threads=opts.connection_threads,
+                   read_deadline=opts.request_read_deadline,
+                   max_body_size=(
+                       conf.oslo_middleware.max_request_body_size))
 
     @property
     def bound_port(self):

@@ -53,12 +53,15 @@ def status_of(response):
 class _ServingTestCase(base.DBTestCase):
 
     read_deadline = 30
+    max_body_size = 1000
 
     def setUp(self):
         super().setUp()
         self.conf([], project='alloc_framework', default_config_files=[],
                   default_config_dirs=[])
         self.config(auth_strategy='noauth', rpc_transport='local')
+        self.config(max_request_body_size=self.max_body_size,
+                    group='oslo_middleware')
         self.logger = self.useFixture(fixtures.FakeLogger(
             level=logging.INFO))
         manager = manager_mod.ConductorManager('test-host', self.conf)
@@ -66,17 +69,17 @@ class _ServingTestCase(base.DBTestCase):
         self.addCleanup(manager.del_host)
         self.ports = {
             'baremetal': self.serve('alloc-api', bm_app.setup_app(self.conf),
-                                    self.conf.api),
+                                    'api'),
             'placement': self.serve('alloc-placement-api',
                                     deploy.loadapp(self.conf),
-                                    self.conf.placement_api),
+                                    'placement_api'),
         }
 
     def serve(self, name, app, group):
-        server = wsgi_service.WSGIService(
-            name, app, '127.0.0.1', 0, workers=group.api_workers,
-            connection_threads=group.connection_threads,
-            read_deadline=self.read_deadline)
+        self.config(host_ip='127.0.0.1', port=0,
+                    request_read_deadline=self.read_deadline, group=group)
+        server = wsgi_service.WSGIService.from_conf(name, app, self.conf,
+                                                    group)
         server.start()
         self.addCleanup(server.stop)
         return server.bound_port
@@ -148,6 +151,25 @@ class FramingTestCase(_ServingTestCase):
                              b'Transfer-Encoding: chunked\r\n')
             data += b'%x\r\n%s' % (len(body) + 10, body)
             self.assertRefused(self._send(api, data, half_close=True))
+        self.assertNoTraceback()
+
+    def test_body_over_the_limit_is_not_read(self):
+        # The whole body is never sent: the answer comes from the headers,
+        # in each API's own error format, and the connection closes.
+        for api, (path, _body, _status) in CREATE.items():
+            data = self.head(api, b'POST', path,
+                             b'Content-Length: %d\r\n' % (1 << 30))
+            response = self._send(api, data + b'{"name": "')
+            self.assertRefused(response, 413)
+            self.assertIn(b'larger than 1000 bytes', response)
+        self.assertNoTraceback()
+
+    def test_chunked_body_over_the_limit(self):
+        for api, (path, _body, _status) in CREATE.items():
+            data = self.head(api, b'POST', path,
+                             b'Transfer-Encoding: chunked\r\n')
+            data += b'800\r\n%s\r\n' % (b'x' * 0x800)
+            self.assertRefused(self._send(api, data), 413)
         self.assertNoTraceback()
 
     def test_malformed_content_length(self):
