@@ -34,6 +34,7 @@ VERSIONS = {
     15: 'manual cleaning (clean verb, clean_steps)',
     16: 'filter nodes by driver',
     21: 'node resource_class and filter',
+    27: 'timeout of a power state change',
     31: 'node per-interface fields',
     37: 'node traits',
     42: 'node fault and filter',
@@ -67,6 +68,7 @@ ABORT = 13
 MANUAL_CLEAN = 15
 DRIVER_FILTER = 16
 RESOURCE_CLASS = 21
+POWER_TIMEOUT = 27
 INTERFACES = 31
 TRAITS = 37
 FAULT = 42

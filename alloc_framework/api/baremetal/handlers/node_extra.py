@@ -137,10 +137,15 @@ def set_provision_state(req, node_ident):
     return _accepted(req, node)
 
 
-def _check_power_timeout(timeout):
-    """As upstream: a positive integer (or a string of one) of seconds."""
+def _check_power_timeout(req, timeout):
+    """As upstream: a positive integer (or a string of one) of seconds.
+
+    :raises: HTTPError 406 before microversion 1.27, which introduced it.
+    """
     if timeout is None:
         return
+    if not req.version.check(mv.POWER_TIMEOUT):
+        raise util.not_acceptable(req, 'The power state change timeout')
     if (not utils.is_int_like(timeout)
             or not 1 <= int(timeout) <= limits.MAX_INT):
         raise errors.HTTPError(
@@ -163,7 +168,7 @@ def set_power_state(req, node_ident):
         raise errors.HTTPError(
             400, 'Invalid power state target %r; valid targets are %s.'
             % (target, ', '.join(POWER_TARGETS)), errors.INVALID_FIELD)
-    _check_power_timeout(body.get('timeout'))
+    _check_power_timeout(req, body.get('timeout'))
     req.rpcapi.change_node_power_state(req.context, node.id, target)
     return _accepted(req, node)
 

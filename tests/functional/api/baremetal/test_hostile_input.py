@@ -248,6 +248,19 @@ class HostileInputTestCase(base.BaremetalTestCase):
                                    'timeout': timeout})
             self.assertEqual(202, resp.status_int, resp.text)
 
+    def test_power_timeout_needs_1_27(self):
+        node = self.make_node()
+        path = '/v1/nodes/%s/states/power' % node.uuid
+        resp = self.put(path, {'target': 'power on', 'timeout': 10},
+                        version='1.26')
+        self.assertError(resp, 406, 'baremetal.version_not_acceptable',
+                         'timeout')
+        resp = self.put(path, {'target': 'power on'}, version='1.26')
+        self.assertEqual(202, resp.status_int, resp.text)
+        resp = self.put(path, {'target': 'power on', 'timeout': 10},
+                        version='1.27')
+        self.assertEqual(202, resp.status_int, resp.text)
+
     def test_resource_class_is_printable_ascii(self):
         for value in ('a\x00b', '\u00e9t\u00e9', 'tab\there', 'nl\n'):
             self.assertError(self.create(resource_class=value), 400,
