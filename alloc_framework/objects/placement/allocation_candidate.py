@@ -3,14 +3,17 @@
 ``get_candidates`` answers ``GET /allocation_candidates``. The work is
 done one provider tree at a time:
 
-1. One SQL query pages through the ids of the root providers whose tree
-   (or the sharing providers associated with it by aggregate) has room
-   for every requested class, in chunks sized after ``limit``.
+1. A query of root provider ids looks at one window of ids at a time and
+   keeps the roots whose tree (or a sharing provider associated with it
+   by aggregate) has room for every requested class, each condition a
+   sub-select correlated with the root; it returns at most a chunk of
+   roots, sized after ``limit``, and a window that yields too few roots
+   makes the next one wider.
 2. For a chunk, the providers of those trees and of the sharing providers
    anchored to them are read with their inventories, usages, traits and
-   aggregates (five queries).
-3. Candidates of each tree are generated lazily (products of the
-   providers able to serve each request group), and generation stops as
+   aggregates.
+3. Candidates of each tree are generated lazily, depth first, dropping a
+   partial choice as soon as it no longer fits, and the search stops as
    soon as ``limit`` candidates, or the configured cap, are reached.
 
 So the work of a query grows with ``limit`` (and the size of the trees
@@ -28,8 +31,6 @@ from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import exception
-from alloc_framework.objects.placement import research_context
-from alloc_framework.objects.placement import resource_provider as rp_obj
 from alloc_framework.objects.placement import resource_provider_trait
 
 RP_TBL = models.ResourceProvider.__table__
@@ -45,6 +46,8 @@ SHARES_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 # Roots read per query when no limit narrows the search.
 _MAX_CHUNK = 500
 _MIN_CHUNK = 16
+# Widest range of provider ids one query of candidate roots looks at.
+_MAX_WINDOW = 65536
 
 
 class RequestGroup:
@@ -111,8 +114,9 @@ class Provider:
         self.uuid = row.uuid
         self.parent_id = row.parent_provider_id
         self.root_id = row.root_provider_id
-        self.parent_uuid = row.parent_provider_uuid
-        self.root_uuid = row.root_provider_uuid
+        # Set once the whole tree is loaded.
+        self.parent_uuid = None
+        self.root_uuid = None
         # {rc_id: inventory row}
         self.inventories = {}
         # {rc_id: used}
@@ -196,83 +200,150 @@ class _Group:
         return all(traits & any_of for any_of in self.required)
 
 
-def _capacity_roots(context, rc_id, amount, shares_id):
-    """Sub-select: roots of trees able to serve ``amount`` of ``rc_id``
-    from one of their providers or from a sharing provider anchored to
-    them."""
-    able = research_context._with_capacity(rc_id, amount)
-    own = sa.select(RP_TBL.c.root_provider_id).where(RP_TBL.c.id.in_(able))
-    if shares_id is None:
-        return own
-    shared = sa.select(RP_TRAIT_TBL.c.resource_provider_id).where(
-        RP_TRAIT_TBL.c.trait_id == shares_id,
-        RP_TRAIT_TBL.c.resource_provider_id.in_(
-            research_context._with_capacity(rc_id, amount)))
+def _room(inv, rc_id, amount):
+    """Whether inventory row ``inv`` can serve ``amount`` of ``rc_id`` as
+    one allocation, its usage read by a correlated sub-select."""
+    used = sa.select(sa.func.coalesce(sa.func.sum(ALLOC_TBL.c.used), 0)).where(
+        ALLOC_TBL.c.resource_provider_id == inv.c.resource_provider_id,
+        ALLOC_TBL.c.resource_class_id == rc_id).scalar_subquery()
+    return sa.and_(
+        inv.c.resource_class_id == rc_id,
+        used + amount <= (inv.c.total - inv.c.reserved) *
+        inv.c.allocation_ratio,
+        inv.c.min_unit <= amount,
+        inv.c.max_unit >= amount,
+        sa.literal(amount, sa.Integer) % inv.c.step_size == 0)
+
+
+def _tree_has_room(rc_id, amount):
+    """EXISTS: a provider of the tree of the outer root can serve it."""
+    member = RP_TBL.alias('member')
+    inv = INV_TBL.alias('inv')
+    return sa.select(sa.literal(1)).select_from(
+        member.join(inv, inv.c.resource_provider_id == member.c.id)
+    ).where(member.c.root_provider_id == RP_TBL.c.id,
+            _room(inv, rc_id, amount)).exists()
+
+
+def _sharing_has_room(rc_id, amount, sharing_ids):
+    """EXISTS: a sharing provider anchored to the tree of the outer root
+    (in an aggregate of one of its providers) can serve it."""
+    member = RP_TBL.alias('member')
     mine = RP_AGG_TBL.alias('mine')
     theirs = RP_AGG_TBL.alias('theirs')
-    anchored = sa.select(RP_TBL.c.root_provider_id).select_from(
-        RP_TBL.join(mine, mine.c.resource_provider_id == RP_TBL.c.id)
+    inv = INV_TBL.alias('inv')
+    return sa.select(sa.literal(1)).select_from(
+        member.join(mine, mine.c.resource_provider_id == member.c.id)
         .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
-    ).where(theirs.c.resource_provider_id.in_(shared))
-    return sa.union(own, anchored)
+        .join(inv, inv.c.resource_provider_id ==
+              theirs.c.resource_provider_id)
+    ).where(member.c.root_provider_id == RP_TBL.c.id,
+            theirs.c.resource_provider_id.in_(sharing_ids),
+            _room(inv, rc_id, amount)).exists()
 
 
-def _root_query(context, groups, wide, trait_ids, shares_id, in_tree_roots):
-    """SELECT of candidate root ids (necessary conditions only)."""
+def _sharing_providers(context):
+    """``{provider id: {class ids of its inventory}}`` of the providers
+    with the trait MISC_SHARES_VIA_AGGREGATE."""
+    try:
+        shares_id = attribute_cache.trait_id(context, SHARES_TRAIT)
+    except exception.TraitNotFound:
+        return {}
+    ids = [row.resource_provider_id for row in context.session.execute(
+        sa.select(RP_TRAIT_TBL.c.resource_provider_id).where(
+            RP_TRAIT_TBL.c.trait_id == shares_id))]
+    sharing = {i: set() for i in ids}
+    if ids:
+        for row in context.session.execute(
+                sa.select(INV_TBL.c.resource_provider_id,
+                          INV_TBL.c.resource_class_id)
+                .where(INV_TBL.c.resource_provider_id.in_(ids))):
+            sharing[row.resource_provider_id].add(row.resource_class_id)
+    return sharing
+
+
+def _root_has_traits(trait_ids):
+    return sa.select(sa.literal(1)).where(
+        RP_TRAIT_TBL.c.resource_provider_id == RP_TBL.c.id,
+        RP_TRAIT_TBL.c.trait_id.in_(sorted(trait_ids))).exists()
+
+
+def _root_query(groups, wide, trait_ids, sharing, in_tree_roots):
+    """SELECT of candidate root ids (necessary conditions only).
+
+    Every condition is a sub-select correlated with the root, so that a
+    database scanning the roots in id order stops at the LIMIT the
+    caller puts on it: the work depends on the roots looked at, not on
+    how many providers could serve the request.
+    """
     query = sa.select(RP_TBL.c.id).where(
         RP_TBL.c.id == RP_TBL.c.root_provider_id)
     smallest = {}
     for group in groups:
         for rc_id, amount in group.resources:
             smallest[rc_id] = min(amount, smallest.get(rc_id, amount))
+    shared = set().union(*sharing.values())
     for rc_id, amount in sorted(smallest.items()):
-        query = query.where(RP_TBL.c.id.in_(
-            _capacity_roots(context, rc_id, amount, shares_id)))
-    if shares_id is None:
+        room = _tree_has_room(rc_id, amount)
+        if rc_id in shared:
+            sharing_ids = sorted(i for i, classes in sharing.items()
+                                 if rc_id in classes)
+            room = sa.or_(room,
+                          _sharing_has_room(rc_id, amount, sharing_ids))
+        query = query.where(room)
+    if not shared:
         # Without sharing providers every group is served by the tree.
         for root_id in in_tree_roots:
             query = query.where(RP_TBL.c.id == root_id)
-    for name in wide.root_required:
-        query = query.where(RP_TBL.c.id.in_(
-            research_context._with_traits([trait_ids[name]])))
+    for name in sorted(wide.root_required):
+        query = query.where(_root_has_traits([trait_ids[name]]))
     if wide.root_forbidden:
-        query = query.where(RP_TBL.c.id.not_in(
-            research_context._with_traits(
-                trait_ids[n] for n in wide.root_forbidden)))
+        query = query.where(~_root_has_traits(
+            trait_ids[n] for n in wide.root_forbidden))
     return query
 
 
-def _load_providers(context, root_ids, shares_id):
-    """``{id: Provider}`` of the trees ``root_ids`` and ``{root id: [sharing
-    provider ids]}`` anchored to them; the sharing providers are loaded
-    too."""
-    rps = {}
-    rows = context.session.execute(rp_obj.provider_select().where(
-        RP_TBL.c.root_provider_id.in_(root_ids)))
-    for row in rows:
+def _load_trees(context, root_ids, rps):
+    """Add the providers of the trees ``root_ids`` to ``rps``."""
+    tree = []
+    for row in context.session.execute(
+            sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
+                      RP_TBL.c.root_provider_id)
+            .where(RP_TBL.c.root_provider_id.in_(sorted(root_ids)))):
         rps[row.id] = Provider(row)
+        tree.append(rps[row.id])
+    for rp in tree:
+        if rp.parent_id is not None:
+            rp.parent_uuid = rps[rp.parent_id].uuid
+        rp.root_uuid = rps[rp.root_id].uuid
+
+
+def _load_providers(context, root_ids, sharing):
+    """``{id: Provider}`` of the trees ``root_ids`` and ``{root id: {sharing
+    provider ids}}`` anchored to them; the trees of those sharing
+    providers are loaded too."""
+    rps = {}
+    _load_trees(context, root_ids, rps)
     anchored = collections.defaultdict(set)
-    if shares_id is not None:
+    if sharing:
         mine = RP_AGG_TBL.alias('mine')
         theirs = RP_AGG_TBL.alias('theirs')
         rows = context.session.execute(
             sa.select(RP_TBL.c.root_provider_id,
                       theirs.c.resource_provider_id).select_from(
                 RP_TBL.join(mine, mine.c.resource_provider_id == RP_TBL.c.id)
-                .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
-                .join(RP_TRAIT_TBL, sa.and_(
-                    RP_TRAIT_TBL.c.resource_provider_id ==
-                    theirs.c.resource_provider_id,
-                    RP_TRAIT_TBL.c.trait_id == shares_id)))
-            .where(RP_TBL.c.root_provider_id.in_(root_ids)).distinct())
+                .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id))
+            .where(RP_TBL.c.root_provider_id.in_(root_ids),
+                   theirs.c.resource_provider_id.in_(sorted(sharing)))
+            .distinct())
         for row in rows:
             anchored[row.root_provider_id].add(row.resource_provider_id)
         missing = set().union(*anchored.values()) - set(rps)
         if missing:
-            rows = context.session.execute(rp_obj.provider_select().where(
-                RP_TBL.c.id.in_(sorted(missing))))
-            for row in rows:
-                rps[row.id] = Provider(row)
+            roots = {row.root_provider_id for row in context.session.execute(
+                sa.select(RP_TBL.c.root_provider_id).where(
+                    RP_TBL.c.id.in_(sorted(missing))))}
+            _load_trees(context, roots, rps)
     ids = sorted(rps)
     for row in context.session.execute(
             sa.select(INV_TBL).where(INV_TBL.c.resource_provider_id.in_(ids))):
@@ -381,29 +452,51 @@ def _tree_candidates(root, groups, wide, rps, trees, anchored):
             return
         options.append(opts)
     granular = sum(1 for g in groups if g.use_same_provider)
-    for combo in itertools.product(*options):
-        allocations = {}
-        chosen = {}
-        for group, (allocs, providers) in zip(groups, combo):
-            chosen[group.suffix] = providers
-            for key, amount in allocs.items():
-                allocations[key] = allocations.get(key, 0) + amount
-        if wide.group_policy == 'isolate' and granular > 1:
-            used = {chosen[g.suffix][0].id for g in groups
-                    if g.use_same_provider}
-            if len(used) != granular:
-                continue
+    isolate = wide.group_policy == 'isolate' and granular > 1
+    for allocations, chosen in _combine(groups, options, isolate):
         if not _same_subtree(chosen, wide, rps):
             continue
-        if not all(rp.fits(rc, amount)
-                   for (rp, rc), amount in allocations.items()):
-            continue
         if not wide.nested_aware:
-            roots = [rp.root_id for rp, _rc in allocations]
+            roots = {rp.root_id for rp, _rc in allocations}
             providers = {rp.id for rp, _rc in allocations}
-            if len(set(roots)) != len(providers):
+            if len(roots) != len(providers):
                 continue
         yield Candidate(allocations, chosen)
+
+
+def _combine(groups, options, isolate):
+    """Pick one option per group, depth first and lazily, dropping a
+    partial choice as soon as the amounts it puts on one provider no
+    longer fit (or, with ``isolate``, two granular groups share a
+    provider): memory stays bounded by the number of groups, however
+    wide the tree.
+
+    Yields ``(allocations, {suffix: providers})``.
+    """
+    chosen = {}
+
+    def walk(index, allocations, taken):
+        if index == len(groups):
+            yield allocations, dict(chosen)
+            return
+        group = groups[index]
+        for allocs, providers in options[index]:
+            if isolate and group.use_same_provider:
+                if providers[0].id in taken:
+                    continue
+                now_taken = taken | {providers[0].id}
+            else:
+                now_taken = taken
+            merged = dict(allocations)
+            for (rp, rc), amount in allocs.items():
+                merged[rp, rc] = merged.get((rp, rc), 0) + amount
+            if not all(rp.fits(rc, merged[rp, rc]) for rp, rc in allocs):
+                continue
+            chosen[group.suffix] = providers
+            yield from walk(index + 1, merged, now_taken)
+        chosen.pop(group.suffix, None)
+
+    return walk(0, {}, frozenset())
 
 
 def _chunk_size(limit):
@@ -413,34 +506,42 @@ def _chunk_size(limit):
 
 
 def _root_ids(context, query, limit, randomize):
-    """Candidate root ids, in id order from a random start when
-    ``randomize`` (wrapping around), in chunks."""
+    """Candidate root ids in id order (from a random start, wrapping
+    around, when ``randomize``), in chunks.
+
+    Each query looks at a window of provider ids only, so that a
+    database has no choice but to check the conditions of the roots of
+    that window: the work is bounded by the window, whatever the plan.
+    A window that yields fewer roots than wanted (few trees fit) makes
+    the next one twice as wide, so a rare match is still found in a few
+    queries.
+    """
     chunk = _chunk_size(limit)
-    start = None
+    low, high = context.session.execute(
+        sa.select(sa.func.min(RP_TBL.c.id), sa.func.max(RP_TBL.c.id))
+    ).first()
+    if low is None:
+        return
     if randomize:
-        bounds = context.session.execute(
-            sa.select(sa.func.min(RP_TBL.c.id), sa.func.max(RP_TBL.c.id))
-        ).first()
-        if bounds[0] is not None:
-            start = random.randint(bounds[0], bounds[1])
-    ranges = ([(start - 1, None), (None, start)] if start is not None
-              else [(None, None)])
-    for after, before in ranges:
+        start = random.randint(low, high)
+        ranges = [(start - 1, high), (low - 1, start - 1)]
+    else:
+        ranges = [(low - 1, high)]
+    window = 4 * chunk
+    for after, until in ranges:
         last = after
-        while True:
-            page = query
-            if last is not None:
-                page = page.where(RP_TBL.c.id > last)
-            if before is not None:
-                page = page.where(RP_TBL.c.id < before)
+        while last < until:
+            upper = min(until, last + window)
             ids = [row.id for row in context.session.execute(
-                page.order_by(RP_TBL.c.id).limit(chunk))]
-            if not ids:
-                break
-            yield ids
-            last = ids[-1]
-            if len(ids) < chunk:
-                break
+                query.where(RP_TBL.c.id > last, RP_TBL.c.id <= upper)
+                .order_by(RP_TBL.c.id).limit(chunk))]
+            if ids:
+                yield ids
+            if len(ids) == chunk:
+                last = ids[-1]
+            else:
+                last = upper
+                window = min(2 * window, _MAX_WINDOW)
 
 
 def _in_tree_root(context, uuid):
@@ -474,21 +575,17 @@ def get_candidates(context, groups, wide, max_candidates=-1,
                 return [], {}
             in_tree_roots.add(root_id)
         resolved.append(_Group(context, group, trait_ids, root_id))
-    try:
-        shares_id = attribute_cache.trait_id(context, SHARES_TRAIT)
-    except exception.TraitNotFound:
-        shares_id = None
+    sharing = _sharing_providers(context)
 
     bound = wide.limit
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
         bound = max_candidates
-    query = _root_query(context, resolved, wide, trait_ids, shares_id,
-                        in_tree_roots)
+    query = _root_query(resolved, wide, trait_ids, sharing, in_tree_roots)
     found = []
     seen = set()
     providers = {}
     for root_ids in _root_ids(context, query, wide.limit, randomize):
-        rps, anchored = _load_providers(context, root_ids, shares_id)
+        rps, anchored = _load_providers(context, root_ids, sharing)
         trees = collections.defaultdict(list)
         for rp in rps.values():
             trees[rp.root_id].append(rp)

@@ -2,8 +2,11 @@
 through trees, stops at ``limit`` or at ``max_allocation_candidates``,
 and ``randomize_allocation_candidates`` changes where it starts."""
 
+from unittest import mock
+
 from oslo_utils import uuidutils
 
+from alloc_framework.objects.placement import allocation_candidate
 from tests.functional.api.placement import base
 
 _COUNT = 40
@@ -54,6 +57,26 @@ class AllocationCandidatesSearchTestCase(base.PlacementAppTestCase):
             'resources=VCPU:1&required=CUSTOM_LAST&limit=1'))
         self.assertEqual(self.uuids[:-1], self._candidates(
             'resources=VCPU:1&required=!CUSTOM_LAST'))
+
+    def _trees_read(self, query):
+        """How many trees answering ``query`` reads."""
+        read = []
+        real = allocation_candidate._load_trees
+
+        def spy(context, root_ids, rps):
+            read.extend(root_ids)
+            return real(context, root_ids, rps)
+
+        with mock.patch.object(allocation_candidate, '_load_trees', spy):
+            self._candidates(query)
+        return len(read)
+
+    def test_work_follows_the_limit(self):
+        # One chunk of trees for a small limit, all of them without.
+        self.assertLessEqual(
+            self._trees_read('resources=VCPU:1&limit=2'),
+            allocation_candidate._MIN_CHUNK)
+        self.assertEqual(_COUNT, self._trees_read('resources=VCPU:1'))
 
     def test_cap(self):
         self.config(max_allocation_candidates=7, group='placement')
