@@ -291,8 +291,10 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots):
             room = sa.or_(room,
                           _sharing_has_room(rc_id, amount, sharing_ids))
         query = query.where(room)
-    if not shared:
-        # Without sharing providers every group is served by the tree.
+    if not shared or (len(in_tree_roots) == 1 and
+                      all(g.in_tree_root is not None for g in groups)):
+        # Without sharing providers every group is served by the tree of
+        # the candidate; with them too when every group names one tree.
         for root_id in in_tree_roots:
             query = query.where(RP_TBL.c.id == root_id)
     for name in sorted(wide.root_required):
