@@ -8,12 +8,12 @@ with the fixtures of ``fixtures.py`` (same names, same data, built with
 our own API).
 
 Differences are explicit. ``EXCLUDED_FILES`` lists whole files that do
-not apply yet, with the reason. ``KNOWN_DIFFERENCES``
-lists, by file and gabbi test name, every other upstream test we do not
-pass yet, with a one-line reason: those tests run and are expected to
-fail. A listed test that passes is reported as an unexpected success,
-which fails the run, so the entry must be removed: the list can only
-shrink as the implementation converges.
+not apply yet, with the reason. ``KNOWN_DIFFERENCES`` lists, by file and
+gabbi test name, every other upstream test we do not pass yet, with a
+one-line reason: those tests run and are expected to fail. A listed test
+that passes is reported as an unexpected success, which fails the run,
+so the entry must be removed: the list can only shrink as the
+implementation converges.
 """
 
 import importlib.util
@@ -27,9 +27,8 @@ import testtools
 from tests import base
 from tests.functional.api.placement.conformance import fixtures
 
-# Whole upstream files not run, with the reason.
-EXCLUDED_FILES = {
-}
+# Whole upstream files not run, with the reason (none at the moment).
+EXCLUDED_FILES = {}
 
 # Upstream tests we are known to fail: {file: {test name: reason}}. They
 # run and must fail; remove an entry as soon as its test passes.
