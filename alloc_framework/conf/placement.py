@@ -20,13 +20,23 @@ opts = [
                     'older than microversion 1.8, which carried no user.'),
     cfg.BoolOpt('randomize_allocation_candidates',
                 default=False,
-                help='Shuffle allocation candidates before a limit is '
-                     'applied, so that callers do not all pick the same '
-                     'providers.'),
+                help='Randomise the order of GET /allocation_candidates '
+                     'answers, so that concurrent schedulers do not all '
+                     'pick the same providers. The search then starts at a '
+                     'random provider tree (and wraps around) instead of '
+                     'the oldest one, and the candidates found are '
+                     'shuffled; with a limit, the candidates returned are '
+                     'those of the trees met first from that random start, '
+                     'so the work stays proportional to the limit.'),
     cfg.IntOpt('max_allocation_candidates',
                default=-1,
-               help='Upper bound of allocation candidates generated for one '
-                    'request; -1 means no bound.'),
+               min=-1,
+               help='Upper bound of the allocation candidates one GET '
+                    '/allocation_candidates request generates, whatever its '
+                    'limit: the search stops once that many are found, so '
+                    'that a query matching many wide provider trees cannot '
+                    'exhaust the memory of the service. -1 means no bound '
+                    '(the reference behaviour: every candidate, or limit).'),
 ]
 
 

@@ -21,3 +21,9 @@ PROVIDER_CANNOT_DELETE_PARENT = (
     'placement.resource_provider.cannot_delete_parent')
 # A provider named in a multi-provider operation does not exist.
 RESOURCE_PROVIDER_NOT_FOUND = 'placement.resource_provider.not_found'
+# A query parameter given more times than it may be.
+ILLEGAL_DUPLICATE_QUERYPARAM = 'placement.query.duplicate_key'
+# A query parameter with a value that is not valid.
+QUERYPARAM_BAD_VALUE = 'placement.query.bad_value'
+# A query parameter that is required is missing.
+QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'

@@ -13,6 +13,7 @@ import webob.exc
 
 from alloc_framework.api.placement.handlers import aggregate
 from alloc_framework.api.placement.handlers import allocation
+from alloc_framework.api.placement.handlers import allocation_candidate
 from alloc_framework.api.placement.handlers import inventory
 from alloc_framework.api.placement.handlers import reshaper
 from alloc_framework.api.placement.handlers import resource_class
@@ -84,6 +85,9 @@ ROUTE_DECLARATIONS = {
         'GET': allocation.list_for_consumer,
         'PUT': allocation.set_allocations_for_consumer,
         'DELETE': allocation.delete_allocations,
+    },
+    '/allocation_candidates': {
+        'GET': allocation_candidate.list_allocation_candidates,
     },
     '/usages': {
         'GET': usage.get_total_usages,

@@ -104,6 +104,8 @@ RESOURCE_CLASS_PUT_CREATES = (1, 7)
 ALLOCATION_OWNER = (1, 8)
 # GET /usages for a project (and user).
 USAGES = (1, 9)
+# GET /allocation_candidates.
+ALLOCATION_CANDIDATES = (1, 10)
 # The allocations link of a resource provider.
 ALLOCATIONS_LINK = (1, 11)
 # PUT /allocations/{consumer_uuid} takes the dict format GET returns.
@@ -114,28 +116,48 @@ POST_ALLOCATIONS = (1, 13)
 NESTED_PROVIDERS = (1, 14)
 # last-modified and cache-control: no-cache headers.
 CACHE_HEADERS = (1, 15)
+# limit on GET /allocation_candidates.
+CANDIDATES_LIMIT = (1, 16)
+# required (traits) on GET /allocation_candidates; traits in summaries.
+CANDIDATES_REQUIRED = (1, 17)
 # required (traits) query parameter on GET /resource_providers.
 REQUIRED_TRAITS = (1, 18)
 # Provider generation in the aggregates documents, 409 when stale.
 AGGREGATES_GENERATION = (1, 19)
 # POST /resource_providers answers 200 with the provider.
 POST_PROVIDER_BODY = (1, 20)
+# member_of on GET /allocation_candidates.
+CANDIDATES_MEMBER_OF = (1, 21)
 # Forbidden traits (required=!TRAIT).
 FORBIDDEN_TRAITS = (1, 22)
 # code field in error bodies.
 ERROR_CODES = (1, 23)
 # Several member_of query parameters.
 MULTIPLE_MEMBER_OF = (1, 24)
+# Granular request groups (resourcesN, requiredN, member_ofN).
+GRANULAR_GROUPS = (1, 25)
 # Inventory reserved may equal total.
 RESERVED_EQUALS_TOTAL = (1, 26)
+# provider_summaries list every resource class of the providers.
+SUMMARIES_ALL_RESOURCES = (1, 27)
 # Consumer generations on allocations.
 CONSUMER_GENERATIONS = (1, 28)
+# Nested providers in allocation candidates; parent and root in summaries.
+CANDIDATES_NESTED = (1, 29)
 # POST /reshaper.
 RESHAPER = (1, 30)
+# in_tree (and in_treeN) on GET /allocation_candidates.
+CANDIDATES_IN_TREE = (1, 31)
 # Forbidden aggregates (member_of=!uuid, member_of=!in:...).
 FORBIDDEN_AGGREGATES = (1, 32)
+# Request group suffixes of any string.
+STRING_SUFFIXES = (1, 33)
 # mappings in allocation bodies.
 ALLOCATION_MAPPINGS = (1, 34)
+# root_required on GET /allocation_candidates.
+ROOT_REQUIRED = (1, 35)
+# same_subtree on GET /allocation_candidates; resourceless groups.
+SAME_SUBTREE = (1, 36)
 # PUT /resource_providers/{uuid} moves a provider anywhere or to the root.
 REPARENTING = (1, 37)
 # Consumer types.

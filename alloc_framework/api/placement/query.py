@@ -182,7 +182,8 @@ def _member_of_value(value, allow_forbidden):
     elif ',' in value:
         raise webob.exc.HTTPBadRequest(
             "Multiple values for 'member_of' must be prefixed with the "
-            "'in:' keyword. Got: %s" % original)
+            "'in:' or '!in:' keyword using the valid microversion. "
+            "Got: %s" % original)
     uuids = [v.strip() for v in value.split(',')]
     for uuid in uuids:
         if not uuidutils.is_uuid_like(uuid):

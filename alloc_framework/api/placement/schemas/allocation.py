@@ -109,6 +109,7 @@ POST_ALLOCATIONS_V1_28['patternProperties'] = {
 ALLOCATION_SCHEMA_V1_34 = copy.deepcopy(ALLOCATION_SCHEMA_V1_28)
 ALLOCATION_SCHEMA_V1_34['properties']['mappings'] = {
     'type': 'object',
+    'minProperties': 1,
     'patternProperties': {
         GROUP_PATTERN: {
             'type': 'array',

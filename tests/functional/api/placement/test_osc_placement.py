@@ -170,3 +170,35 @@ class OscPlacementTestCase(base.DBTestCase):
         listed = self.osc('resource', 'provider', 'list', '--member-of',
                           agg)
         self.assertEqual([rp], [p['uuid'] for p in listed])
+
+    def test_allocation_candidates(self):
+        rp = self.osc('resource', 'provider', 'create', 'cn3')['uuid']
+        self.osc('resource', 'provider', 'inventory', 'set', rp,
+                 '--resource', 'VCPU=8', '--resource', 'MEMORY_MB=1024')
+        self.osc('resource', 'provider', 'trait', 'set', rp,
+                 '--trait', 'HW_CPU_X86_AVX')
+        rows = self.osc('allocation', 'candidate', 'list',
+                        '--resource', 'VCPU=2', '--resource', 'MEMORY_MB=64',
+                        '--required', 'HW_CPU_X86_AVX', '--limit', '5')
+        self.assertEqual(1, len(rows))
+        self.assertEqual(rp, rows[0]['resource provider'])
+        self.assertEqual({'VCPU=2', 'MEMORY_MB=64'},
+                         set(rows[0]['allocation'].split(',')))
+        self.assertEqual({'VCPU=0/8', 'MEMORY_MB=0/1024'},
+                         set(rows[0]['inventory used/capacity'].split(',')))
+        self.assertEqual('HW_CPU_X86_AVX', rows[0]['traits'])
+        # The list form of 1.10.
+        rows = self.osc('allocation', 'candidate', 'list',
+                        '--resource', 'VCPU=2', version='1.10')
+        self.assertEqual([rp], [r['resource provider'] for r in rows])
+        # Granular groups, isolated: one provider cannot serve both.
+        rows = self.osc('allocation', 'candidate', 'list',
+                        '--group', '1', '--resource', 'VCPU=1',
+                        '--group', '2', '--resource', 'VCPU=1',
+                        '--group-policy', 'isolate')
+        self.assertEqual([], rows)
+        rows = self.osc('allocation', 'candidate', 'list',
+                        '--group', '1', '--resource', 'VCPU=1',
+                        '--group', '2', '--resource', 'VCPU=1')
+        self.assertEqual([rp], [r['resource provider'] for r in rows])
+        self.assertEqual({'VCPU=2'}, {r['allocation'] for r in rows})

@@ -8,13 +8,12 @@ with the fixtures of ``fixtures.py`` (same names, same data, built with
 our own API).
 
 Differences are explicit. ``EXCLUDED_FILES`` lists whole files that do
-not apply yet, with the reason. Requests to ``/allocation_candidates`` in
-the other files are skipped for the same reason. ``KNOWN_DIFFERENCES``
-lists, by file and gabbi test name, every other upstream test we do not
-pass yet, with a one-line reason: those tests run and are expected to
-fail. A listed test that passes is reported as an unexpected success,
-which fails the run, so the entry must be removed: the list can only
-shrink as the implementation converges.
+not apply yet, with the reason. ``KNOWN_DIFFERENCES`` lists, by file and
+gabbi test name, every other upstream test we do not pass yet, with a
+one-line reason: those tests run and are expected to fail. A listed test
+that passes is reported as an unexpected success, which fails the run,
+so the entry must be removed: the list can only shrink as the
+implementation converges.
 """
 
 import importlib.util
@@ -28,27 +27,8 @@ import testtools
 from tests import base
 from tests.functional.api.placement.conformance import fixtures
 
-_AC = ('GET /allocation_candidates is the next issue, not implemented '
-       'yet')
-
-# Whole upstream files not run, with the reason.
-EXCLUDED_FILES = {
-    'allocation-candidates.yaml': _AC,
-    'allocation-candidates-any-traits.yaml': _AC,
-    'allocation-candidates-any-traits-groups.yaml': _AC,
-    'allocation-candidates-bug-1792503.yaml': _AC,
-    'allocation-candidates-legacy-rbac.yaml': _AC,
-    'allocation-candidates-mappings-numa.yaml': _AC,
-    'allocation-candidates-mappings-sharing.yaml': _AC,
-    'allocation-candidates-member-of.yaml': _AC,
-    'allocation-candidates-policy.yaml': _AC,
-    'allocation-candidates-root-required.yaml': _AC,
-    'allocation-candidates-secure-rbac.yaml': _AC,
-    # Every request of these three is an allocation candidates query.
-    'granular.yaml': _AC,
-    'granular-same-subtree.yaml': _AC,
-    'same-subtree-deep.yaml': _AC,
-}
+# Whole upstream files not run, with the reason (none at the moment).
+EXCLUDED_FILES = {}
 
 # Upstream tests we are known to fail: {file: {test name: reason}}. They
 # run and must fail; remove an entry as soon as its test passes.
@@ -74,42 +54,15 @@ def gabbits_dir():
     return None
 
 
-_DEPENDS_ON_AC = ('uses the response of an allocation candidates request, '
-                  'which is skipped')
-# Substitutions that read the previous test's response.
-_PRIOR_REFS = ('$RESPONSE', '$LAST_URL', '$LOCATION', '$HEADERS', '$COOKIE',
-               '$URL')
-
-
 def _mark(filename, suite_dict):
-    """Mark the known differences and the out-of-scope requests.
-
-    Requests to /allocation_candidates are skipped, and so are the tests
-    that read their responses (``$HISTORY['name']``, or ``$RESPONSE`` and
-    the like right after one).
-    """
+    """Mark the known differences of ``filename`` as expected failures."""
     known = KNOWN_DIFFERENCES.get(filename, {})
     names = set()
-    skipped = set()
-    prior_skipped = False
     for test in suite_dict.get('tests', []):
         name = test.get('name')
         names.add(name)
-        text = str(test)
-        url = test.get('url') or next(
-            (v for k, v in test.items() if k.isupper()), '')
-        history = [n for n in skipped if "$HISTORY['%s']" % n in text]
-        reads_prior = (prior_skipped and '$HISTORY' not in text and
-                       any(ref in text for ref in _PRIOR_REFS))
-        if '/allocation_candidates' in str(url):
-            test['skip'] = _AC
-        elif history or reads_prior:
-            test['skip'] = _DEPENDS_ON_AC
-        elif name in known:
+        if name in known:
             test['xfail'] = True
-        prior_skipped = bool(test.get('skip'))
-        if prior_skipped:
-            skipped.add(name)
     stale = set(known) - names
     if stale:
         raise ValueError('KNOWN_DIFFERENCES names tests not in %s: %s'

@@ -1,0 +1,613 @@
+"""Allocation candidates: where a set of resource requests can be served.
+
+``get_candidates`` answers ``GET /allocation_candidates``. The work is
+done one provider tree at a time:
+
+1. A query of root provider ids looks at one window of ids at a time and
+   keeps the roots whose tree (or a sharing provider associated with it
+   by aggregate) has room for every requested class, each condition a
+   sub-select correlated with the root; it returns at most a chunk of
+   roots, sized after ``limit``, and a window that yields too few roots
+   makes the next one wider.
+2. For a chunk, the providers of those trees and of the sharing providers
+   anchored to them are read with their inventories, usages, traits and
+   aggregates.
+3. Candidates of each tree are generated lazily, depth first, dropping a
+   partial choice as soon as it no longer fits, and the search stops as
+   soon as ``limit`` candidates, or the configured cap, are reached.
+
+So the work of a query grows with ``limit`` (and the size of the trees
+looked at), not with the number of providers that could match, and the
+memory it holds is bounded by the chunk and the candidates it returns.
+"""
+
+import collections
+import itertools
+import random
+
+import sqlalchemy as sa
+
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects.placement import attribute_cache
+from alloc_framework.objects.placement import exception
+from alloc_framework.objects.placement import resource_provider_trait
+
+RP_TBL = models.ResourceProvider.__table__
+INV_TBL = models.Inventory.__table__
+ALLOC_TBL = models.Allocation.__table__
+AGG_TBL = models.PlacementAggregate.__table__
+RP_AGG_TBL = models.ResourceProviderAggregate.__table__
+RP_TRAIT_TBL = models.ResourceProviderTrait.__table__
+
+# The trait of providers whose inventory is shared by the providers
+# (and their trees) of the aggregates they are in.
+SHARES_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+# Roots read per query when no limit narrows the search.
+_MAX_CHUNK = 500
+_MIN_CHUNK = 16
+# Widest range of provider ids one query of candidate roots looks at.
+_MAX_WINDOW = 65536
+
+
+class RequestGroup:
+    """One request group: the unsuffixed one (``suffix == ''``), whose
+    resources may come from several providers of one tree and its sharing
+    providers, or a granular one, served by a single provider.
+
+    :param required_traits: list of sets of trait names (any of each set).
+    :param member_of: list of sets of aggregate uuids (any of each set).
+    """
+
+    def __init__(self, suffix='', resources=None, required_traits=None,
+                 forbidden_traits=None, member_of=None, forbidden_aggs=None,
+                 in_tree=None):
+        self.suffix = suffix
+        self.resources = resources or {}
+        self.required_traits = required_traits or []
+        self.forbidden_traits = forbidden_traits or set()
+        self.member_of = member_of or []
+        self.forbidden_aggs = forbidden_aggs or set()
+        self.in_tree = in_tree
+
+    @property
+    def use_same_provider(self):
+        return bool(self.suffix)
+
+    def trait_names(self):
+        names = set(self.forbidden_traits)
+        for any_of in self.required_traits:
+            names |= any_of
+        return names
+
+
+class RequestWide:
+    """Parameters of the whole request.
+
+    :param limit: at most this many candidates (None: no limit).
+    :param group_policy: ``'isolate'`` or ``'none'``/None.
+    :param root_required: trait names the tree's root must have.
+    :param root_forbidden: trait names the tree's root must not have.
+    :param same_subtrees: list of sets of group suffixes.
+    :param nested_aware: False before microversion 1.29: one provider per
+        tree in a candidate.
+    """
+
+    def __init__(self, limit=None, group_policy=None, root_required=None,
+                 root_forbidden=None, same_subtrees=None, nested_aware=True):
+        self.limit = limit
+        self.group_policy = group_policy
+        self.root_required = root_required or set()
+        self.root_forbidden = root_forbidden or set()
+        self.same_subtrees = same_subtrees or []
+        self.nested_aware = nested_aware
+
+
+class Provider:
+    """A provider of a tree being searched, with what it offers."""
+
+    __slots__ = ('id', 'uuid', 'parent_id', 'root_id', 'parent_uuid',
+                 'root_uuid', 'inventories', 'used', 'traits', 'aggregates')
+
+    def __init__(self, row):
+        self.id = row.id
+        self.uuid = row.uuid
+        self.parent_id = row.parent_provider_id
+        self.root_id = row.root_provider_id
+        # Set once the whole tree is loaded.
+        self.parent_uuid = None
+        self.root_uuid = None
+        # {rc_id: inventory row}
+        self.inventories = {}
+        # {rc_id: used}
+        self.used = {}
+        # trait ids
+        self.traits = set()
+        # aggregate uuids
+        self.aggregates = set()
+
+    def capacity(self, rc_id):
+        inv = self.inventories[rc_id]
+        return int((inv.total - inv.reserved) * inv.allocation_ratio)
+
+    def can_serve(self, rc_id, amount):
+        inv = self.inventories.get(rc_id)
+        if inv is None:
+            return False
+        return (inv.min_unit <= amount <= inv.max_unit and
+                amount % inv.step_size == 0 and
+                self.used.get(rc_id, 0) + amount <= self.capacity(rc_id))
+
+    def fits(self, rc_id, amount):
+        """Whether ``amount`` (several groups' sum) fits at all."""
+        inv = self.inventories[rc_id]
+        return (amount <= inv.max_unit and
+                self.used.get(rc_id, 0) + amount <= self.capacity(rc_id))
+
+
+class Candidate:
+    """One allocation request: ``{(provider, rc_id): amount}`` and the
+    providers that satisfied each group (``mappings``)."""
+
+    __slots__ = ('allocations', 'mappings')
+
+    def __init__(self, allocations, mappings):
+        self.allocations = allocations
+        self.mappings = mappings
+
+    def key(self):
+        return (frozenset((p.id, rc, a)
+                          for (p, rc), a in self.allocations.items()),
+                frozenset((s, frozenset(p.uuid for p in ps))
+                          for s, ps in self.mappings.items()))
+
+
+class _Group:
+    """A RequestGroup with its names resolved to ids."""
+
+    def __init__(self, context, group, trait_ids, in_tree_root):
+        self.suffix = group.suffix
+        self.use_same_provider = group.use_same_provider
+        self.resources = [
+            (attribute_cache.rc_id(context, rc), amount)
+            for rc, amount in group.resources.items()]
+        self.required = [{trait_ids[n] for n in any_of}
+                         for any_of in group.required_traits]
+        self.forbidden = {trait_ids[n] for n in group.forbidden_traits}
+        self.member_of = group.member_of
+        self.forbidden_aggs = group.forbidden_aggs
+        self.in_tree_root = in_tree_root
+
+    def provider_allowed(self, rp, root):
+        """Aggregates, forbidden traits and in_tree of one provider."""
+        if self.in_tree_root is not None and rp.root_id != self.in_tree_root:
+            return False
+        if rp.traits & self.forbidden:
+            return False
+        if self.member_of or self.forbidden_aggs:
+            # The unsuffixed group's providers are members through their
+            # root too; a granular group's provider only directly.
+            aggs = rp.aggregates
+            if not self.use_same_provider:
+                aggs = aggs | root.aggregates
+            if aggs & self.forbidden_aggs:
+                return False
+            if not all(aggs & any_of for any_of in self.member_of):
+                return False
+        return True
+
+    def traits_satisfied(self, traits):
+        return all(traits & any_of for any_of in self.required)
+
+
+def _room(inv, rc_id, amount):
+    """Whether inventory row ``inv`` can serve ``amount`` of ``rc_id`` as
+    one allocation, its usage read by a correlated sub-select."""
+    used = sa.select(sa.func.coalesce(sa.func.sum(ALLOC_TBL.c.used), 0)).where(
+        ALLOC_TBL.c.resource_provider_id == inv.c.resource_provider_id,
+        ALLOC_TBL.c.resource_class_id == rc_id).scalar_subquery()
+    return sa.and_(
+        inv.c.resource_class_id == rc_id,
+        used + amount <= (inv.c.total - inv.c.reserved) *
+        inv.c.allocation_ratio,
+        inv.c.min_unit <= amount,
+        inv.c.max_unit >= amount,
+        sa.literal(amount, sa.Integer) % inv.c.step_size == 0)
+
+
+def _tree_has_room(rc_id, amount):
+    """EXISTS: a provider of the tree of the outer root can serve it."""
+    member = RP_TBL.alias('member')
+    inv = INV_TBL.alias('inv')
+    return sa.select(sa.literal(1)).select_from(
+        member.join(inv, inv.c.resource_provider_id == member.c.id)
+    ).where(member.c.root_provider_id == RP_TBL.c.id,
+            _room(inv, rc_id, amount)).exists()
+
+
+def _sharing_has_room(rc_id, amount, sharing_ids):
+    """EXISTS: a sharing provider anchored to the tree of the outer root
+    (in an aggregate of one of its providers) can serve it."""
+    member = RP_TBL.alias('member')
+    mine = RP_AGG_TBL.alias('mine')
+    theirs = RP_AGG_TBL.alias('theirs')
+    inv = INV_TBL.alias('inv')
+    return sa.select(sa.literal(1)).select_from(
+        member.join(mine, mine.c.resource_provider_id == member.c.id)
+        .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
+        .join(inv, inv.c.resource_provider_id ==
+              theirs.c.resource_provider_id)
+    ).where(member.c.root_provider_id == RP_TBL.c.id,
+            theirs.c.resource_provider_id.in_(sharing_ids),
+            _room(inv, rc_id, amount)).exists()
+
+
+def _sharing_providers(context):
+    """``{provider id: {class ids of its inventory}}`` of the providers
+    with the trait MISC_SHARES_VIA_AGGREGATE."""
+    try:
+        shares_id = attribute_cache.trait_id(context, SHARES_TRAIT)
+    except exception.TraitNotFound:
+        return {}
+    ids = [row.resource_provider_id for row in context.session.execute(
+        sa.select(RP_TRAIT_TBL.c.resource_provider_id).where(
+            RP_TRAIT_TBL.c.trait_id == shares_id))]
+    sharing = {i: set() for i in ids}
+    if ids:
+        for row in context.session.execute(
+                sa.select(INV_TBL.c.resource_provider_id,
+                          INV_TBL.c.resource_class_id)
+                .where(INV_TBL.c.resource_provider_id.in_(ids))):
+            sharing[row.resource_provider_id].add(row.resource_class_id)
+    return sharing
+
+
+def _root_has_traits(trait_ids):
+    return sa.select(sa.literal(1)).where(
+        RP_TRAIT_TBL.c.resource_provider_id == RP_TBL.c.id,
+        RP_TRAIT_TBL.c.trait_id.in_(sorted(trait_ids))).exists()
+
+
+def _root_query(groups, wide, trait_ids, sharing, in_tree_roots):
+    """SELECT of candidate root ids (necessary conditions only).
+
+    Every condition is a sub-select correlated with the root, so that a
+    database scanning the roots in id order stops at the LIMIT the
+    caller puts on it: the work depends on the roots looked at, not on
+    how many providers could serve the request.
+    """
+    query = sa.select(RP_TBL.c.id).where(
+        RP_TBL.c.id == RP_TBL.c.root_provider_id)
+    smallest = {}
+    for group in groups:
+        for rc_id, amount in group.resources:
+            smallest[rc_id] = min(amount, smallest.get(rc_id, amount))
+    shared = set().union(*sharing.values())
+    for rc_id, amount in sorted(smallest.items()):
+        room = _tree_has_room(rc_id, amount)
+        if rc_id in shared:
+            sharing_ids = sorted(i for i, classes in sharing.items()
+                                 if rc_id in classes)
+            room = sa.or_(room,
+                          _sharing_has_room(rc_id, amount, sharing_ids))
+        query = query.where(room)
+    if not shared or (len(in_tree_roots) == 1 and
+                      all(g.in_tree_root is not None for g in groups)):
+        # Without sharing providers every group is served by the tree of
+        # the candidate; with them too when every group names one tree.
+        for root_id in in_tree_roots:
+            query = query.where(RP_TBL.c.id == root_id)
+    for name in sorted(wide.root_required):
+        query = query.where(_root_has_traits([trait_ids[name]]))
+    if wide.root_forbidden:
+        query = query.where(~_root_has_traits(
+            trait_ids[n] for n in wide.root_forbidden))
+    return query
+
+
+def _load_trees(context, root_ids, rps):
+    """Add the providers of the trees ``root_ids`` to ``rps``."""
+    tree = []
+    for row in context.session.execute(
+            sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
+                      RP_TBL.c.root_provider_id)
+            .where(RP_TBL.c.root_provider_id.in_(sorted(root_ids)))):
+        rps[row.id] = Provider(row)
+        tree.append(rps[row.id])
+    for rp in tree:
+        if rp.parent_id is not None:
+            rp.parent_uuid = rps[rp.parent_id].uuid
+        rp.root_uuid = rps[rp.root_id].uuid
+
+
+def _load_providers(context, root_ids, sharing):
+    """``{id: Provider}`` of the trees ``root_ids`` and ``{root id: {sharing
+    provider ids}}`` anchored to them; the trees of those sharing
+    providers are loaded too."""
+    rps = {}
+    _load_trees(context, root_ids, rps)
+    anchored = collections.defaultdict(set)
+    if sharing:
+        mine = RP_AGG_TBL.alias('mine')
+        theirs = RP_AGG_TBL.alias('theirs')
+        rows = context.session.execute(
+            sa.select(RP_TBL.c.root_provider_id,
+                      theirs.c.resource_provider_id).select_from(
+                RP_TBL.join(mine, mine.c.resource_provider_id == RP_TBL.c.id)
+                .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id))
+            .where(RP_TBL.c.root_provider_id.in_(root_ids),
+                   theirs.c.resource_provider_id.in_(sorted(sharing)))
+            .distinct())
+        for row in rows:
+            anchored[row.root_provider_id].add(row.resource_provider_id)
+        missing = set().union(*anchored.values()) - set(rps)
+        if missing:
+            roots = {row.root_provider_id for row in context.session.execute(
+                sa.select(RP_TBL.c.root_provider_id).where(
+                    RP_TBL.c.id.in_(sorted(missing))))}
+            _load_trees(context, roots, rps)
+    ids = sorted(rps)
+    for row in context.session.execute(
+            sa.select(INV_TBL).where(INV_TBL.c.resource_provider_id.in_(ids))):
+        rps[row.resource_provider_id].inventories[row.resource_class_id] = row
+    for row in context.session.execute(
+            sa.select(ALLOC_TBL.c.resource_provider_id,
+                      ALLOC_TBL.c.resource_class_id,
+                      sa.func.sum(ALLOC_TBL.c.used).label('used'))
+            .where(ALLOC_TBL.c.resource_provider_id.in_(ids))
+            .group_by(ALLOC_TBL.c.resource_provider_id,
+                      ALLOC_TBL.c.resource_class_id)):
+        rps[row.resource_provider_id].used[row.resource_class_id] = int(
+            row.used)
+    for row in context.session.execute(
+            sa.select(RP_TRAIT_TBL.c.resource_provider_id,
+                      RP_TRAIT_TBL.c.trait_id)
+            .where(RP_TRAIT_TBL.c.resource_provider_id.in_(ids))):
+        rps[row.resource_provider_id].traits.add(row.trait_id)
+    for row in context.session.execute(
+            sa.select(RP_AGG_TBL.c.resource_provider_id, AGG_TBL.c.uuid)
+            .select_from(RP_AGG_TBL.join(
+                AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id))
+            .where(RP_AGG_TBL.c.resource_provider_id.in_(ids))):
+        rps[row.resource_provider_id].aggregates.add(row.uuid)
+    return rps, anchored
+
+
+def _group_options(group, members, rps):
+    """The ways ``group`` can be served by ``members`` (providers of one
+    tree and its sharing providers): a list of (allocations, providers).
+    """
+    allowed = [rp for rp in members
+               if group.provider_allowed(rp, rps[rp.root_id])]
+    if group.use_same_provider:
+        options = []
+        for rp in allowed:
+            if not group.traits_satisfied(rp.traits):
+                continue
+            if all(rp.can_serve(rc, amount)
+                   for rc, amount in group.resources):
+                options.append((
+                    {(rp, rc): amount for rc, amount in group.resources},
+                    (rp,)))
+        return options
+    per_class = []
+    for rc, amount in sorted(group.resources):
+        able = [rp for rp in allowed if rp.can_serve(rc, amount)]
+        if not able:
+            return []
+        per_class.append([(rp, rc, amount) for rp in able])
+    return _OptionProduct(group, per_class)
+
+
+class _OptionProduct:
+    """The lazy product of the providers able to serve each class of an
+    unsuffixed group, filtered on the traits of the chosen providers."""
+
+    def __init__(self, group, per_class):
+        self.group = group
+        self.per_class = per_class
+
+    def __iter__(self):
+        for choice in itertools.product(*self.per_class):
+            providers = []
+            traits = set()
+            for rp, _rc, _amount in choice:
+                if rp not in providers:
+                    providers.append(rp)
+                    traits |= rp.traits
+            if not self.group.traits_satisfied(traits):
+                continue
+            yield ({(rp, rc): amount for rp, rc, amount in choice},
+                   tuple(providers))
+
+
+def _ancestors(rp, rps):
+    found = {rp.id}
+    while rp.parent_id is not None and rp.parent_id in rps:
+        rp = rps[rp.parent_id]
+        found.add(rp.id)
+    return found
+
+
+def _same_subtree(chosen, wide, rps):
+    for suffixes in wide.same_subtrees:
+        members = {rp.id for suffix in suffixes
+                   for rp in chosen.get(suffix, ())}
+        if len(members) <= 1:
+            continue
+        common = set.intersection(*(_ancestors(rps[i], rps)
+                                    for i in members))
+        if not common & members:
+            return False
+    return True
+
+
+def _tree_candidates(root, groups, wide, rps, trees, anchored):
+    """Generate the candidates of the tree of ``root``."""
+    members = sorted(trees[root.id], key=lambda rp: rp.id)
+    members += [rps[i] for i in sorted(anchored.get(root.id, ()))
+                if rps[i].root_id != root.id]
+    options = []
+    for group in groups:
+        opts = _group_options(group, members, rps)
+        if isinstance(opts, list) and not opts:
+            return
+        options.append(opts)
+    granular = sum(1 for g in groups if g.use_same_provider)
+    isolate = wide.group_policy == 'isolate' and granular > 1
+    for allocations, chosen in _combine(groups, options, isolate):
+        if not _same_subtree(chosen, wide, rps):
+            continue
+        if not wide.nested_aware:
+            roots = {rp.root_id for rp, _rc in allocations}
+            providers = {rp.id for rp, _rc in allocations}
+            if len(roots) != len(providers):
+                continue
+        yield Candidate(allocations, chosen)
+
+
+def _combine(groups, options, isolate):
+    """Pick one option per group, depth first and lazily, dropping a
+    partial choice as soon as the amounts it puts on one provider no
+    longer fit (or, with ``isolate``, two granular groups share a
+    provider): memory stays bounded by the number of groups, however
+    wide the tree.
+
+    Yields ``(allocations, {suffix: providers})``.
+    """
+    chosen = {}
+
+    def walk(index, allocations, taken):
+        if index == len(groups):
+            yield allocations, dict(chosen)
+            return
+        group = groups[index]
+        for allocs, providers in options[index]:
+            if isolate and group.use_same_provider:
+                if providers[0].id in taken:
+                    continue
+                now_taken = taken | {providers[0].id}
+            else:
+                now_taken = taken
+            merged = dict(allocations)
+            for (rp, rc), amount in allocs.items():
+                merged[rp, rc] = merged.get((rp, rc), 0) + amount
+            if not all(rp.fits(rc, merged[rp, rc]) for rp, rc in allocs):
+                continue
+            chosen[group.suffix] = providers
+            yield from walk(index + 1, merged, now_taken)
+        chosen.pop(group.suffix, None)
+
+    return walk(0, {}, frozenset())
+
+
+def _chunk_size(limit):
+    if limit is None:
+        return _MAX_CHUNK
+    return max(_MIN_CHUNK, min(_MAX_CHUNK, 2 * limit))
+
+
+def _root_ids(context, query, limit, randomize):
+    """Candidate root ids in id order (from a random start, wrapping
+    around, when ``randomize``), in chunks.
+
+    Each query looks at a window of provider ids only, so that a
+    database has no choice but to check the conditions of the roots of
+    that window: the work is bounded by the window, whatever the plan.
+    A window that yields fewer roots than wanted (few trees fit) makes
+    the next one twice as wide, so a rare match is still found in a few
+    queries.
+    """
+    chunk = _chunk_size(limit)
+    low, high = context.session.execute(
+        sa.select(sa.func.min(RP_TBL.c.id), sa.func.max(RP_TBL.c.id))
+    ).first()
+    if low is None:
+        return
+    if randomize:
+        start = random.randint(low, high)
+        ranges = [(start - 1, high), (low - 1, start - 1)]
+    else:
+        ranges = [(low - 1, high)]
+    window = 4 * chunk
+    for after, until in ranges:
+        last = after
+        while last < until:
+            upper = min(until, last + window)
+            ids = [row.id for row in context.session.execute(
+                query.where(RP_TBL.c.id > last, RP_TBL.c.id <= upper)
+                .order_by(RP_TBL.c.id).limit(chunk))]
+            if ids:
+                yield ids
+            if len(ids) == chunk:
+                last = ids[-1]
+            else:
+                last = upper
+                window = min(2 * window, _MAX_WINDOW)
+
+
+def _in_tree_root(context, uuid):
+    row = context.session.execute(
+        sa.select(RP_TBL.c.root_provider_id).where(
+            RP_TBL.c.uuid == uuid)).first()
+    return None if row is None else row.root_provider_id
+
+
+@db_api.reader
+def get_candidates(context, groups, wide, max_candidates=-1,
+                   randomize=False):
+    """The allocation candidates of ``groups`` (RequestGroup list).
+
+    :returns: (list of Candidate, {provider id: Provider} of the trees of
+        the candidates).
+    :raises ResourceClassNotFound: an unknown resource class.
+    :raises TraitNotFound: an unknown trait (all named).
+    """
+    names = set(wide.root_required) | set(wide.root_forbidden)
+    for group in groups:
+        names |= group.trait_names()
+    trait_ids = resource_provider_trait.trait_ids(context, names)
+    resolved = []
+    in_tree_roots = set()
+    for group in groups:
+        root_id = None
+        if group.in_tree is not None:
+            root_id = _in_tree_root(context, group.in_tree)
+            if root_id is None:
+                return [], {}
+            in_tree_roots.add(root_id)
+        resolved.append(_Group(context, group, trait_ids, root_id))
+    sharing = _sharing_providers(context)
+
+    bound = wide.limit
+    if max_candidates >= 0 and (bound is None or max_candidates < bound):
+        bound = max_candidates
+    query = _root_query(resolved, wide, trait_ids, sharing, in_tree_roots)
+    found = []
+    seen = set()
+    providers = {}
+    for root_ids in _root_ids(context, query, wide.limit, randomize):
+        rps, anchored = _load_providers(context, root_ids, sharing)
+        trees = collections.defaultdict(list)
+        for rp in rps.values():
+            trees[rp.root_id].append(rp)
+        for root_id in root_ids:
+            for candidate in _tree_candidates(rps[root_id], resolved, wide,
+                                              rps, trees, anchored):
+                key = candidate.key()
+                if key in seen:
+                    continue
+                seen.add(key)
+                found.append(candidate)
+                for rp, _rc in candidate.allocations:
+                    for other in trees[rp.root_id]:
+                        providers[other.id] = other
+                if bound is not None and len(found) >= bound:
+                    break
+            if bound is not None and len(found) >= bound:
+                break
+        if bound is not None and len(found) >= bound:
+            break
+    if randomize:
+        random.shuffle(found)
+    return found, providers
