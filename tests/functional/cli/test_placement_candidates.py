@@ -1,0 +1,91 @@
+"""``alloc allocation candidate list`` end to end, against our server."""
+
+from oslo_utils import uuidutils
+
+from tests.functional.cli import base
+
+
+class TestAllocationCandidateList(base.PlacementCLITestCase):
+
+    def provider(self, name, vcpu, traits=(), parent=None):
+        extra = ('--parent-provider', parent) if parent else ()
+        rp = self.alloc('resource', 'provider', 'create', name, *extra)
+        if vcpu:
+            self.alloc('resource', 'provider', 'inventory', 'set',
+                       rp['uuid'], '--resource', 'VCPU=%d' % vcpu)
+        if traits:
+            args = []
+            for trait in traits:
+                args += ['--trait', trait]
+            self.alloc('resource', 'provider', 'trait', 'set', rp['uuid'],
+                       *args)
+        return rp['uuid']
+
+    def candidates(self, *argv):
+        return self.alloc('allocation', 'candidate', 'list', *argv)
+
+    def test_resources_traits_and_limit(self):
+        plain = self.provider('plain', 8)
+        fast = self.provider('fast', 4, traits=['HW_CPU_X86_AVX2'])
+        rows = self.candidates('--resource', 'VCPU=2')
+        self.assertEqual({plain, fast},
+                         {row['resource provider'] for row in rows})
+        row = [r for r in rows if r['resource provider'] == fast][0]
+        self.assertEqual('VCPU=2', row['allocation'])
+        self.assertEqual('VCPU=0/4', row['inventory used/capacity'])
+        self.assertEqual('HW_CPU_X86_AVX2', row['traits'])
+
+        rows = self.candidates('--resource', 'VCPU=2',
+                               '--required', 'HW_CPU_X86_AVX2')
+        self.assertEqual([fast], [r['resource provider'] for r in rows])
+        rows = self.candidates('--resource', 'VCPU=2',
+                               '--forbidden', 'HW_CPU_X86_AVX2')
+        self.assertEqual([plain], [r['resource provider'] for r in rows])
+        self.assertEqual([], self.candidates('--resource', 'VCPU=6',
+                                             '--required', 'HW_CPU_X86_AVX2'))
+        self.assertEqual(1, len(self.candidates('--resource', 'VCPU=1',
+                                                '--limit', '1')))
+
+    def test_granular_groups(self):
+        root = self.provider('host', 0)
+        numa0 = self.provider('numa0', 4, parent=root)
+        numa1 = self.provider('numa1', 4, parent=root)
+        rows = self.candidates('--group', '1', '--resource', 'VCPU=3',
+                               '--group', '2', '--resource', 'VCPU=3',
+                               '--group-policy', 'isolate')
+        # Two candidates (numa0+numa1 either way round), two rows each.
+        self.assertEqual({1, 2}, {row['#'] for row in rows})
+        self.assertEqual(4, len(rows))
+        for number in (1, 2):
+            self.assertEqual(
+                {numa0, numa1},
+                {r['resource provider'] for r in rows if r['#'] == number})
+        err = self.alloc_fails('allocation', 'candidate', 'list',
+                               '--group', '1', '--resource', 'VCPU=1',
+                               '--group', '2', '--resource', 'VCPU=1')
+        self.assertIn('(HTTP 400)', err)
+        self.assertIn('group_policy', err)
+
+    def test_list_form_before_1_12(self):
+        rp = self.provider('old', 2)
+        rows = self.alloc('--os-placement-api-version', '1.10',
+                          'allocation', 'candidate', 'list',
+                          '--resource', 'VCPU=1')
+        self.assertEqual([(1, 'VCPU=1', rp, 'VCPU=0/2', '')],
+                         [tuple(r.values()) for r in rows])
+
+    def test_client_side_errors(self):
+        err = self.alloc_fails('allocation', 'candidate', 'list')
+        self.assertIn('At least one --resource', err)
+        err = self.alloc_fails('allocation', 'candidate', 'list',
+                               '--resource', 'VCPU')
+        self.assertIn('RESOURCE_CLASS=AMOUNT', err)
+        err = self.alloc_fails('--os-placement-api-version', '1.15',
+                               'allocation', 'candidate', 'list',
+                               '--resource', 'VCPU=1', '--limit', '1')
+        self.assertIn('--limit requires --os-placement-api-version 1.16',
+                      err)
+        # A tree that does not exist has no candidates, as in the
+        # reference.
+        self.assertEqual([], self.candidates(
+            '--resource', 'VCPU=1', '--in-tree', uuidutils.generate_uuid()))
