@@ -183,6 +183,15 @@ class NodeCrudTestCase(base.ConductorTestCase):
         self.assertEqual('fake', fresh.deploy_interface)
         self.assertEqual(states.ENROLL, fresh.provision_state)
 
+    def test_create_stores_every_interface_kind(self):
+        node = self.rpc.create_node(
+            self.ctx, objects.Node(self.ctx, driver='fake-hardware',
+                                   bios_interface='no-bios'))
+        fresh = objects.Node.get_by_uuid(self.ctx, node.uuid)
+        self.assertEqual('fake', fresh.boot_interface)
+        self.assertEqual('no-bios', fresh.bios_interface)
+        self.assertEqual('fake', fresh.firmware_interface)
+
     def test_create_unknown_driver_or_interface(self):
         exc = self.assertRaises(exception.DriverNotFound,
                                 self.rpc.create_node, self.ctx,

@@ -17,7 +17,7 @@ from tests import base
 EXPECTED_FINGERPRINTS = {
     'Allocation': '1.1-b1aa2881c7ce2ae8b054441a4f7e55d0',
     'Conductor': '1.0-c1d71fbbca640666418d95deb6070523',
-    'Node': '1.0-a9f979e4854f04c4032c78c6e415bab0',
+    'Node': '1.1-fb3c5b6beed3a1461c4f7a45c0d48144',
     'NodeHistory': '1.0-6c246d887c547680aab2078586e8955a',
 }
 
