@@ -76,6 +76,12 @@ class ConductorManager:
         self._periodics = None
         self._started = False
 
+    @property
+    def stop_event(self):
+        """A ``threading.Event`` set while the conductor stops: waits in
+        its threads use it instead of sleeping."""
+        return self._stop
+
     # --- life cycle ---
 
     def init_host(self):
