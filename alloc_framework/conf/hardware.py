@@ -1,13 +1,24 @@
-"""Options of the [DEFAULT] group that enable hardware plugins.
+"""Options of the [DEFAULT] group that enable hardware plugins, and the
+options of the plugins themselves.
 
 ``enabled_<kind>_interfaces`` and ``default_<kind>_interface`` exist for
 every kind of ``drivers.base.INTERFACE_KINDS``; they are generated from
 that list so a new kind gets its options with its namespace.
+
+A hardware plugin package declares its own options with an entry point
+of the ``alloc_framework.hardware.opts`` namespace: a callable returning
+``[(group name, [options])]``, the format of ``oslo.config.opts``. The
+driver factory registers them on the service's configuration before it
+loads any hardware plugin (:func:`register_plugin_opts`), and the sample
+configuration lists them with ours whenever the package is installed.
 """
 
 from oslo_config import cfg
 
 from alloc_framework.drivers import base
+from alloc_framework.drivers import loader
+
+PLUGIN_OPTS_NAMESPACE = 'alloc_framework.hardware.opts'
 
 
 def _kind_opts(kind):
@@ -45,3 +56,26 @@ opts = [
 
 def register_opts(conf):
     conf.register_opts(opts)
+
+
+def plugin_opts():
+    """``[(group name, [options])]`` of every installed hardware plugin.
+
+    :raises: DriverLoadError when a plugin's entry point cannot be loaded
+        or called.
+    """
+    return [item for items in
+            loader.load_all(PLUGIN_OPTS_NAMESPACE).values()
+            for item in items]
+
+
+def register_plugin_opts(conf):
+    """Register the options of every installed hardware plugin on ``conf``.
+
+    Idempotent.
+
+    :raises: DriverLoadError
+    """
+    for group, group_opts in plugin_opts():
+        conf.register_opts(group_opts,
+                           group=None if group == 'DEFAULT' else group)

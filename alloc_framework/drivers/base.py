@@ -90,9 +90,13 @@ class BaseInterface(abc.ABC):
     """Base of every hardware interface.
 
     Subclasses set ``interface_type`` (one of ``INTERFACE_TYPES``).
+    Instances are created without arguments; ``conf``, the service's
+    ``ConfigOpts`` (with the options of installed plugins registered, see
+    :mod:`alloc_framework.conf.hardware`), is set before any other call.
     """
 
     interface_type = None
+    conf = None
 
     @abc.abstractmethod
     def get_properties(self):
@@ -312,7 +316,12 @@ class HardwareType:
     does not declare supports nothing when the kind is required and only
     the no-op when it is optional; the no-op of an optional kind is always
     supported. So adding a kind never breaks an existing hardware type.
+
+    Like interfaces, hardware types are created without arguments and
+    get the service's ``ConfigOpts`` as ``conf`` before any other call.
     """
+
+    conf = None
 
     def supported_interfaces(self, interface_type):
         """Names of supported implementations of ``interface_type``.

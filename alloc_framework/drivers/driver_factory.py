@@ -9,8 +9,11 @@ supported implementations of a required kind is enabled; for an optional
 kind its nodes get the kind's no-op, which is always loaded.
 """
 
+import itertools
+
 from oslo_log import log
 
+from alloc_framework.conf import hardware as hardware_conf
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.drivers import base
 from alloc_framework.drivers import loader
@@ -53,6 +56,7 @@ class DriverFactory:
 
     def __init__(self, conf, hardware_types=None, interfaces=None):
         self.conf = conf
+        hardware_conf.register_plugin_opts(conf)
         if hardware_types is None:
             hardware_types = loader.load_enabled(
                 HARDWARE_TYPES_NAMESPACE, conf.enabled_hardware_types)
@@ -61,6 +65,10 @@ class DriverFactory:
             interfaces = {kind.name: self._load_kind(kind)
                           for kind in base.INTERFACE_KINDS}
         self.interfaces = interfaces
+        for plugin in itertools.chain(
+                self.hardware_types.values(),
+                *(kind.values() for kind in self.interfaces.values())):
+            plugin.conf = conf
         for name, hw_type in self.hardware_types.items():
             # A hardware type without one usable implementation of a
             # required kind could never drive a node.
