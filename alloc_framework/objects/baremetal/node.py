@@ -34,7 +34,8 @@ _FILTERS = ('provision_state', 'provision_state_in', 'maintenance',
             'resource_class', 'associated', 'instance_uuid', 'driver',
             'conductor_group', 'owner', 'lessee', 'project', 'fault',
             'reserved', 'reservation', 'uuid_in', 'allocation_id', 'traits',
-            'name', 'power_state', 'retired', 'id_in')
+            'name', 'power_state', 'retired', 'id_in',
+            'provisioned_before')
 
 
 def _duplicate_to_domain(exc, values):
@@ -117,6 +118,8 @@ def _apply_filters(query, filters):
                        .having(sa.func.count(models.NodeTrait.trait)
                                == len(traits)))
                 query = query.where(N.id.in_(sub))
+        elif key == 'provisioned_before':
+            query = query.where(N.provision_updated_at < value)
         elif key == 'retired':
             query = query.where(sa.func.coalesce(N.retired, False)
                                 == bool(value))
