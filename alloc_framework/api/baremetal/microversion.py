@@ -34,8 +34,9 @@ VERSIONS = {
     15: 'manual cleaning (clean verb, clean_steps)',
     16: 'filter nodes by driver',
     21: 'node resource_class and filter',
-    31: 'node per-interface fields',
+    31: 'node per-interface fields (power, deploy, management, boot)',
     37: 'node traits',
+    40: 'node bios_interface',
     42: 'node fault and filter',
     43: 'detail query parameter on /v1/nodes',
     44: 'node deploy_step',
@@ -69,6 +70,7 @@ DRIVER_FILTER = 16
 RESOURCE_CLASS = 21
 INTERFACES = 31
 TRAITS = 37
+BIOS_INTERFACE = 40
 FAULT = 42
 DETAIL_QUERY = 43
 DEPLOY_STEP = 44
