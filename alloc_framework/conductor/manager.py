@@ -477,6 +477,7 @@ class ConductorManager:
                         'action.')
             if event in (states.DEPLOY, states.REBUILD):
                 task.driver.power.validate(task)
+                task.driver.boot.validate(task)
                 task.driver.deploy.validate(task)
             node.last_error = None
             self._start_flow(task, event, clean_steps)

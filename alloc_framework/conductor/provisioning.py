@@ -254,6 +254,7 @@ def do_verify(conf, task):
 def do_deploy(conf, task):
     def work():
         task.driver.power.validate(task)
+        task.driver.boot.validate(task)
         task.driver.deploy.validate(task)
         task.driver.deploy.prepare(task)
         return task.driver.deploy.deploy(task)

@@ -369,6 +369,19 @@ class ProvisioningTestCase(base.ConductorTestCase):
         self.assertIsNone(node.reservation)
         self.assertIsNone(node.last_error)
 
+    def test_deploy_validates_the_boot_interface(self):
+        node = self._node(provision_state=states.AVAILABLE)
+        with mock.patch.object(
+                fake.FakeBoot, 'validate',
+                side_effect=exception.InvalidParameterValue(err='no image')):
+            exc = self.assertRaises(exception.InvalidParameterValue,
+                                    self.rpc.do_provisioning_action,
+                                    self.ctx, node.id, 'active')
+        self.assertIn('no image', str(exc))
+        node = objects.Node.get_by_id(self.ctx, node.id)
+        self.assertEqual(states.AVAILABLE, node.provision_state)
+        self.assertIsNone(node.reservation)
+
     def test_undeploy_releases_instance_and_allocation(self):
         node = self._node(provision_state=states.ACTIVE,
                           resource_class='gold',
