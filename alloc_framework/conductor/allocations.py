@@ -37,7 +37,8 @@ def get_backend(manager):
     """
     backend = getattr(manager, 'allocation_backend', None)
     if backend is None:
-        backend = backend_base.load_backend(manager.conf)
+        backend = backend_base.load_backend(manager.conf,
+                                            manager.stop_event)
         manager.allocation_backend = backend
     return backend
 

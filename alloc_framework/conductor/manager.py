@@ -8,23 +8,27 @@ without bound. Power and provisioning calls return once their checks
 passed and their work was handed to a worker, which then owns the node
 lock and releases it when the work ends; the caller polls the node for
 the result. Periodic work (heartbeat, take-over of allocations of dead
-conductors, and the periodic tasks of loaded drivers) is declared with
+conductors, time-out of nodes left waiting, and the periodic tasks of
+loaded drivers) is declared with
 :func:`alloc_framework.periodics.periodic` and run by a
 :class:`~alloc_framework.periodics.PeriodicRunner`, which stops at once.
 
 Allocation processing lives in :mod:`alloc_framework.conductor.allocations`.
 """
 
+import datetime
 import threading
 
 import futurist
 from futurist import rejection
 from oslo_log import log
+from oslo_utils import timeutils
 
 from alloc_framework.common import context as af_context
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import states
 from alloc_framework.conductor import allocations
+from alloc_framework.conductor import hash_ring
 from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import rpcapi
 from alloc_framework.conductor import task_manager
@@ -75,6 +79,13 @@ class ConductorManager:
         self._stop = threading.Event()
         self._periodics = None
         self._started = False
+        self._ring = None
+
+    @property
+    def stop_event(self):
+        """A ``threading.Event`` set while the conductor stops: waits in
+        its threads use it instead of sleeping."""
+        return self._stop
 
     # --- life cycle ---
 
@@ -187,6 +198,57 @@ class ConductorManager:
         spacing=lambda conf: conf.conductor.check_allocations_interval)
     def _take_over_allocations(self, context):
         allocations.take_over_dead_allocations(self, context)
+
+    @periodics.periodic(
+        spacing=lambda conf: conf.conductor.check_provision_state_interval)
+    def _check_wait_timeouts(self, context):
+        """Fail this conductor's nodes left waiting for too long.
+
+        A wait state ends when something resumes the node
+        (``continue_node_deploy``, ``continue_node_clean``); when nothing
+        does within the configured time, the node moves to the failure
+        state of its flow. Nodes in maintenance are left alone.
+        """
+        timeouts = (
+            (states.DEPLOYWAIT, self.conf.conductor.deploy_callback_timeout),
+            (states.CLEANWAIT, self.conf.conductor.clean_callback_timeout))
+        for wait_state, timeout in timeouts:
+            if timeout:
+                self._fail_timed_out(context, wait_state, timeout)
+
+    def _fail_timed_out(self, context, wait_state, timeout):
+        limit = timeutils.utcnow() - datetime.timedelta(seconds=timeout)
+        nodes = objects.Node.list(
+            context, filters={'provision_state': wait_state,
+                              'provisioned_before': limit,
+                              'maintenance': False, 'reserved': False})
+        for node in nodes:
+            if not self._is_mine(node):
+                continue
+            try:
+                with self._acquire(context, node.id,
+                                   'time out %s' % wait_state) as task:
+                    node = task.node
+                    # Resumed, or put in maintenance, meanwhile?
+                    if (node.provision_state != wait_state
+                            or node.maintenance
+                            or timeutils.normalize_time(
+                                node.provision_updated_at) >= limit):
+                        continue
+                    provisioning.fail_wait_timeout(task, timeout)
+            except (exception.NodeLocked, exception.NodeNotFound) as exc:
+                LOG.debug('Not timing out node %(node)s now: %(exc)s',
+                          {'node': node.uuid, 'exc': exc})
+
+    def _is_mine(self, node):
+        """Whether the hash ring maps ``node`` to this conductor."""
+        if self._ring is None:
+            self._ring = hash_ring.HashRingManager(self.conf, self.context)
+        try:
+            return self._ring.get_host_for_node(
+                node.uuid, node.conductor_group) == self.host
+        except exception.TemporaryFailure:
+            return False
 
     def spawn_worker(self, func, *args, **kwargs):
         """Run ``func`` in the bounded pool; returns its future.
@@ -415,6 +477,7 @@ class ConductorManager:
                         'action.')
             if event in (states.DEPLOY, states.REBUILD):
                 task.driver.power.validate(task)
+                task.driver.boot.validate(task)
                 task.driver.deploy.validate(task)
             node.last_error = None
             self._start_flow(task, event, clean_steps)

@@ -254,6 +254,7 @@ def do_verify(conf, task):
 def do_deploy(conf, task):
     def work():
         task.driver.power.validate(task)
+        task.driver.boot.validate(task)
         task.driver.deploy.validate(task)
         task.driver.deploy.prepare(task)
         return task.driver.deploy.deploy(task)
@@ -355,6 +356,21 @@ def _fail_unexpected(task, event, exc):
     except Exception:
         LOG.exception('Could not record the failure of node %s',
                       node.uuid)
+
+
+def fail_wait_timeout(task, timeout):
+    """Fail a node nothing resumed within ``timeout`` seconds of waiting."""
+    node = task.node
+    if node.provision_state == states.CLEANWAIT:
+        step = (node.clean_step or {}).get('step')
+        _set_progress(node)
+        _fail(task, 'Timeout reached while cleaning the node: nothing '
+                    'resumed it within %d seconds. Failed on step %s.'
+              % (timeout, step), fault=CLEAN_FAILURE)
+    else:
+        _fail(task, 'Timeout reached while waiting for callback for node '
+                    '%s: nothing resumed the deployment within %d seconds.'
+              % (node.uuid, timeout))
 
 
 def fail_interrupted(task):

@@ -44,6 +44,29 @@ opts = [
                      'interfaces when they are provided and after they are '
                      'undeployed. A node\'s own ``automated_clean`` field, '
                      'when set, overrides this.'),
+    cfg.IntOpt('check_provision_state_interval',
+               default=60,
+               min=0,
+               help='Seconds between runs of the periodic task that fails '
+                    'nodes left waiting too long (see '
+                    '``deploy_callback_timeout`` and '
+                    '``clean_callback_timeout``). 0 disables it.'),
+    cfg.IntOpt('deploy_callback_timeout',
+               default=1800,
+               min=0,
+               help='Seconds a node may stay in "wait call-back" (its '
+                    'deploy interface waits for the node to call back) '
+                    'before the deployment fails into "deploy failed". '
+                    'Nodes in maintenance are not timed out. 0 disables '
+                    'the timeout.'),
+    cfg.IntOpt('clean_callback_timeout',
+               default=1800,
+               min=0,
+               help='Seconds a node may stay in "clean wait" (a clean '
+                    'step goes on asynchronously) before cleaning fails '
+                    'into "clean failed", putting the node in maintenance. '
+                    'Nodes in maintenance are not timed out. 0 disables '
+                    'the timeout.'),
     cfg.IntOpt('hash_ring_reset_interval',
                default=15,
                min=1,

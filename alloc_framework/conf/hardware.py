@@ -1,6 +1,48 @@
-"""Options of the [DEFAULT] group that enable hardware plugins."""
+"""Options of the [DEFAULT] group that enable hardware plugins, and the
+options of the plugins themselves.
+
+``enabled_<kind>_interfaces`` and ``default_<kind>_interface`` exist for
+every kind of ``drivers.base.INTERFACE_KINDS``; they are generated from
+that list so a new kind gets its options with its namespace.
+
+A hardware plugin package declares its own options with an entry point
+of the ``alloc_framework.hardware.opts`` namespace: a callable returning
+``[(group name, [options])]``, the format of ``oslo.config.opts``. The
+driver factory registers them on the service's configuration before it
+loads any hardware plugin (:func:`register_plugin_opts`), and the sample
+configuration lists them with ours whenever the package is installed.
+"""
 
 from oslo_config import cfg
+
+from alloc_framework.drivers import base
+from alloc_framework.drivers import loader
+
+PLUGIN_OPTS_NAMESPACE = 'alloc_framework.hardware.opts'
+
+
+def _kind_opts(kind):
+    namespace = 'alloc_framework.hardware.interfaces.%s' % kind.name
+    default = ['fake'] if kind.required else ['fake', kind.noop]
+    fallback = ('' if kind.required else
+                ' The no-op ``%s`` is always loaded: it is what nodes of '
+                'a hardware type without an enabled %s interface get.'
+                % (kind.noop, kind.name))
+    return [
+        cfg.ListOpt('enabled_%s_interfaces' % kind.name,
+                    default=default,
+                    help='%s interfaces (entry points of the ``%s`` '
+                         'namespace: they %s) that conductors load. An '
+                         'interface that fails to load stops the '
+                         'service.%s' % (kind.name.capitalize(), namespace,
+                                         kind.description, fallback)),
+        cfg.StrOpt('default_%s_interface' % kind.name,
+                   help='The %s interface nodes get when they do not name '
+                        'one, if their hardware type supports it; unset, '
+                        'the first enabled %s interface the hardware type '
+                        'supports.' % (kind.name, kind.name)),
+    ]
+
 
 opts = [
     cfg.ListOpt('enabled_hardware_types',
@@ -9,17 +51,31 @@ opts = [
                      '``alloc_framework.hardware.types`` namespace) that '
                      'conductors load. A type that fails to load stops '
                      'the service.'),
-    cfg.ListOpt('enabled_power_interfaces',
-                default=['fake'],
-                help='Power interfaces that conductors load.'),
-    cfg.ListOpt('enabled_deploy_interfaces',
-                default=['fake'],
-                help='Deploy interfaces that conductors load.'),
-    cfg.ListOpt('enabled_management_interfaces',
-                default=['fake'],
-                help='Management interfaces that conductors load.'),
-]
+] + [opt for kind in base.INTERFACE_KINDS for opt in _kind_opts(kind)]
 
 
 def register_opts(conf):
     conf.register_opts(opts)
+
+
+def plugin_opts():
+    """``[(group name, [options])]`` of every installed hardware plugin.
+
+    :raises: DriverLoadError when a plugin's entry point cannot be loaded
+        or called.
+    """
+    return [item for items in
+            loader.load_all(PLUGIN_OPTS_NAMESPACE).values()
+            for item in items]
+
+
+def register_plugin_opts(conf):
+    """Register the options of every installed hardware plugin on ``conf``.
+
+    Idempotent.
+
+    :raises: DriverLoadError
+    """
+    for group, group_opts in plugin_opts():
+        conf.register_opts(group_opts,
+                           group=None if group == 'DEFAULT' else group)

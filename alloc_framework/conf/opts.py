@@ -11,6 +11,7 @@ from alloc_framework.conf import placement_api
 
 
 def list_opts():
+    """Our options, then those of the installed hardware plugins."""
     return [
         ('DEFAULT', default.opts + hardware.opts),
         ('api', api.opts),
@@ -19,4 +20,4 @@ def list_opts():
         ('conductor', conductor.opts),
         ('allocation', allocation.opts),
         ('oslo_middleware', middleware.opts),
-    ]
+    ] + hardware.plugin_opts()

@@ -2,11 +2,18 @@
 
 A *hardware type* (``alloc_framework.hardware.types`` entry point) says
 which interface implementations work with a family of hardware. A
-*hardware interface* is one concern of driving a node: power, deploy,
-management; each concern has its own entry-point namespace
-(``alloc_framework.hardware.interfaces.<type>``). A node names its
-hardware type in ``driver`` and may name an implementation per concern
-(``power_interface`` ...); unset ones get the hardware type's default.
+*hardware interface* is one concern (*kind*) of driving a node, listed in
+``INTERFACE_KINDS``; each kind has its own entry-point namespace
+(``alloc_framework.hardware.interfaces.<kind>``), its own
+``enabled_<kind>_interfaces`` and ``default_<kind>_interface`` options and
+its own node field ``<kind>_interface``. A node names its hardware type in
+``driver`` and may name an implementation per kind; unset ones get the
+hardware type's default.
+
+Every kind added after the first three is *optional*: its namespace holds
+a no-op implementation ``no-<kind>`` that every hardware type supports
+implicitly, so a hardware type written before the kind existed keeps
+loading and its nodes get the no-op.
 
 Conductors load only the plugins named by the ``enabled_*`` options, once,
 at start; one instance of each interface serves every node, so
@@ -19,8 +26,47 @@ that waits for the hardware returns a *wait* state and is resumed later.
 import abc
 import inspect
 
-INTERFACE_TYPES = ('power', 'deploy', 'management')
-"""The hardware interface concerns, in the order nodes list them."""
+
+class InterfaceKind:
+    """One kind of hardware interface.
+
+    :param name: the kind (``power`` ...), used in entry-point namespaces,
+        option and node field names, and as the attribute of a node's
+        driver (``task.driver.<name>``).
+    :param description: what implementations of the kind do (option help).
+    :param required: a required kind must have an enabled implementation
+        supported by every enabled hardware type; an optional one falls
+        back to its no-op ``no-<name>``.
+    """
+
+    def __init__(self, name, description, required=False):
+        self.name = name
+        self.description = description
+        self.required = required
+
+    @property
+    def noop(self):
+        """Entry-point name of the no-op of an optional kind, else None."""
+        return None if self.required else 'no-%s' % self.name
+
+
+INTERFACE_KINDS = (
+    InterfaceKind('power', 'turn nodes on and off', required=True),
+    InterfaceKind('deploy', 'put an instance on a node and take it away',
+                  required=True),
+    InterfaceKind('management', 'set the boot device and other '
+                  'out-of-band management', required=True),
+    InterfaceKind('boot', 'prepare what a node boots (ramdisk, instance)'),
+    InterfaceKind('bios', 'read and apply BIOS settings'),
+    InterfaceKind('firmware', 'read and update firmware components'),
+)
+"""The hardware interface kinds, in the order nodes list them. A new kind
+is appended here (optional, with its no-op) and gets a node column."""
+
+KINDS = {kind.name: kind for kind in INTERFACE_KINDS}
+
+INTERFACE_TYPES = tuple(kind.name for kind in INTERFACE_KINDS)
+"""The names of ``INTERFACE_KINDS``."""
 
 
 def clean_step(priority=0, abortable=False, argsinfo=None):
@@ -44,9 +90,13 @@ class BaseInterface(abc.ABC):
     """Base of every hardware interface.
 
     Subclasses set ``interface_type`` (one of ``INTERFACE_TYPES``).
+    Instances are created without arguments; ``conf``, the service's
+    ``ConfigOpts`` (with the options of installed plugins registered, see
+    :mod:`alloc_framework.conf.hardware`), is set before any other call.
     """
 
     interface_type = None
+    conf = None
 
     @abc.abstractmethod
     def get_properties(self):
@@ -185,31 +235,102 @@ class ManagementInterface(BaseInterface):
         """:returns: ``{'boot_device': str or None, 'persistent': bool}``"""
 
 
-class HardwareType(abc.ABC):
+class BootInterface(BaseInterface):
+    """Prepares what a node boots: a ramdisk, then the instance."""
+
+    interface_type = 'boot'
+
+    @abc.abstractmethod
+    def prepare_ramdisk(self, task, ramdisk_params):
+        """Make the node boot the deploy or cleaning ramdisk next.
+
+        :param ramdisk_params: parameters to pass to the ramdisk.
+        """
+
+    @abc.abstractmethod
+    def clean_up_ramdisk(self, task):
+        """Undo ``prepare_ramdisk``."""
+
+    @abc.abstractmethod
+    def prepare_instance(self, task):
+        """Make the node boot the deployed instance next."""
+
+    @abc.abstractmethod
+    def clean_up_instance(self, task):
+        """Undo ``prepare_instance``."""
+
+
+class BIOSInterface(BaseInterface):
+    """Reads and applies BIOS settings."""
+
+    interface_type = 'bios'
+
+    @abc.abstractmethod
+    def apply_configuration(self, task, settings):
+        """Apply BIOS settings.
+
+        :param settings: list of ``{'name': str, 'value': str}``.
+        :returns: None when applied, or a wait state (the node reboots
+            to apply them, for example).
+        :raises: AllocFrameworkException on failure.
+        """
+
+    @abc.abstractmethod
+    def factory_reset(self, task):
+        """Reset the BIOS settings to the factory defaults.
+
+        :returns: None, or a wait state.
+        """
+
+    @abc.abstractmethod
+    def cache_bios_settings(self, task):
+        """Read the current settings from the hardware and store them."""
+
+
+class FirmwareInterface(BaseInterface):
+    """Reads and updates firmware components (BMC, BIOS, NICs...)."""
+
+    interface_type = 'firmware'
+
+    @abc.abstractmethod
+    def update(self, task, settings):
+        """Update firmware components.
+
+        :param settings: list of ``{'component': str, 'url': str}``.
+        :returns: None when done, or a wait state.
+        """
+
+    @abc.abstractmethod
+    def cache_firmware_components(self, task):
+        """Read the component versions from the hardware and store them."""
+
+
+class HardwareType:
     """A family of hardware and the interfaces that work with it.
 
-    The ``supported_<type>_interfaces`` properties list entry-point names;
-    the first one that is enabled is the default for nodes that do not
-    name one.
+    A hardware type declares what it supports with one attribute or
+    property per kind, ``supported_<kind>_interfaces``: a list of
+    entry-point names, in order of preference (the first enabled one is
+    the default for nodes that do not name one, unless
+    ``default_<kind>_interface`` names another supported one). A kind it
+    does not declare supports nothing when the kind is required and only
+    the no-op when it is optional; the no-op of an optional kind is always
+    supported. So adding a kind never breaks an existing hardware type.
+
+    Like interfaces, hardware types are created without arguments and
+    get the service's ``ConfigOpts`` as ``conf`` before any other call.
     """
 
-    @property
-    @abc.abstractmethod
-    def supported_power_interfaces(self):
-        """Names of the power interfaces this hardware type supports."""
-
-    @property
-    @abc.abstractmethod
-    def supported_deploy_interfaces(self):
-        """Names of the deploy interfaces this hardware type supports."""
-
-    @property
-    @abc.abstractmethod
-    def supported_management_interfaces(self):
-        """Names of the management interfaces this hardware type
-        supports."""
+    conf = None
 
     def supported_interfaces(self, interface_type):
-        """Names of supported implementations of ``interface_type``."""
-        return list(getattr(self, 'supported_%s_interfaces'
-                            % interface_type))
+        """Names of supported implementations of ``interface_type``.
+
+        :raises: KeyError for an unknown kind.
+        """
+        kind = KINDS[interface_type]
+        names = list(getattr(self, 'supported_%s_interfaces'
+                             % interface_type, None) or ())
+        if kind.noop is not None and kind.noop not in names:
+            names.append(kind.noop)
+        return names

@@ -4,11 +4,16 @@ Each namespace is loaded once per conductor over its ``enabled_*`` option
 (:func:`alloc_framework.drivers.loader.load_enabled`). An enabled plugin
 that is missing or fails to import stops the start with
 ``DriverLoadError``: a conductor that silently lacks a driver would accept
-nodes it cannot manage.
+nodes it cannot manage. So does an enabled hardware type none of whose
+supported implementations of a required kind is enabled; for an optional
+kind its nodes get the kind's no-op, which is always loaded.
 """
+
+import itertools
 
 from oslo_log import log
 
+from alloc_framework.conf import hardware as hardware_conf
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.drivers import base
 from alloc_framework.drivers import loader
@@ -22,8 +27,10 @@ INTERFACE_NAMESPACE = 'alloc_framework.hardware.interfaces.%s'
 class Driver:
     """The interfaces composing one node's driver.
 
-    ``power``, ``deploy`` and ``management`` are shared interface
-    instances; ``hardware_type`` is the node's hardware type.
+    One attribute per interface kind (``power``, ``deploy``, ``boot``...;
+    so ``task.driver.<kind>.<method>`` names any interface call), each a
+    shared interface instance; ``hardware_type`` is the node's hardware
+    type.
     """
 
     def __init__(self, name, hardware_type, interfaces):
@@ -49,22 +56,26 @@ class DriverFactory:
 
     def __init__(self, conf, hardware_types=None, interfaces=None):
         self.conf = conf
+        hardware_conf.register_plugin_opts(conf)
         if hardware_types is None:
             hardware_types = loader.load_enabled(
                 HARDWARE_TYPES_NAMESPACE, conf.enabled_hardware_types)
         self.hardware_types = hardware_types
         if interfaces is None:
-            interfaces = {
-                t: loader.load_enabled(
-                    INTERFACE_NAMESPACE % t,
-                    getattr(conf, 'enabled_%s_interfaces' % t))
-                for t in base.INTERFACE_TYPES}
+            interfaces = {kind.name: self._load_kind(kind)
+                          for kind in base.INTERFACE_KINDS}
         self.interfaces = interfaces
+        for plugin in itertools.chain(
+                self.hardware_types.values(),
+                *(kind.values() for kind in self.interfaces.values())):
+            plugin.conf = conf
         for name, hw_type in self.hardware_types.items():
-            # A hardware type without one usable implementation of an
-            # interface could never drive a node.
-            for iface_type in base.INTERFACE_TYPES:
-                if not self._enabled_supported(hw_type, iface_type):
+            # A hardware type without one usable implementation of a
+            # required kind could never drive a node.
+            for kind in base.INTERFACE_KINDS:
+                iface_type = kind.name
+                if (kind.required
+                        and not self._enabled_supported(hw_type, iface_type)):
                     raise exception.DriverLoadError(
                         name=name, namespace=HARDWARE_TYPES_NAMESPACE,
                         reason='none of its %s interfaces (%s) is enabled'
@@ -72,6 +83,12 @@ class DriverFactory:
                             hw_type.supported_interfaces(iface_type))))
         LOG.info('Loaded hardware types: %s',
                  ', '.join(sorted(self.hardware_types)))
+
+    def _load_kind(self, kind):
+        names = list(getattr(self.conf, 'enabled_%s_interfaces' % kind.name))
+        if kind.noop is not None and kind.noop not in names:
+            names.append(kind.noop)
+        return loader.load_enabled(INTERFACE_NAMESPACE % kind.name, names)
 
     @property
     def names(self):
@@ -91,9 +108,18 @@ class DriverFactory:
             raise exception.DriverNotFound(driver_name=name)
 
     def default_interface(self, driver_name, iface_type):
-        """The implementation a node of ``driver_name`` gets by default."""
+        """The implementation a node of ``driver_name`` gets by default.
+
+        ``default_<kind>_interface`` when the hardware type supports it and
+        it is enabled, else the first enabled one the hardware type
+        supports.
+        """
         hw_type = self.get_hardware_type(driver_name)
-        return self._enabled_supported(hw_type, iface_type)[0]
+        candidates = self._enabled_supported(hw_type, iface_type)
+        preferred = getattr(self.conf, 'default_%s_interface' % iface_type)
+        if preferred in candidates:
+            return preferred
+        return candidates[0]
 
     def check_and_update_node_interfaces(self, node):
         """Validate the node's driver and interfaces, filling defaults.

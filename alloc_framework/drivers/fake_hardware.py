@@ -8,16 +8,11 @@ from alloc_framework.drivers import base
 
 
 class FakeHardware(base.HardwareType):
-    """Fake hardware: works with the ``fake`` interfaces."""
+    """Fake hardware: works with the ``fake`` interface of every kind."""
 
-    @property
-    def supported_power_interfaces(self):
-        return ['fake']
-
-    @property
-    def supported_deploy_interfaces(self):
-        return ['fake']
-
-    @property
-    def supported_management_interfaces(self):
-        return ['fake']
+    supported_power_interfaces = ['fake']
+    supported_deploy_interfaces = ['fake']
+    supported_management_interfaces = ['fake']
+    supported_boot_interfaces = ['fake']
+    supported_bios_interfaces = ['fake']
+    supported_firmware_interfaces = ['fake']

@@ -2,8 +2,10 @@
 
 Every plugin of the project is loaded here: the allocation backend and
 the RPC transport (exactly one active: :func:`load_one`, stevedore's
-``DriverManager``) and the hardware types and interfaces (an ``enabled_*``
-list: :func:`load_enabled`, ``NamedExtensionManager``). Plugins are
+``DriverManager``), the hardware types and interfaces (an ``enabled_*``
+list: :func:`load_enabled`, ``NamedExtensionManager``) and the option
+lists of hardware plugins (every one installed: :func:`load_all`,
+``ExtensionManager``). Plugins are
 instantiated with the arguments given. A plugin that is unknown, fails to
 import or fails to instantiate raises ``DriverLoadError`` naming the
 namespace and the plugin (and, when the name is unknown, the names the
@@ -15,6 +17,7 @@ import importlib.metadata
 
 from stevedore import driver
 from stevedore import exception as stevedore_exc
+from stevedore import extension
 from stevedore import named
 
 from alloc_framework.objects.baremetal import exception
@@ -83,3 +86,16 @@ def load_enabled(namespace, names, *args):
         on_load_failure_callback=_on_load_failure(namespace),
         on_missing_entrypoints_callback=_on_missing)
     return {ext.name: ext.obj for ext in manager}
+
+
+def load_all(namespace, *args):
+    """Every plugin of ``namespace``, instantiated (called) with ``args``.
+
+    :returns: ``{name: instance}`` sorted by name.
+    :raises: DriverLoadError
+    """
+    manager = extension.ExtensionManager(
+        namespace, invoke_on_load=True, invoke_args=args,
+        on_load_failure_callback=_on_load_failure(namespace))
+    return {ext.name: ext.obj
+            for ext in sorted(manager, key=lambda ext: ext.name)}

@@ -35,8 +35,9 @@ VERSIONS = {
     16: 'filter nodes by driver',
     21: 'node resource_class and filter',
     27: 'timeout of a power state change',
-    31: 'node per-interface fields',
+    31: 'node per-interface fields (power, deploy, management, boot)',
     37: 'node traits',
+    40: 'node bios_interface',
     42: 'node fault and filter',
     43: 'detail query parameter on /v1/nodes',
     44: 'node deploy_step',
@@ -71,6 +72,7 @@ RESOURCE_CLASS = 21
 POWER_TIMEOUT = 27
 INTERFACES = 31
 TRAITS = 37
+BIOS_INTERFACE = 40
 FAULT = 42
 DETAIL_QUERY = 43
 DEPLOY_STEP = 44

@@ -19,14 +19,16 @@ FIELDS = (
     'maintenance', 'maintenance_reason', 'fault', 'last_error',
     'clean_step', 'deploy_step', 'reservation', 'conductor',
     'conductor_group', 'owner', 'lessee', 'power_interface',
-    'deploy_interface', 'management_interface', 'automated_clean',
+    'deploy_interface', 'management_interface', 'boot_interface',
+    'bios_interface', 'automated_clean',
     'protected', 'protected_reason', 'retired', 'retired_reason', 'traits',
     'created_at', 'updated_at')
 
 # Simple string fields: option name -> API field.
 STRING_FIELDS = ('name', 'description', 'driver', 'resource_class',
                  'conductor_group', 'owner', 'lessee', 'power_interface',
-                 'deploy_interface', 'management_interface')
+                 'deploy_interface', 'management_interface',
+                 'boot_interface', 'bios_interface')
 # Dict fields set with repeated KEY=VALUE options.
 DICT_FIELDS = {'driver_info': '--driver-info', 'properties': '--property',
                'extra': '--extra', 'instance_info': '--instance-info'}
@@ -220,7 +222,8 @@ class UnsetNode(base.BaremetalMixin, show.ShowOne):
     UNSETTABLE = ('name', 'description', 'resource_class',
                   'conductor_group', 'owner', 'lessee', 'instance_uuid',
                   'power_interface', 'deploy_interface',
-                  'management_interface', 'protected', 'protected_reason')
+                  'management_interface', 'boot_interface',
+                  'bios_interface', 'protected', 'protected_reason')
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)

@@ -32,6 +32,7 @@ restricted to the claimed node, and undoes its claim when that fails.
 """
 
 import abc
+import threading
 
 from oslo_log import log
 
@@ -47,10 +48,16 @@ class AllocationBackend(abc.ABC):
     """A way of choosing and reserving nodes for allocations.
 
     :param conf: the ``oslo_config.cfg.ConfigOpts`` of the service.
+
+    ``stop_event`` is a ``threading.Event`` set when the conductor stops
+    (:func:`load_backend` gives the conductor's). A method that must
+    pause between tries waits on it (``self.stop_event.wait(seconds)``)
+    instead of sleeping, so that stopping is never held up.
     """
 
     def __init__(self, conf):
         self.conf = conf
+        self.stop_event = threading.Event()
 
     def validate(self, context, allocation):
         """Check that this backend can serve ``allocation`` at all.
@@ -118,9 +125,11 @@ class AllocationBackend(abc.ABC):
         """
 
 
-def load_backend(conf):
+def load_backend(conf, stop_event=None):
     """Load the backend named by ``[allocation]backend``.
 
+    :param stop_event: the conductor's stop event, given to the backend
+        as its ``stop_event``.
     :returns: an :class:`AllocationBackend` instance.
     :raises: DriverLoadError when the backend is unknown, fails to import
         or is not an :class:`AllocationBackend`.
@@ -131,5 +140,7 @@ def load_backend(conf):
         raise exception.DriverLoadError(
             name=name, namespace=NAMESPACE,
             reason='%r is not an AllocationBackend' % type(backend))
+    if stop_event is not None:
+        backend.stop_event = stop_event
     LOG.info('Using the "%s" node allocation backend', name)
     return backend

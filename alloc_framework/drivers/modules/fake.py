@@ -132,3 +132,64 @@ class FakeManagement(base.ManagementInterface):
     def get_boot_device(self, task):
         return (task.node.driver_internal_info.get('fake_boot_device')
                 or {'boot_device': None, 'persistent': False})
+
+
+class FakeBoot(base.BootInterface):
+    """Records what it was asked to prepare."""
+
+    def get_properties(self):
+        return {}
+
+    def validate(self, task):
+        pass
+
+    def prepare_ramdisk(self, task, ramdisk_params):
+        _record(task, 'fake_boot', 'ramdisk')
+
+    def clean_up_ramdisk(self, task):
+        _record(task, 'fake_boot', None)
+
+    def prepare_instance(self, task):
+        _record(task, 'fake_boot', 'instance')
+
+    def clean_up_instance(self, task):
+        _record(task, 'fake_boot', None)
+
+
+class FakeBIOS(base.BIOSInterface):
+    """Keeps the "BIOS settings" in ``driver_internal_info``."""
+
+    def get_properties(self):
+        return {}
+
+    def validate(self, task):
+        pass
+
+    def apply_configuration(self, task, settings):
+        current = dict(task.node.driver_internal_info.get(
+            'fake_bios_settings') or {})
+        current.update((s['name'], s['value']) for s in settings)
+        _record(task, 'fake_bios_settings', current)
+
+    def factory_reset(self, task):
+        _record(task, 'fake_bios_settings', {})
+
+    def cache_bios_settings(self, task):
+        pass
+
+
+class FakeFirmware(base.FirmwareInterface):
+    """Records the components it was asked to update."""
+
+    def get_properties(self):
+        return {}
+
+    def validate(self, task):
+        pass
+
+    def update(self, task, settings):
+        _append(task, 'fake_firmware_updates',
+                [s['component'] for s in settings])
+
+    def cache_firmware_components(self, task):
+        pass

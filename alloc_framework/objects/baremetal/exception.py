@@ -58,6 +58,10 @@ class MissingParameterValue(InvalidParameterValue):
     msg_fmt = '%(err)s'
 
 
+class UnsupportedDriverExtension(Invalid):
+    msg_fmt = '%(extension)s is not supported for driver %(driver)s.'
+
+
 class InvalidUUID(Invalid):
     msg_fmt = 'Expected a UUID but received %(uuid)s.'
 

@@ -9,6 +9,7 @@ from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import utils as db_utils
 from oslo_log import log
 from oslo_utils import uuidutils
+from oslo_utils import versionutils
 import sqlalchemy as sa
 
 from alloc_framework.objects.baremetal import exception
@@ -33,7 +34,8 @@ _FILTERS = ('provision_state', 'provision_state_in', 'maintenance',
             'resource_class', 'associated', 'instance_uuid', 'driver',
             'conductor_group', 'owner', 'lessee', 'project', 'fault',
             'reserved', 'reservation', 'uuid_in', 'allocation_id', 'traits',
-            'name', 'power_state', 'retired', 'id_in')
+            'name', 'power_state', 'retired', 'id_in',
+            'provisioned_before')
 
 
 def _duplicate_to_domain(exc, values):
@@ -116,6 +118,8 @@ def _apply_filters(query, filters):
                        .having(sa.func.count(models.NodeTrait.trait)
                                == len(traits)))
                 query = query.where(N.id.in_(sub))
+        elif key == 'provisioned_before':
+            query = query.where(N.provision_updated_at < value)
         elif key == 'retired':
             query = query.where(sa.func.coalesce(N.retired, False)
                                 == bool(value))
@@ -282,7 +286,8 @@ class Node(base.AllocObject):
     """
 
     # Version 1.0: initial version
-    VERSION = '1.0'
+    # Version 1.1: boot_interface, bios_interface, firmware_interface
+    VERSION = '1.1'
 
     fields = {
         'id': fields.IntegerField(),
@@ -317,6 +322,9 @@ class Node(base.AllocObject):
         'power_interface': fields.StringField(nullable=True),
         'deploy_interface': fields.StringField(nullable=True),
         'management_interface': fields.StringField(nullable=True),
+        'boot_interface': fields.StringField(nullable=True),
+        'bios_interface': fields.StringField(nullable=True),
+        'firmware_interface': fields.StringField(nullable=True),
         'automated_clean': fields.BooleanField(nullable=True),
         'protected': fields.BooleanField(),
         'protected_reason': fields.StringField(nullable=True),
@@ -326,6 +334,13 @@ class Node(base.AllocObject):
         'created_at': fields.DateTimeField(nullable=True),
         'updated_at': fields.DateTimeField(nullable=True),
     }
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+            for field in ('boot_interface', 'bios_interface',
+                          'firmware_interface'):
+                primitive.pop(field, None)
 
     @classmethod
     def _from_db(cls, context, row, traits):

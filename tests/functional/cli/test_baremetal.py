@@ -69,6 +69,18 @@ class TestNodeCommands(base.BaremetalCLITestCase):
         self.assertIn('(HTTP 404)', err)
         self.assertIn(uuid, err)
 
+    def test_interfaces(self):
+        node = self.create('node-i', '--boot-interface', 'no-boot')
+        self.assertEqual('no-boot', node['boot_interface'])
+        self.assertEqual('fake', node['bios_interface'])
+        changed = self.alloc('baremetal', 'node', 'set', 'node-i',
+                             '--bios-interface', 'no-bios')
+        self.assertEqual('no-bios', changed['bios_interface'])
+        changed = self.alloc('baremetal', 'node', 'unset', 'node-i',
+                             '--boot-interface', '--bios-interface')
+        self.assertEqual('fake', changed['boot_interface'])
+        self.assertEqual('fake', changed['bios_interface'])
+
     def test_bad_input_reports_server_message(self):
         err = self.alloc_fails('baremetal', 'node', 'create', '--driver',
                                'no-such-driver')

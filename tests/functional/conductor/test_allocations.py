@@ -34,6 +34,12 @@ class ConductorTestCase(base.DBTestCase):
 
 class TestCreateAllocation(ConductorTestCase):
 
+    def test_backend_waits_on_the_conductor_stop_event(self):
+        manager = self.start_conductor('c1')
+        self.assertIs(manager.stop_event,
+                      manager.allocation_backend.stop_event)
+        self.assertFalse(manager.stop_event.is_set())
+
     def test_allocate_and_destroy(self):
         manager = self.start_conductor('c1')
         node = f.make_node(self.ctx, traits=['CUSTOM_A'])

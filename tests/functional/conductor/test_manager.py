@@ -1,5 +1,6 @@
 """The conductor manager through the local RPC transport, on a real DB."""
 
+import datetime
 import threading
 from unittest import mock
 
@@ -7,11 +8,15 @@ from oslo_utils import uuidutils
 
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import states
+from alloc_framework.conductor import hash_ring
 from alloc_framework.conductor import provisioning
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
 from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import driver_factory
 from alloc_framework.drivers.modules import fake
 from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import base as obj_base
 from alloc_framework import periodics
 from tests.functional.conductor import base
 from tests.functional.conductor import conductors
@@ -182,6 +187,15 @@ class NodeCrudTestCase(base.ConductorTestCase):
         self.assertEqual('fake', fresh.power_interface)
         self.assertEqual('fake', fresh.deploy_interface)
         self.assertEqual(states.ENROLL, fresh.provision_state)
+
+    def test_create_stores_every_interface_kind(self):
+        node = self.rpc.create_node(
+            self.ctx, objects.Node(self.ctx, driver='fake-hardware',
+                                   bios_interface='no-bios'))
+        fresh = objects.Node.get_by_uuid(self.ctx, node.uuid)
+        self.assertEqual('fake', fresh.boot_interface)
+        self.assertEqual('no-bios', fresh.bios_interface)
+        self.assertEqual('fake', fresh.firmware_interface)
 
     def test_create_unknown_driver_or_interface(self):
         exc = self.assertRaises(exception.DriverNotFound,
@@ -354,6 +368,19 @@ class ProvisioningTestCase(base.ConductorTestCase):
         self.assertFalse(node.driver_internal_info['fake_deployed'])
         self.assertIsNone(node.reservation)
         self.assertIsNone(node.last_error)
+
+    def test_deploy_validates_the_boot_interface(self):
+        node = self._node(provision_state=states.AVAILABLE)
+        with mock.patch.object(
+                fake.FakeBoot, 'validate',
+                side_effect=exception.InvalidParameterValue(err='no image')):
+            exc = self.assertRaises(exception.InvalidParameterValue,
+                                    self.rpc.do_provisioning_action,
+                                    self.ctx, node.id, 'active')
+        self.assertIn('no image', str(exc))
+        node = objects.Node.get_by_id(self.ctx, node.id)
+        self.assertEqual(states.AVAILABLE, node.provision_state)
+        self.assertIsNone(node.reservation)
 
     def test_undeploy_releases_instance_and_allocation(self):
         node = self._node(provision_state=states.ACTIVE,
@@ -577,6 +604,103 @@ class WaitStatesTestCase(base.ConductorTestCase):
         self.assertEqual(states.DEPLOYFAIL, node.provision_state)
         self.assertRaises(exception.InvalidStateRequested,
                           self.rpc.continue_node_deploy, self.ctx, node.id)
+
+
+class WaitTimeoutTestCase(base.ConductorTestCase):
+    """Nodes nothing resumes fail after [conductor]*_callback_timeout."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(deploy_callback_timeout=600, clean_callback_timeout=300,
+                    group='conductor')
+
+    def _waiting(self, state, seconds_ago, **kw):
+        target = (states.ACTIVE if state == states.DEPLOYWAIT
+                  else states.AVAILABLE)
+        node = self.make_node(provision_state=state,
+                              target_provision_state=target, **kw)
+        past = obj_base.utcnow() - datetime.timedelta(seconds=seconds_ago)
+        with db_api.get_engine().begin() as conn:
+            conn.execute(models.Node.__table__.update()
+                         .where(models.Node.__table__.c.id == node.id)
+                         .values(provision_updated_at=past))
+        return node
+
+    def _check(self, manager=None):
+        (manager or self.manager)._check_wait_timeouts(self.ctx)
+
+    def _get(self, node):
+        return objects.Node.get_by_id(self.ctx, node.id)
+
+    def test_periodic_collected(self):
+        self.config(check_provision_state_interval=11, group='conductor')
+        spacing = {t.__qualname__: t._periodic_spacing for t, _a, _k in
+                   periodics.collect_for_conductor(self.manager, self.ctx)}
+        self.assertEqual(11, spacing['ConductorManager._check_wait_timeouts'])
+
+    def test_deploy_wait_times_out(self):
+        old = self._waiting(states.DEPLOYWAIT, 601)
+        recent = self._waiting(states.DEPLOYWAIT, 500)
+        self._check()
+        node = self._get(old)
+        self.assertEqual(states.DEPLOYFAIL, node.provision_state)
+        self.assertEqual(states.ACTIVE, node.target_provision_state)
+        self.assertIn('Timeout reached while waiting for callback',
+                      node.last_error)
+        self.assertIn('600 seconds', node.last_error)
+        self.assertIsNone(node.reservation)
+        self.assertFalse(node.maintenance)
+        history = objects.NodeHistory.list_by_node_id(self.ctx, node.id)
+        self.assertIn('Timeout reached', history[-1].event)
+        self.assertEqual(states.DEPLOYWAIT,
+                         self._get(recent).provision_state)
+
+    def test_clean_wait_times_out_into_maintenance(self):
+        node = self._waiting(states.CLEANWAIT, 301,
+                             clean_step={'step': 'wait_for_agent',
+                                         'interface': 'deploy'})
+        self._waiting(states.DEPLOYWAIT, 301)
+        self._check()
+        node = self._get(node)
+        self.assertEqual(states.CLEANFAIL, node.provision_state)
+        self.assertTrue(node.maintenance)
+        self.assertEqual(provisioning.CLEAN_FAILURE, node.fault)
+        self.assertIn('wait_for_agent', node.last_error)
+        self.assertEqual({}, node.clean_step)
+        # 301 s is within the deploy timeout: that node still waits.
+        self.assertEqual([states.DEPLOYWAIT], [
+            n.provision_state for n in objects.Node.list(
+                self.ctx, filters={'provision_state': states.DEPLOYWAIT})])
+
+    def test_zero_disables(self):
+        self.config(deploy_callback_timeout=0, group='conductor')
+        node = self._waiting(states.DEPLOYWAIT, 10 ** 6)
+        self._check()
+        self.assertEqual(states.DEPLOYWAIT, self._get(node).provision_state)
+
+    def test_maintenance_and_locked_nodes_left_alone(self):
+        in_maintenance = self._waiting(states.DEPLOYWAIT, 601,
+                                       maintenance=True)
+        locked = self._waiting(states.CLEANWAIT, 601, reservation='other')
+        self._check()
+        self.assertEqual(states.DEPLOYWAIT,
+                         self._get(in_maintenance).provision_state)
+        self.assertEqual(states.CLEANWAIT, self._get(locked).provision_state)
+
+    def test_each_conductor_times_out_its_own_nodes(self):
+        other = self.start_conductor('other-host')
+        # 20 random UUIDs all on one side of two: one chance in 500,000.
+        nodes = [self._waiting(states.DEPLOYWAIT, 601) for _ in range(20)]
+        ring = hash_ring.HashRingManager(self.conf, self.ctx)
+        mine = {n.id for n in nodes
+                if ring.get_host_for_node(n.uuid) == self.host}
+        self.assertTrue(0 < len(mine) < len(nodes), mine)
+        self._check()
+        self.assertEqual(mine, {n.id for n in nodes if self._get(
+            n).provision_state == states.DEPLOYFAIL})
+        self._check(other)
+        self.assertEqual({states.DEPLOYFAIL},
+                         {self._get(n).provision_state for n in nodes})
 
 
 class AsynchronousWorkTestCase(base.ConductorTestCase):

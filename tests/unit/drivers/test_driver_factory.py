@@ -4,9 +4,12 @@ from unittest import mock
 
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import states
+from alloc_framework.conf import hardware as hardware_conf
+from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import driver_factory
 from alloc_framework.drivers import fake_hardware
 from alloc_framework.drivers.modules import fake
+from alloc_framework.drivers.modules import noop
 from alloc_framework.objects import baremetal as objects
 from tests import base
 
@@ -69,6 +72,113 @@ class DriverFactoryTestCase(base.TestCase):
                       factory.get_properties('fake-hardware'))
 
 
+class _LegacyHardware(drivers_base.HardwareType):
+    """A hardware type written when only three kinds existed."""
+
+    supported_power_interfaces = ['fake']
+    supported_deploy_interfaces = ['fake']
+    supported_management_interfaces = ['fake']
+
+
+class InterfaceKindsTestCase(base.TestCase):
+
+    def test_options_for_every_kind(self):
+        opts = {opt.name: opt for opt in hardware_conf.opts}
+        for kind in drivers_base.INTERFACE_KINDS:
+            enabled = opts['enabled_%s_interfaces' % kind.name]
+            self.assertIn('alloc_framework.hardware.interfaces.%s'
+                          % kind.name, enabled.help)
+            self.assertIn('fake', enabled.default)
+            self.assertIsNone(opts['default_%s_interface'
+                                   % kind.name].default)
+
+    def test_only_the_first_three_kinds_are_required(self):
+        self.assertEqual(
+            ['power', 'deploy', 'management'],
+            [k.name for k in drivers_base.INTERFACE_KINDS if k.required])
+        self.assertEqual('no-firmware', drivers_base.KINDS['firmware'].noop)
+        self.assertIsNone(drivers_base.KINDS['power'].noop)
+
+    def test_supported_interfaces_defaults(self):
+        legacy = _LegacyHardware()
+        self.assertEqual(['fake'], legacy.supported_interfaces('power'))
+        self.assertEqual(['no-bios'], legacy.supported_interfaces('bios'))
+        self.assertEqual(['fake', 'no-boot'],
+                         fake_hardware.FakeHardware().supported_interfaces(
+                             'boot'))
+        self.assertRaises(KeyError, legacy.supported_interfaces, 'nope')
+
+    def test_noop_interfaces_registered(self):
+        factory = driver_factory.DriverFactory(self.conf)
+        self.assertIsInstance(factory.interfaces['boot']['no-boot'],
+                              noop.NoBoot)
+        self.assertIsInstance(factory.interfaces['bios']['no-bios'],
+                              noop.NoBIOS)
+        self.assertIsInstance(factory.interfaces['firmware']['no-firmware'],
+                              noop.NoFirmware)
+
+
+class OptionalKindsTestCase(base.TestCase):
+
+    def _factory(self):
+        return driver_factory.DriverFactory(
+            self.conf, hardware_types={
+                'legacy': _LegacyHardware(),
+                'fake-hardware': fake_hardware.FakeHardware()})
+
+    def test_hardware_type_unaware_of_new_kinds_loads(self):
+        factory = self._factory()
+        node = objects.Node(driver='legacy')
+        factory.check_and_update_node_interfaces(node)
+        self.assertEqual(('fake', 'fake', 'fake', 'no-boot', 'no-bios',
+                          'no-firmware'),
+                         tuple(getattr(node, '%s_interface' % t)
+                               for t in drivers_base.INTERFACE_TYPES))
+        driver = factory.build_driver(node)
+        self.assertIsInstance(driver.firmware, noop.NoFirmware)
+        self.assertEqual(set(drivers_base.INTERFACE_TYPES),
+                         set(driver.all_interfaces()))
+
+    def test_legacy_hardware_refuses_a_real_optional_interface(self):
+        factory = self._factory()
+        node = objects.Node(driver='legacy', bios_interface='fake')
+        self.assertRaises(exception.IncompatibleInterface,
+                          factory.check_and_update_node_interfaces, node)
+
+    def test_optional_kind_without_enabled_implementation(self):
+        # Nothing of the kind enabled: the no-op is still there.
+        self.config(enabled_firmware_interfaces=[])
+        factory = driver_factory.DriverFactory(self.conf)
+        self.assertEqual(['no-firmware'], list(factory.interfaces['firmware']))
+        node = objects.Node(driver='fake-hardware')
+        factory.check_and_update_node_interfaces(node)
+        self.assertEqual('no-firmware', node.firmware_interface)
+        self.assertEqual('fake', node.bios_interface)
+
+    def test_required_kind_without_enabled_implementation(self):
+        self.config(enabled_power_interfaces=[])
+        exc = self.assertRaises(exception.DriverLoadError,
+                                self._factory)
+        self.assertIn('power', str(exc))
+
+    def test_default_interface_option(self):
+        self.config(default_bios_interface='no-bios')
+        factory = driver_factory.DriverFactory(self.conf)
+        self.assertEqual('no-bios',
+                         factory.default_interface('fake-hardware', 'bios'))
+        # Not supported by the hardware type: ignored.
+        self.config(default_power_interface='ipmitool')
+        self.assertEqual('fake',
+                         factory.default_interface('fake-hardware', 'power'))
+
+    def test_explicit_noop(self):
+        factory = driver_factory.DriverFactory(self.conf)
+        node = objects.Node(driver='fake-hardware', boot_interface='no-boot')
+        factory.check_and_update_node_interfaces(node)
+        self.assertEqual('no-boot', node.boot_interface)
+        self.assertEqual('fake', node.firmware_interface)
+
+
 class FakeInterfacesTestCase(base.TestCase):
 
     def setUp(self):
@@ -114,3 +224,49 @@ class FakeInterfacesTestCase(base.TestCase):
                          mgmt.get_boot_device(self.task))
         self.assertRaises(exception.InvalidParameterValue,
                           mgmt.set_boot_device, self.task, 'floppy')
+
+    def test_boot(self):
+        boot = fake.FakeBoot()
+        boot.prepare_ramdisk(self.task, {})
+        self.assertEqual('ramdisk', self.node.driver_internal_info[
+            'fake_boot'])
+        boot.prepare_instance(self.task)
+        self.assertEqual('instance', self.node.driver_internal_info[
+            'fake_boot'])
+        boot.clean_up_instance(self.task)
+        self.assertIsNone(self.node.driver_internal_info['fake_boot'])
+
+    def test_bios(self):
+        bios = fake.FakeBIOS()
+        bios.apply_configuration(self.task, [{'name': 'ProcTurbo',
+                                              'value': 'Enabled'}])
+        self.assertEqual({'ProcTurbo': 'Enabled'},
+                         self.node.driver_internal_info[
+                             'fake_bios_settings'])
+        bios.factory_reset(self.task)
+        self.assertEqual({}, self.node.driver_internal_info[
+            'fake_bios_settings'])
+
+    def test_firmware(self):
+        fake.FakeFirmware().update(self.task, [{'component': 'bmc',
+                                                'url': 'http://x/fw'}])
+        self.assertEqual([['bmc']], self.node.driver_internal_info[
+            'fake_firmware_updates'])
+
+
+class NoopInterfacesTestCase(base.TestCase):
+
+    def test_actions_unsupported(self):
+        task = _Task(objects.Node(driver='fake-hardware'))
+        for iface, call in ((noop.NoBIOS(), 'apply_configuration'),
+                            (noop.NoBIOS(), 'factory_reset'),
+                            (noop.NoFirmware(), 'update')):
+            args = () if call == 'factory_reset' else ([],)
+            exc = self.assertRaises(exception.UnsupportedDriverExtension,
+                                    getattr(iface, call), task, *args)
+            self.assertEqual(400, exc.code)
+            self.assertIn(iface.interface_type, str(exc))
+        noop.NoBIOS().cache_bios_settings(task)
+        noop.NoFirmware().cache_firmware_components(task)
+        noop.NoBoot().prepare_ramdisk(task, {})
+        self.assertEqual({}, noop.NoBoot().get_properties())

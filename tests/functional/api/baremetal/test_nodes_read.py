@@ -56,6 +56,23 @@ class TestNodeRead(base.BaremetalTestCase):
                         version='1.64')
         self.assertError(resp, 406, 'baremetal.version_not_acceptable')
 
+    def test_interface_fields_gated_by_version(self):
+        node = self.make_node()
+        path = '/v1/nodes/%s' % node.uuid
+        shown = self.get(path, version='1.30', status=200).json_body
+        self.assertNotIn('power_interface', shown)
+        self.assertNotIn('boot_interface', shown)
+        shown = self.get(path, version='1.31', status=200).json_body
+        self.assertIn('power_interface', shown)
+        self.assertIn('boot_interface', shown)
+        self.assertNotIn('bios_interface', shown)
+        shown = self.get(path, version='1.40', status=200).json_body
+        self.assertIn('bios_interface', shown)
+        self.assertNotIn('firmware_interface',
+                         self.get(path, status=200).json_body)
+        resp = self.get(path + '?fields=bios_interface', version='1.39')
+        self.assertError(resp, 406, 'baremetal.version_not_acceptable')
+
     def test_fields(self):
         node = self.make_node(name='n1')
         body = self.get('/v1/nodes/%s?fields=uuid,name' % node.uuid,

@@ -108,6 +108,59 @@ class TestCreate(NodeWriteTestCase):
         self.assertError(resp, 406)
 
 
+class TestInterfaces(NodeWriteTestCase):
+    """The per-kind interface fields, each from its version."""
+
+    def test_create_with_interfaces(self):
+        body = self.post('/v1/nodes', {'driver': 'fake-hardware',
+                                       'boot_interface': 'no-boot',
+                                       'bios_interface': 'no-bios'},
+                         status=201).json_body
+        self.assertEqual('no-boot', body['boot_interface'])
+        self.assertEqual('no-bios', body['bios_interface'])
+        self.assertEqual('fake', body['power_interface'])
+        # No firmware_interface before the version that adds it.
+        self.assertNotIn('firmware_interface', body)
+        node = node_obj.Node.get_by_uuid(self.context, body['uuid'])
+        self.assertEqual('fake', node.firmware_interface)
+
+    def test_bios_interface_from_1_40(self):
+        resp = self.post('/v1/nodes', {'driver': 'fake-hardware',
+                                       'bios_interface': 'fake'},
+                         version='1.39')
+        self.assertError(resp, 406)
+        body = self.post('/v1/nodes', {'driver': 'fake-hardware',
+                                       'boot_interface': 'fake'},
+                         version='1.31', status=201).json_body
+        self.assertEqual('fake', body['boot_interface'])
+        self.assertNotIn('bios_interface', body)
+        resp = self.patch('/v1/nodes/%s' % body['uuid'], [
+            {'op': 'add', 'path': '/bios_interface', 'value': 'no-bios'}],
+            version='1.39')
+        self.assertError(resp, 406)
+        body = self.patch('/v1/nodes/%s' % body['uuid'], [
+            {'op': 'add', 'path': '/bios_interface', 'value': 'no-bios'}],
+            version='1.40', status=200).json_body
+        self.assertEqual('no-bios', body['bios_interface'])
+
+    def test_patch_interfaces(self):
+        node = self.make_node(provision_state=states.MANAGEABLE)
+        path = '/v1/nodes/%s' % node.uuid
+        body = self.patch(path, [
+            {'op': 'replace', 'path': '/boot_interface', 'value': 'no-boot'},
+        ], status=200).json_body
+        self.assertEqual('no-boot', body['boot_interface'])
+        # Removing the value goes back to the hardware type's default.
+        body = self.patch(path, [
+            {'op': 'remove', 'path': '/boot_interface'}],
+            status=200).json_body
+        self.assertEqual('fake', body['boot_interface'])
+        resp = self.patch(path, [
+            {'op': 'replace', 'path': '/bios_interface', 'value': 'nope'}])
+        self.assertEqual(400, resp.status_int, resp.text)
+        self.assertIn('nope', resp.text)
+
+
 class TestPatch(NodeWriteTestCase):
 
     def test_patch_fields(self):

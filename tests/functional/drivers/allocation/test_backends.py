@@ -1,5 +1,7 @@
 """Loading allocation backends and the behaviour of the shipped ones."""
 
+import threading
+import time
 from unittest import mock
 
 from alloc_framework.objects.baremetal import exception
@@ -67,11 +69,12 @@ class TestBackends(base.DBTestCase):
 
         with mock.patch.object(node_reservation, 'reserve_node_or_explain',
                                reserve), \
-                mock.patch.object(database, 'time') as time_mod:
+                mock.patch.object(backend, 'stop_event') as stop_event:
             self.assertEqual(node.uuid, backend.allocate(self.ctx, a))
         self.assertEqual(3, len(calls))
-        # A random pause growing with each try, none after the last.
-        sleep = time_mod.sleep
+        # A random pause growing with each try, none after the last: a
+        # wait on the stop event, never a sleep.
+        sleep = stop_event.wait
         self.assertEqual(2, sleep.call_count)
         first, second = (c.args[0] for c in sleep.call_args_list)
         pause = backend.busy_pause
@@ -85,13 +88,35 @@ class TestBackends(base.DBTestCase):
         busy = node_reservation.BUSY_ERROR + ' of resource class baremetal'
         with mock.patch.object(node_reservation, 'reserve_node_or_explain',
                                return_value=(None, busy)) as reserve, \
-                mock.patch.object(database, 'time') as time_mod:
+                mock.patch.object(backend, 'stop_event') as stop_event:
             exc = self.assertRaises(exception.AllocationFailed,
                                     backend.allocate, self.ctx, a)
         self.assertEqual(backend.busy_attempts, reserve.call_count)
         self.assertEqual(backend.busy_attempts - 1,
-                         time_mod.sleep.call_count)
+                         stop_event.wait.call_count)
         self.assertIn(node_reservation.BUSY_ERROR, exc.kwargs['error'])
+
+    def test_database_stopping_conductor_does_not_wait(self):
+        f.make_node(self.ctx)
+        backend = database.DatabaseBackend(self.conf)
+        backend.busy_pause = 60
+        backend.stop_event.set()
+        a = f.make_allocation(self.ctx)
+        busy = node_reservation.BUSY_ERROR
+        started = time.monotonic()
+        with mock.patch.object(node_reservation, 'reserve_node_or_explain',
+                               return_value=(None, busy)) as reserve:
+            self.assertRaises(exception.AllocationFailed,
+                              backend.allocate, self.ctx, a)
+        self.assertLess(time.monotonic() - started, 5)
+        self.assertEqual(backend.busy_attempts, reserve.call_count)
+
+    def test_backend_gets_the_conductor_stop_event(self):
+        stop_event = threading.Event()
+        backend = backend_base.load_backend(self.conf, stop_event)
+        self.assertIs(stop_event, backend.stop_event)
+        self.assertFalse(
+            backend_base.load_backend(self.conf).stop_event.is_set())
 
     def test_database_failure_names_the_filter(self):
         f.make_node(self.ctx, traits=['CUSTOM_A'])

@@ -10,14 +10,14 @@ fingerprint in ``EXPECTED_FINGERPRINTS``; the failure message shows it.
 
 from oslo_versionedobjects import fixture
 
-from alloc_framework.objects import baremetal  # noqa: F401 (registers)
+from alloc_framework.objects import baremetal
 from alloc_framework.objects.baremetal import base as obj_base
 from tests import base
 
 EXPECTED_FINGERPRINTS = {
     'Allocation': '1.1-b1aa2881c7ce2ae8b054441a4f7e55d0',
     'Conductor': '1.0-c1d71fbbca640666418d95deb6070523',
-    'Node': '1.0-a9f979e4854f04c4032c78c6e415bab0',
+    'Node': '1.1-fb3c5b6beed3a1461c4f7a45c0d48144',
     'NodeHistory': '1.0-6c246d887c547680aab2078586e8955a',
 }
 
@@ -50,3 +50,14 @@ class TestObjectVersions(base.TestCase):
         # version in the parent's fingerprint (obj_relationships).
         checker = fixture.ObjectVersionChecker(project_classes())
         self.assertEqual({}, checker.get_dependency_tree())
+
+    def test_node_1_0_has_no_new_interface_fields(self):
+        node = baremetal.Node(driver='fake-hardware', power_interface='fake',
+                              boot_interface='fake', bios_interface='fake',
+                              firmware_interface='fake')
+        data = node.obj_to_primitive(target_version='1.0')[
+            'alloc_framework_object.data']
+        self.assertEqual('fake', data['power_interface'])
+        for field in ('boot_interface', 'bios_interface',
+                      'firmware_interface'):
+            self.assertNotIn(field, data)
