@@ -8,7 +8,8 @@ without bound. Power and provisioning calls return once their checks
 passed and their work was handed to a worker, which then owns the node
 lock and releases it when the work ends; the caller polls the node for
 the result. Periodic work (heartbeat, take-over of allocations of dead
-conductors, and the periodic tasks of loaded drivers) is declared with
+conductors, the launcher of deferred actions (:mod:`deferred_actions`),
+and the periodic tasks of loaded drivers) is declared with
 :func:`alloc_framework.periodics.periodic` and run by a
 :class:`~alloc_framework.periodics.PeriodicRunner`, which stops at once.
 
@@ -25,6 +26,7 @@ from alloc_framework.common import context as af_context
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import states
 from alloc_framework.conductor import allocations
+from alloc_framework.conductor import deferred_actions
 from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import rpcapi
 from alloc_framework.conductor import task_manager
@@ -75,6 +77,7 @@ class ConductorManager:
         self._stop = threading.Event()
         self._periodics = None
         self._started = False
+        self.deferred_actions = None
 
     # --- life cycle ---
 
@@ -111,6 +114,8 @@ class ConductorManager:
             if self.transport is None:
                 self.transport = rpcapi.load_transport(self.conf)
             self.transport.start_server(self)
+            self.deferred_actions = deferred_actions.Launcher(self)
+            self.deferred_actions.start()
             self._periodics = periodics.PeriodicRunner(
                 periodics.collect_for_conductor(self, self.context),
                 name='periodics-%s' % self.host)
@@ -154,6 +159,9 @@ class ConductorManager:
         if self._periodics is not None:
             self._periodics.stop()
             self._periodics = None
+        if self.deferred_actions is not None:
+            self.deferred_actions.stop()
+            self.deferred_actions = None
         if self.transport is not None:
             self.transport.stop_server(self)
             if self._own_transport and hasattr(self.transport, 'cleanup'):
@@ -187,6 +195,11 @@ class ConductorManager:
         spacing=lambda conf: conf.conductor.check_allocations_interval)
     def _take_over_allocations(self, context):
         allocations.take_over_dead_allocations(self, context)
+
+    @periodics.periodic(
+        spacing=lambda conf: conf.deferred_actions.launcher_interval)
+    def _launch_deferred_actions(self, context):
+        self.deferred_actions.launch(context)
 
     def spawn_worker(self, func, *args, **kwargs):
         """Run ``func`` in the bounded pool; returns its future.

@@ -4,6 +4,7 @@ from alloc_framework.conf import allocation
 from alloc_framework.conf import api
 from alloc_framework.conf import conductor
 from alloc_framework.conf import default
+from alloc_framework.conf import deferred_actions
 from alloc_framework.conf import hardware
 from alloc_framework.conf import middleware
 from alloc_framework.conf import placement
@@ -18,5 +19,6 @@ def list_opts():
         ('placement', placement.opts),
         ('conductor', conductor.opts),
         ('allocation', allocation.opts),
+        ('deferred_actions', deferred_actions.opts),
         ('oslo_middleware', middleware.opts),
     ]
