@@ -28,12 +28,14 @@ sleeps: a worker runs one call and returns.
 
 import datetime
 import threading
+import time
 
 import futurist
 from oslo_log import log
 from oslo_serialization import jsonutils
 
 from alloc_framework.conductor import hash_ring
+from alloc_framework.conf import deferred_actions as conf_deferred
 from alloc_framework.conductor import task_manager
 from alloc_framework.drivers import deferred
 from alloc_framework.objects import baremetal as objects
@@ -90,12 +92,14 @@ class _Iteration:
 class Launcher:
     """Launches the deferred actions of one conductor.
 
-    :param manager: the ``ConductorManager`` (host, conf, driver factory,
-        stop event).
+    :param manager: the ``ConductorManager`` (host, conf, driver factory).
+    :param stop_event: set when the conductor stops; cuts a long purge
+        short.
     """
 
-    def __init__(self, manager):
+    def __init__(self, manager, stop_event):
         self.manager = manager
+        self._stop_event = stop_event
         self.conf = manager.conf
         self.host = manager.host
         self.pool_size = self.conf.deferred_actions.pool_size
@@ -104,6 +108,7 @@ class Launcher:
         self._busy = 0
         self._lock = threading.Lock()
         self._executor = None
+        self._last_cleanup = None
 
     # --- life cycle ---
 
@@ -189,6 +194,85 @@ class Launcher:
         except Exception:
             LOG.exception('Could not give back deferred action %s',
                           action_id)
+
+    # --- the clean-up periodic ---
+
+    def cleanup(self, context):
+        """Rescue stuck actions, delete old terminal ones, purge.
+
+        Runs every ``[deferred_actions]idle_cleanup_interval`` seconds
+        while the pool is idle, but only every
+        ``[deferred_actions]cleanup_interval`` seconds while it is busy.
+
+        :returns: ``(rescued, deleted, purged)`` counts, or None when the
+            run was skipped because the pool is busy.
+        """
+        conf = self.conf.deferred_actions
+        now = time.monotonic()
+        if (self._busy and self._last_cleanup is not None
+                and now - self._last_cleanup < conf.cleanup_interval):
+            return None
+        self._last_cleanup = now
+        utcnow = obj_base.utcnow()
+        rescued = 0
+        before = utcnow - datetime.timedelta(seconds=conf.running_timeout)
+        for action_id, _retries in objects.DeferredAction.stuck(context,
+                                                                before):
+            try:
+                self._rescue(context, action_id)
+                rescued += 1
+            except (exception.DeferredActionStateChanged,
+                    exception.DeferredActionNotFound):
+                pass  # it ended, or another conductor rescued it
+            except Exception:
+                LOG.exception('Could not rescue deferred action %s',
+                              action_id)
+        # The ceiling holds whatever the configuration says.
+        retention = min(conf.retention, conf_deferred.MAX_RETENTION)
+        deleted = objects.DeferredAction.soft_delete_terminal(
+            context, utcnow - datetime.timedelta(seconds=retention))
+        purged = 0
+        while not self._stop_event.is_set():
+            count = objects.DeferredAction.purge_deleted(
+                context, conf.purge_batch_size)
+            purged += count
+            if count < conf.purge_batch_size:
+                break
+        LOG.debug('Deferred actions clean-up: %(r)d stuck actions rescued, '
+                  '%(d)d ended actions deleted, %(p)d purged',
+                  {'r': rescued, 'd': deleted, 'p': purged})
+        return rescued, deleted, purged
+
+    def _rescue(self, context, action_id):
+        """An action RUNNING for too long lost its worker: retry or fail.
+        """
+        action = objects.DeferredAction.get_by_id(context, action_id)
+        error = ('running for more than %d seconds on %s'
+                 % (self.conf.deferred_actions.running_timeout,
+                    action.conductor))
+        LOG.warning('Deferred action %(uuid)s (%(call)s): %(error)s',
+                    {'uuid': action.uuid, 'call': action.call,
+                     'error': error})
+        if action.retry_remaining > 0:
+            action.transition(da.PENDING_RETRY,
+                              retry_remaining=action.retry_remaining - 1,
+                              result=error, conductor=None)
+            return
+        message = failure_message(action, error)
+        action.transition(da.FAILED, result=error, conductor=None)
+        node = objects.Node.get_by_id(context, action.node_id)
+        record_failure(context, node, action, message, self.host)
+        try:
+            with task_manager.TaskManager(
+                    context, node.id, self.host,
+                    purpose='deferred action %s failure' % action.uuid,
+                    retry_attempts=0, retry_interval=0) as task:
+                task.node.last_error = message
+                task.node.save(context)
+        except exception.NodeLocked:
+            LOG.warning('Node %(node)s is locked: its last_error does not '
+                        'show that %(msg)s', {'node': node.uuid,
+                                              'msg': message})
 
     # --- on a worker ---
 

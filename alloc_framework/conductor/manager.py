@@ -114,7 +114,7 @@ class ConductorManager:
             if self.transport is None:
                 self.transport = rpcapi.load_transport(self.conf)
             self.transport.start_server(self)
-            self.deferred_actions = deferred_actions.Launcher(self)
+            self.deferred_actions = deferred_actions.Launcher(self, self._stop)
             self.deferred_actions.start()
             self._periodics = periodics.PeriodicRunner(
                 periodics.collect_for_conductor(self, self.context),
@@ -200,6 +200,12 @@ class ConductorManager:
         spacing=lambda conf: conf.deferred_actions.launcher_interval)
     def _launch_deferred_actions(self, context):
         self.deferred_actions.launch(context)
+
+    @periodics.periodic(
+        spacing=lambda conf: conf.deferred_actions.idle_cleanup_interval,
+        enabled=lambda conf: conf.deferred_actions.cleanup_interval > 0)
+    def _clean_up_deferred_actions(self, context):
+        self.deferred_actions.cleanup(context)
 
     def spawn_worker(self, func, *args, **kwargs):
         """Run ``func`` in the bounded pool; returns its future.

@@ -4,8 +4,11 @@ import collections
 import datetime
 import threading
 
+import sqlalchemy as sa
+
 from alloc_framework.common import context as af_context
 from alloc_framework.conductor import deferred_actions
+from alloc_framework.db.sqlalchemy import models
 from alloc_framework.drivers import deferred
 from alloc_framework.drivers import driver_factory
 from alloc_framework.drivers.modules import fake
@@ -263,3 +266,84 @@ class LauncherTestCase(base.ConductorTestCase):
         test_base.wait_for(
             lambda: self._get(action).state == da.COMPLETED,
             'the action to complete')
+
+
+class CleanupTestCase(LauncherTestCase):
+
+    def _age(self, action, seconds, **values):
+        with self.db.engine.begin() as conn:
+            conn.execute(sa.update(models.DeferredAction)
+                         .where(models.DeferredAction.id == action.id)
+                         .values(updated_at=obj_base.utcnow()
+                                 - datetime.timedelta(seconds=seconds),
+                                 **values))
+
+    def _rows(self):
+        with self.db.engine.connect() as conn:
+            return conn.execute(sa.select(sa.func.count()).select_from(
+                models.DeferredAction)).scalar()
+
+    def test_stuck_running_goes_back_to_pending_retry(self):
+        action = self._action('echo', retries=2)
+        objects.DeferredAction.claim(self.ctx, [action.id], 'dead-host')
+        self.assertEqual((0, 0, 0), self.launcher.cleanup(self.ctx))
+        self._age(action, 901)
+        self.assertEqual((1, 0, 0), self.launcher.cleanup(self.ctx))
+        got = self._get(action)
+        self.assertEqual(da.PENDING_RETRY, got.state)
+        self.assertEqual(1, got.retry_remaining)
+        self.assertIn('dead-host', got.result)
+        self._launch()
+        self.assertEqual(da.COMPLETED, self._get(action).state)
+
+    def test_stuck_running_without_retries_fails(self):
+        action = self._action('echo')
+        objects.DeferredAction.claim(self.ctx, [action.id], 'dead-host')
+        self._age(action, 901)
+        self.launcher.cleanup(self.ctx)
+        self.assertEqual(da.FAILED, self._get(action).state)
+        node = objects.Node.get_by_id(self.ctx, self.node.id)
+        self.assertIn(action.uuid, node.last_error)
+        self.assertEqual([node.last_error], [
+            h.event for h in objects.NodeHistory.list_by_node_id(
+                self.ctx, node.id)])
+
+    def test_retention_then_purge_in_batches(self):
+        self.config(purge_batch_size=2, group='deferred_actions')
+        # One node each: a node runs one action at a time.
+        actions = [self._action('echo', node=self.make_node())
+                   for _ in range(5)]
+        recent = self._action('echo', node=self.make_node())
+        waiting = self._action('poll', arguments={'left': 1, 'wait': 600})
+        self._launch()
+        for action in actions:
+            self._age(action, 901)
+        self._age(waiting, 5000)
+        self.assertEqual((0, 5, 5), self.launcher.cleanup(self.ctx))
+        self.assertEqual([recent.uuid, waiting.uuid],
+                         [a.uuid for a in objects.DeferredAction.list(
+                             self.ctx)])
+        self.assertEqual(2, self._rows())
+
+    def test_retention_ceiling(self):
+        self.assertRaises(ValueError, self.config, retention=86401,
+                          group='deferred_actions')
+        self.config(retention=86400, group='deferred_actions')
+        action = self._action('echo')
+        self._launch()
+        self._age(action, 86399)
+        self.assertEqual((0, 0, 0), self.launcher.cleanup(self.ctx))
+        self._age(action, 86401)
+        self.assertEqual((0, 1, 1), self.launcher.cleanup(self.ctx))
+
+    def test_busy_pool_cleans_up_less_often(self):
+        self.launcher.cleanup(self.ctx)
+        self._action('hold')
+        self.launcher.launch(self.ctx)
+        test_base.wait_for(lambda: self.launcher.busy == 1, 'busy pool')
+        self.assertIsNone(self.launcher.cleanup(self.ctx))
+        self.config(cleanup_interval=0, group='deferred_actions')
+        self.assertIsNotNone(self.launcher.cleanup(self.ctx))
+        self.gate.opened.set()
+        test_base.wait_for(lambda: self.launcher.busy == 0, 'idle pool')
+        self.assertIsNotNone(self.launcher.cleanup(self.ctx))
