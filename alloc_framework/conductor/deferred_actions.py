@@ -22,8 +22,11 @@ each on a worker:
   action, the error, and the request id and user that asked for it.
 
 Every run logs a launch line and, once the last action it launched ended,
-a completion line, both with the run's iteration number. Nothing here
-sleeps: a worker runs one call and returns.
+a completion line, both with the run's iteration number; its duration
+goes to the ``DeferredActions.launch`` timer and the gauges
+:data:`GAUGES` through the ``[metrics]`` emitter. COMPLETED and FAILED
+send a versioned notification (:mod:`objects.baremetal.notification`).
+Nothing here sleeps: a worker runs one call and returns.
 """
 
 import datetime
@@ -32,8 +35,10 @@ import time
 
 import futurist
 from oslo_log import log
+import oslo_messaging
 from oslo_serialization import jsonutils
 
+from alloc_framework.common import metrics
 from alloc_framework.conductor import hash_ring
 from alloc_framework.conf import deferred_actions as conf_deferred
 from alloc_framework.conductor import task_manager
@@ -43,6 +48,7 @@ from alloc_framework.objects.baremetal import base as obj_base
 from alloc_framework.objects.baremetal import deferred_action as da
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import node_history
+from alloc_framework.objects.baremetal import notification
 
 LOG = log.getLogger(__name__)
 
@@ -51,6 +57,15 @@ EVENT_TYPE = 'deferred_action'
 # Outcomes of one launched action, as counted by the completion log.
 REVERTED = 'reverted'
 GONE = 'gone'
+# Gauges sent by every launcher run: name -> states counted (None: the
+# actions launched by the run).
+GAUGES = {
+    'DeferredActionsLaunchedCount': None,
+    'DeferredActionsPendingCount': (da.CREATED, da.RESCHEDULE),
+    'DeferredActionsFailedCount': (da.FAILED,),
+    'DeferredActionsRetryCount': (da.PENDING_RETRY,),
+    'DeferredActionsCompletedCount': (da.COMPLETED,),
+}
 
 
 def failure_message(action, error):
@@ -109,6 +124,8 @@ class Launcher:
         self._lock = threading.Lock()
         self._executor = None
         self._last_cleanup = None
+        self.metrics = metrics.get_emitter(self.conf)
+        self._notifier = None
 
     # --- life cycle ---
 
@@ -141,6 +158,10 @@ class Launcher:
 
     def launch(self, context):
         """One launcher run; returns its :class:`_Iteration`."""
+        with self.metrics.timer('DeferredActions.launch'):
+            return self._launch(context)
+
+    def _launch(self, context):
         executor = self._executor
         with self._lock:
             self.iteration += 1
@@ -168,7 +189,31 @@ class Launcher:
                 # The conductor is stopping: give the action back.
                 self._give_back(context, action_id, previous)
                 self._finished(report, REVERTED)
+        self._send_gauges(context, len(claimed))
         return report
+
+    def _send_gauges(self, context, launched):
+        counts = objects.DeferredAction.count_by_state(context)
+        for name, counted in GAUGES.items():
+            value = (launched if counted is None
+                     else sum(counts.get(s, 0) for s in counted))
+            self.metrics.send_gauge(name, value)
+
+    def notify(self, context, action, node_uuid):
+        """Send the notification of a COMPLETED or FAILED action."""
+        try:
+            if self._notifier is None:
+                self._notifier = oslo_messaging.Notifier(
+                    oslo_messaging.get_notification_transport(self.conf),
+                    publisher_id=notification.PUBLISHER)
+            objects.DeferredActionNotification.for_action(
+                action, node_uuid, self.host).emit(
+                    context, self._notifier,
+                    self.conf.deferred_actions.notification_level)
+        except Exception:
+            # Operators' visibility must not change the action's fate.
+            LOG.exception('Could not send the notification of deferred '
+                          'action %s', action.uuid)
 
     def _ended(self, report):
         outcomes = report.outcomes
@@ -207,6 +252,10 @@ class Launcher:
         :returns: ``(rescued, deleted, purged)`` counts, or None when the
             run was skipped because the pool is busy.
         """
+        with self.metrics.timer('DeferredActions.cleanup'):
+            return self._cleanup(context)
+
+    def _cleanup(self, context):
         conf = self.conf.deferred_actions
         now = time.monotonic()
         if (self._busy and self._last_cleanup is not None
@@ -262,6 +311,7 @@ class Launcher:
         action.transition(da.FAILED, result=error, conductor=None)
         node = objects.Node.get_by_id(context, action.node_id)
         record_failure(context, node, action, message, self.host)
+        self.notify(context, action, node.uuid)
         try:
             with task_manager.TaskManager(
                     context, node.id, self.host,
@@ -328,6 +378,7 @@ class Launcher:
             if isinstance(answer, deferred.Reschedule):
                 return self._reschedule(task, action, answer, now)
             action.transition(da.COMPLETED, result=_result_text(answer))
+            self.notify(task.context, action, task.node.uuid)
             LOG.debug('Deferred action %(uuid)s (%(call)s) of node %(node)s'
                       ' completed', {'uuid': action.uuid,
                                      'call': action.call,
@@ -363,6 +414,7 @@ class Launcher:
         record_failure(task.context, task.node, action, message, self.host)
         task.node.last_error = message
         task.node.save(task.context)
+        self.notify(task.context, action, task.node.uuid)
         return da.FAILED
 
 

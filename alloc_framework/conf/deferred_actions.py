@@ -60,6 +60,18 @@ opts = [
                min=1,
                help='Seconds between clean-ups while the worker pool is '
                     'idle (quiet periods clean up more often).'),
+    cfg.StrOpt('notification_level',
+               default='info',
+               choices=[('debug', 'every notification'),
+                        ('info', 'COMPLETED and FAILED'),
+                        ('error', 'FAILED only'),
+                        ('none', 'no notification')],
+               help='Lowest priority of the versioned notifications sent '
+                    'when a deferred action ends: COMPLETED is sent at '
+                    'info, FAILED at error. They go through the '
+                    'oslo.messaging notifier, whose '
+                    '[oslo_messaging_notifications]driver is empty (no-op) '
+                    'by default.'),
     cfg.IntOpt('purge_batch_size',
                default=500,
                min=1,

@@ -4,7 +4,7 @@ One module per entity (``node``, ``allocation``, ``conductor``,
 ``node_history``, ``deferred_action``; ``trait`` and ``node_reservation``
 hold the SQL that node traits and node reservations share), beside the
 side's domain exceptions (``exception``) and provision state machine
-(``states``).
+(``states``) and versioned notifications (``notification``).
 
 Importing this package registers every object class, so that
 ``AllocObjectSerializer`` can rebuild them from RPC payloads.
@@ -15,9 +15,11 @@ from alloc_framework.objects.baremetal import conductor
 from alloc_framework.objects.baremetal import deferred_action
 from alloc_framework.objects.baremetal import node
 from alloc_framework.objects.baremetal import node_history
+from alloc_framework.objects.baremetal import notification
 
 Allocation = allocation.Allocation
 Conductor = conductor.Conductor
 DeferredAction = deferred_action.DeferredAction
 Node = node.Node
 NodeHistory = node_history.NodeHistory
+DeferredActionNotification = notification.DeferredActionNotification

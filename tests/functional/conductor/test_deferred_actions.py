@@ -2,11 +2,16 @@
 
 import collections
 import datetime
+import logging
 import threading
 
+import fixtures
+import oslo_messaging
+from oslo_messaging.notify import _impl_test as impl_test
 import sqlalchemy as sa
 
 from alloc_framework.common import context as af_context
+from alloc_framework.common import metrics
 from alloc_framework.conductor import deferred_actions
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.drivers import deferred
@@ -347,3 +352,112 @@ class CleanupTestCase(LauncherTestCase):
         self.gate.opened.set()
         test_base.wait_for(lambda: self.launcher.busy == 0, 'idle pool')
         self.assertIsNotNone(self.launcher.cleanup(self.ctx))
+
+
+class _Recorder(metrics.NoopEmitter):
+
+    def __init__(self, conf):
+        super().__init__(conf)
+        self.gauges = []
+        self.timers = []
+
+    def send_gauge(self, name, value):
+        self.gauges.append((name, value))
+
+    def send_timer(self, name, milliseconds):
+        self.timers.append(name)
+
+
+class VisibilityTestCase(LauncherTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.launcher.metrics = _Recorder(self.conf)
+        transport = oslo_messaging.get_notification_transport(self.conf)
+        self.launcher._notifier = oslo_messaging.Notifier(
+            transport, driver='test', publisher_id='x')
+        impl_test.reset()
+        self.addCleanup(impl_test.reset)
+
+    def test_gauges_and_timers(self):
+        self._action('echo')
+        self._action('boom', node=self.make_node())
+        self._launch()
+        self.assertEqual(['DeferredActions.launch'],
+                         self.launcher.metrics.timers)
+        # The gauges count the states when the run ended its launches.
+        names = [name for name, _v in self.launcher.metrics.gauges]
+        self.assertEqual(sorted(deferred_actions.GAUGES), sorted(names))
+        self.assertEqual(2, dict(self.launcher.metrics.gauges)[
+            'DeferredActionsLaunchedCount'])
+        self.launcher.metrics.gauges.clear()
+        self._launch()
+        self.assertEqual({'DeferredActionsLaunchedCount': 0,
+                          'DeferredActionsPendingCount': 0,
+                          'DeferredActionsFailedCount': 1,
+                          'DeferredActionsRetryCount': 0,
+                          'DeferredActionsCompletedCount': 1},
+                         dict(self.launcher.metrics.gauges))
+        self.launcher.cleanup(self.ctx)
+        self.assertIn('DeferredActions.cleanup',
+                      self.launcher.metrics.timers)
+
+    def test_notifications_on_terminal_states_only(self):
+        ctx = af_context.RequestContext(user_id='u', project_id='p',
+                                        is_admin=True)
+        done = self._action('echo', context=ctx, created_by='p',
+                            arguments={'value': 1})
+        node = self.make_node()
+        failed = self._action('boom', node=node)
+        self._action('poll', node=self.make_node(),
+                     arguments={'left': 1, 'wait': 600})
+        self._launch()
+        # (context, message, priority, retry) per notification.
+        sent = {n[1]['payload']['alloc_framework_object.data']['uuid']: n[1]
+                for n in impl_test.NOTIFICATIONS}
+        self.assertEqual({done.uuid, failed.uuid}, set(sent))
+        ok = sent[done.uuid]
+        self.assertEqual('baremetal.deferred_action.completed',
+                         ok['event_type'])
+        self.assertEqual('INFO', ok['priority'])
+        self.assertEqual('alloc-conductor.%s' % self.manager.host,
+                         ok['publisher_id'])
+        self.assertEqual({'uuid': done.uuid, 'node_uuid': self.node.uuid,
+                          'state': 'COMPLETED', 'result': '{"value": 1}',
+                          'created_by': 'p'},
+                         ok['payload']['alloc_framework_object.data'])
+        bad = sent[failed.uuid]
+        self.assertEqual('baremetal.deferred_action.failed',
+                         bad['event_type'])
+        self.assertEqual('ERROR', bad['priority'])
+        self.assertEqual(node.uuid,
+                         bad['payload']['alloc_framework_object.data'][
+                             'node_uuid'])
+
+    def test_notification_level(self):
+        self.config(notification_level='error', group='deferred_actions')
+        self._action('echo')
+        self._action('boom', node=self.make_node())
+        self._launch()
+        self.assertEqual(['baremetal.deferred_action.failed'],
+                         [n[1]['event_type']
+                          for n in impl_test.NOTIFICATIONS])
+        impl_test.reset()
+        self.config(notification_level='none', group='deferred_actions')
+        self._action('boom', node=self.make_node())
+        self._launch()
+        self.assertEqual([], impl_test.NOTIFICATIONS)
+
+    def test_launch_and_completion_logs(self):
+        logger = self.useFixture(fixtures.FakeLogger(
+            name=deferred_actions.__name__, level=logging.DEBUG))
+        self._action('echo')
+        self._action('poll', node=self.make_node(), arguments={'left': 1})
+        self._action('boom', node=self.make_node())
+        report = self._launch()
+        test_base.wait_for(lambda: 'ended' in logger.output, 'end log')
+        self.assertIn('Deferred actions iteration %d: launching 3 actions, '
+                      'worker pool ' % report.number, logger.output)
+        self.assertIn('Deferred actions iteration %d ended: 1 completed, '
+                      '1 failed, 1 rescheduled, 0 pending retry, 0 given '
+                      'back (node locked)' % report.number, logger.output)

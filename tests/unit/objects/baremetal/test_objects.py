@@ -18,6 +18,7 @@ EXPECTED_FINGERPRINTS = {
     'Allocation': '1.1-b1aa2881c7ce2ae8b054441a4f7e55d0',
     'Conductor': '1.0-c1d71fbbca640666418d95deb6070523',
     'DeferredAction': '1.0-d6360aff390070fb09fcefa66f63017e',
+    'DeferredActionPayload': '1.0-ef25ea0dc0644bdfd49d7407c792b157',
     'Node': '1.0-a9f979e4854f04c4032c78c6e415bab0',
     'NodeHistory': '1.0-6c246d887c547680aab2078586e8955a',
 }
