@@ -104,6 +104,16 @@ def _list(context, filters, limit, marker):
 
 
 @db_api.reader
+def node_uuids(context, node_ids):
+    """``{node id: node uuid}`` for the given ids (for display)."""
+    if not node_ids:
+        return {}
+    N = models.Node
+    return dict(context.session.execute(
+        sa.select(N.id, N.uuid).where(N.id.in_(list(node_ids)))).all())
+
+
+@db_api.reader
 def _candidates(context, now, limit):
     """Launchable actions on unlocked nodes, timed first, then lazy.
 
