@@ -129,7 +129,17 @@ class Launcher:
 
     # --- life cycle ---
 
-    def start(self):
+    def start(self, context):
+        """Start the pool, and retry what a previous life left RUNNING.
+
+        Actions this host was running when it stopped or died lost their
+        worker: they go back to PENDING_RETRY (or FAILED) at once rather
+        than after ``[deferred_actions]running_timeout``.
+        """
+        for action_id in objects.DeferredAction.running(context,
+                                                        conductor=self.host):
+            self._try_rescue(context, action_id, 'interrupted by a restart '
+                                                 'of %s' % self.host)
         self._executor = futurist.ThreadPoolExecutor(
             max_workers=self.pool_size)
 
@@ -265,17 +275,10 @@ class Launcher:
         utcnow = obj_base.utcnow()
         rescued = 0
         before = utcnow - datetime.timedelta(seconds=conf.running_timeout)
-        for action_id, _retries in objects.DeferredAction.stuck(context,
-                                                                before):
-            try:
-                self._rescue(context, action_id)
-                rescued += 1
-            except (exception.DeferredActionStateChanged,
-                    exception.DeferredActionNotFound):
-                pass  # it ended, or another conductor rescued it
-            except Exception:
-                LOG.exception('Could not rescue deferred action %s',
-                              action_id)
+        for action_id in objects.DeferredAction.running(context, before):
+            rescued += self._try_rescue(
+                context, action_id,
+                'running for more than %d seconds' % conf.running_timeout)
         # The ceiling holds whatever the configuration says.
         retention = min(conf.retention, conf_deferred.MAX_RETENTION)
         deleted = objects.DeferredAction.soft_delete_terminal(
@@ -292,13 +295,22 @@ class Launcher:
                   {'r': rescued, 'd': deleted, 'p': purged})
         return rescued, deleted, purged
 
-    def _rescue(self, context, action_id):
-        """An action RUNNING for too long lost its worker: retry or fail.
-        """
+    def _try_rescue(self, context, action_id, why):
+        """:func:`_rescue`; returns 1 when done, 0 when not needed."""
+        try:
+            self._rescue(context, action_id, why)
+            return 1
+        except (exception.DeferredActionStateChanged,
+                exception.DeferredActionNotFound):
+            return 0  # it ended, or another conductor rescued it
+        except Exception:
+            LOG.exception('Could not rescue deferred action %s', action_id)
+            return 0
+
+    def _rescue(self, context, action_id, why):
+        """A RUNNING action that lost its worker: retry or fail."""
         action = objects.DeferredAction.get_by_id(context, action_id)
-        error = ('running for more than %d seconds on %s'
-                 % (self.conf.deferred_actions.running_timeout,
-                    action.conductor))
+        error = '%s on %s' % (why, action.conductor)
         LOG.warning('Deferred action %(uuid)s (%(call)s): %(error)s',
                     {'uuid': action.uuid, 'call': action.call,
                      'error': error})

@@ -115,7 +115,7 @@ class ConductorManager:
                 self.transport = rpcapi.load_transport(self.conf)
             self.transport.start_server(self)
             self.deferred_actions = deferred_actions.Launcher(self, self._stop)
-            self.deferred_actions.start()
+            self.deferred_actions.start(self.context)
             self._periodics = periodics.PeriodicRunner(
                 periodics.collect_for_conductor(self, self.context),
                 name='periodics-%s' % self.host)

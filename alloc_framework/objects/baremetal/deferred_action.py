@@ -176,14 +176,14 @@ def _transition(context, action_id, current, values):
         .execution_options(synchronize_session=False)).rowcount
 
 
-@db_api.retry_on_deadlock
-@db_api.writer
-def _stuck(context, before):
-    """RUNNING actions not updated since ``before``: ``(id, retries)``."""
-    return context.session.execute(
-        sa.select(A.id, A.retry_remaining)
-        .where(A.state == RUNNING, A.deleted_at.is_(None),
-               A.updated_at < before)).all()
+@db_api.reader
+def _running(context, before, conductor):
+    query = sa.select(A.id).where(A.state == RUNNING, A.deleted_at.is_(None))
+    if before is not None:
+        query = query.where(A.updated_at < before)
+    if conductor is not None:
+        query = query.where(A.conductor == conductor)
+    return context.session.execute(query.order_by(A.id)).scalars().all()
 
 
 @db_api.reader
@@ -358,10 +358,10 @@ class DeferredAction(base.AllocObject):
         self.obj_reset_changes()
 
     @staticmethod
-    def stuck(context, before):
-        """``(id, retry_remaining)`` of RUNNING actions idle since
-        ``before``."""
-        return _stuck(context, base.to_db_value(before))
+    def running(context, before=None, conductor=None):
+        """Ids of RUNNING actions, claimed before ``before`` and/or by
+        ``conductor`` when given."""
+        return _running(context, base.to_db_value(before), conductor)
 
     @staticmethod
     def count_by_state(context):

@@ -62,7 +62,8 @@ class DeferrablePower(fake.FakePower):
         self._count(task)
 
 
-class LauncherTestCase(base.ConductorTestCase):
+class _LauncherBase(base.ConductorTestCase):
+    """A conductor whose power interface has deferrable methods."""
 
     def setUp(self):
         super().setUp()
@@ -96,6 +97,9 @@ class LauncherTestCase(base.ConductorTestCase):
 
     def _get(self, action):
         return objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+
+
+class LauncherTestCase(_LauncherBase):
 
     def test_completes_with_result(self):
         action = self._action('echo', arguments={'value': 42})
@@ -273,7 +277,7 @@ class LauncherTestCase(base.ConductorTestCase):
             'the action to complete')
 
 
-class CleanupTestCase(LauncherTestCase):
+class CleanupTestCase(_LauncherBase):
 
     def _age(self, action, seconds, **values):
         with self.db.engine.begin() as conn:
@@ -368,7 +372,7 @@ class _Recorder(metrics.NoopEmitter):
         self.timers.append(name)
 
 
-class VisibilityTestCase(LauncherTestCase):
+class VisibilityTestCase(_LauncherBase):
 
     def setUp(self):
         super().setUp()
@@ -461,3 +465,25 @@ class VisibilityTestCase(LauncherTestCase):
         self.assertIn('Deferred actions iteration %d ended: 1 completed, '
                       '1 failed, 1 rescheduled, 0 pending retry, 0 given '
                       'back (node locked)' % report.number, logger.output)
+
+
+class RestartTestCase(_LauncherBase):
+
+    def test_restart_retries_what_it_was_running(self):
+        mine = self._action('echo', retries=1)
+        last = self._action('echo', node=self.make_node())
+        elsewhere = self._action('echo', node=self.make_node(), retries=1)
+        objects.DeferredAction.claim(self.ctx, [mine.id, last.id],
+                                     self.manager.host)
+        objects.DeferredAction.claim(self.ctx, [elsewhere.id], 'other-host')
+        self.manager.del_host()
+        self.manager.init_host()
+        got = self._get(mine)
+        self.assertEqual(da.PENDING_RETRY, got.state)
+        self.assertEqual(0, got.retry_remaining)
+        self.assertIn('interrupted by a restart of %s' % self.manager.host,
+                      got.result)
+        self.assertEqual(da.FAILED, self._get(last).state)
+        self.assertEqual(da.RUNNING, self._get(elsewhere).state)
+        self._launch(self.manager.deferred_actions)
+        self.assertEqual(da.COMPLETED, self._get(mine).state)
