@@ -8,8 +8,9 @@ without bound. Power and provisioning calls return once their checks
 passed and their work was handed to a worker, which then owns the node
 lock and releases it when the work ends; the caller polls the node for
 the result. Periodic work (heartbeat, take-over of allocations of dead
-conductors, time-out of nodes left waiting, and the periodic tasks of
-loaded drivers) is declared with
+conductors, time-out of nodes left waiting, the launcher of deferred
+actions (:mod:`deferred_actions`), and the periodic tasks of loaded
+drivers) is declared with
 :func:`alloc_framework.periodics.periodic` and run by a
 :class:`~alloc_framework.periodics.PeriodicRunner`, which stops at once.
 
@@ -29,6 +30,7 @@ from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import states
 from alloc_framework.conductor import allocations
 from alloc_framework.conductor import hash_ring
+from alloc_framework.conductor import deferred_actions
 from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import rpcapi
 from alloc_framework.conductor import task_manager
@@ -80,6 +82,7 @@ class ConductorManager:
         self._periodics = None
         self._started = False
         self._ring = None
+        self.deferred_actions = None
 
     @property
     def stop_event(self):
@@ -122,6 +125,8 @@ class ConductorManager:
             if self.transport is None:
                 self.transport = rpcapi.load_transport(self.conf)
             self.transport.start_server(self)
+            self.deferred_actions = deferred_actions.Launcher(self, self._stop)
+            self.deferred_actions.start(self.context)
             self._periodics = periodics.PeriodicRunner(
                 periodics.collect_for_conductor(self, self.context),
                 name='periodics-%s' % self.host)
@@ -165,6 +170,9 @@ class ConductorManager:
         if self._periodics is not None:
             self._periodics.stop()
             self._periodics = None
+        if self.deferred_actions is not None:
+            self.deferred_actions.stop()
+            self.deferred_actions = None
         if self.transport is not None:
             self.transport.stop_server(self)
             if self._own_transport and hasattr(self.transport, 'cleanup'):
@@ -249,6 +257,17 @@ class ConductorManager:
                 node.uuid, node.conductor_group) == self.host
         except exception.TemporaryFailure:
             return False
+
+    @periodics.periodic(
+        spacing=lambda conf: conf.deferred_actions.launcher_interval)
+    def _launch_deferred_actions(self, context):
+        self.deferred_actions.launch(context)
+
+    @periodics.periodic(
+        spacing=lambda conf: conf.deferred_actions.idle_cleanup_interval,
+        enabled=lambda conf: conf.deferred_actions.cleanup_interval > 0)
+    def _clean_up_deferred_actions(self, context):
+        self.deferred_actions.cleanup(context)
 
     def spawn_worker(self, func, *args, **kwargs):
         """Run ``func`` in the bounded pool; returns its future.

@@ -10,9 +10,11 @@ from alloc_framework.conf import allocation
 from alloc_framework.conf import api
 from alloc_framework.conf import conductor
 from alloc_framework.conf import database
+from alloc_framework.conf import deferred_actions
 from alloc_framework.conf import default
 from alloc_framework.conf import hardware
 from alloc_framework.conf import messaging
+from alloc_framework.conf import metrics
 from alloc_framework.conf import middleware
 from alloc_framework.conf import placement
 from alloc_framework.conf import placement_api
@@ -20,7 +22,8 @@ from alloc_framework.conf import placement_api
 CONF = cfg.CONF
 
 _MODULES = (default, database, api, placement_api, placement, conductor,
-            allocation, hardware, messaging, middleware)
+            allocation, hardware, messaging, middleware, deferred_actions,
+            metrics)
 
 
 def register_opts(conf):

@@ -4,7 +4,9 @@ from alloc_framework.conf import allocation
 from alloc_framework.conf import api
 from alloc_framework.conf import conductor
 from alloc_framework.conf import default
+from alloc_framework.conf import deferred_actions
 from alloc_framework.conf import hardware
+from alloc_framework.conf import metrics
 from alloc_framework.conf import middleware
 from alloc_framework.conf import placement
 from alloc_framework.conf import placement_api
@@ -19,5 +21,7 @@ def list_opts():
         ('placement', placement.opts),
         ('conductor', conductor.opts),
         ('allocation', allocation.opts),
+        ('deferred_actions', deferred_actions.opts),
+        ('metrics', metrics.opts),
         ('oslo_middleware', middleware.opts),
     ] + hardware.plugin_opts()

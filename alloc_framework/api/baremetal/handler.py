@@ -16,6 +16,7 @@ import webob
 
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal.handlers import allocation
+from alloc_framework.api.baremetal.handlers import deferred_action
 from alloc_framework.api.baremetal.handlers import node
 from alloc_framework.api.baremetal.handlers import node_extra
 from alloc_framework.api.baremetal.handlers import root
@@ -54,6 +55,8 @@ ROUTES = {
     ALLOCATION: {'GET': allocation.get_allocation,
                  'PATCH': allocation.update_allocation,
                  'DELETE': allocation.delete_allocation},
+    '/v1/deferred_actions': {'GET': deferred_action.list_actions},
+    '/v1/deferred_actions/{action_id}': {'GET': deferred_action.get_action},
 }
 
 # Paths answered without authentication (the version documents).

@@ -167,6 +167,48 @@ class NodeHistory(BASE):
     user = sa.Column(sa.String(255), nullable=True)
 
 
+class DeferredAction(BASE):
+    """A call a conductor makes later, on a worker, under the node lock.
+
+    ``state`` is the lock of the action: a conductor launches it only by
+    moving it from a launchable state to RUNNING with a conditional
+    UPDATE (see ``objects/baremetal/deferred_action.py``).
+    """
+
+    __tablename__ = 'deferred_actions'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_deferred_actions0uuid'),
+        sa.Index('deferred_actions_state_idx', 'state'),
+        sa.Index('deferred_actions_start_after_idx', 'start_after'),
+        sa.Index('deferred_actions_node_id_idx', 'node_id'),
+        TABLE_ARGS)
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    node_id = sa.Column(sa.Integer,
+                        sa.ForeignKey('nodes.id', ondelete='CASCADE'),
+                        nullable=False)
+    state = sa.Column(sa.String(15), nullable=False)
+    parent_action = sa.Column(sa.Integer,
+                              sa.ForeignKey('deferred_actions.id',
+                                            ondelete='SET NULL'),
+                              nullable=True)
+    start_after = sa.Column(sa.DateTime, nullable=True)
+    call = sa.Column(sa.String(255), nullable=False)
+    arguments = sa.Column(db_types.JsonEncodedDict, nullable=True)
+    retry_remaining = sa.Column(sa.Integer, nullable=False, default=0)
+    created_by = sa.Column(sa.String(255), nullable=True)
+    result = sa.Column(sa.Text, nullable=True)
+    # Beyond the specification's fields: what FAILED reports (the
+    # originating request and user), what stops endless rescheduling, who
+    # runs the action, and the soft deletion of the clean-up.
+    request_id = sa.Column(sa.String(255), nullable=True)
+    user_id = sa.Column(sa.String(255), nullable=True)
+    reschedule_count = sa.Column(sa.Integer, nullable=False, default=0)
+    deadline = sa.Column(sa.DateTime, nullable=True)
+    conductor = sa.Column(sa.String(255), nullable=True)
+    deleted_at = sa.Column(sa.DateTime, nullable=True)
+
+
 # --- placement ---------------------------------------------------------------
 
 class ResourceProvider(BASE):

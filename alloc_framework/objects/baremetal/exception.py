@@ -153,6 +153,10 @@ class NodeHistoryNotFound(NotFound):
     msg_fmt = 'Node history record %(history)s could not be found.'
 
 
+class DeferredActionNotFound(NotFound):
+    msg_fmt = 'Deferred action %(action)s could not be found.'
+
+
 # --- 406 / 409 ---------------------------------------------------------------
 
 class NotAcceptable(AllocFrameworkException):
@@ -243,6 +247,20 @@ class ConductorNotAnswering(TemporaryFailure):
 
 
 # --- internal ----------------------------------------------------------------
+
+class InvalidDeferredActionTransition(AllocFrameworkException):
+    msg_fmt = ('Deferred action %(action)s cannot move from %(current)s to '
+               '%(new)s.')
+
+
+class DeferredActionStateChanged(AllocFrameworkException):
+    msg_fmt = ('Deferred action %(action)s is no longer %(expected)s: '
+               'another conductor moved it.')
+
+
+class DeferredCallNotAllowed(AllocFrameworkException):
+    msg_fmt = 'Deferred action call %(call)s is not allowed: %(reason)s'
+
 
 class AllocationFailed(AllocFrameworkException):
     msg_fmt = 'Failed to process allocation: %(error)s.'

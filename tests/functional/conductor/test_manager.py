@@ -101,15 +101,21 @@ class LifeCycleTestCase(base.ConductorTestCase):
     def test_periodics_collected_from_config(self):
         tasks = periodics.collect_for_conductor(self.manager, self.ctx)
         # check_allocations_interval is 0 in these tests: no take-over.
-        self.assertEqual(['ConductorManager._heartbeat'],
+        self.assertEqual(['ConductorManager._clean_up_deferred_actions',
+                          'ConductorManager._heartbeat',
+                          'ConductorManager._launch_deferred_actions'],
                          [t.__qualname__ for t, _a, _k in tasks])
         self.config(heartbeat_interval=7, check_allocations_interval=9,
                     group='conductor')
+        self.config(launcher_interval=2, idle_cleanup_interval=3,
+                    group='deferred_actions')
         tasks = periodics.collect_for_conductor(self.manager, self.ctx)
         spacing = {t.__qualname__: t._periodic_spacing
                    for t, _a, _k in tasks}
         self.assertEqual({'ConductorManager._heartbeat': 7,
-                          'ConductorManager._take_over_allocations': 9},
+                          'ConductorManager._take_over_allocations': 9,
+                          'ConductorManager._launch_deferred_actions': 2,
+                          'ConductorManager._clean_up_deferred_actions': 3},
                          spacing)
         for _task, args, _kwargs in tasks:
             self.assertEqual((self.ctx,), args)
@@ -120,10 +126,14 @@ class LifeCycleTestCase(base.ConductorTestCase):
         self.manager.del_host()
         self.config(heartbeat_interval=3600, check_allocations_interval=3600,
                     group='conductor')
+        self.config(launcher_interval=3600, idle_cleanup_interval=3600,
+                    group='deferred_actions')
         self.manager.init_host()
         runner = self.manager._periodics
         self.assertTrue(runner.running)
-        self.assertEqual(['ConductorManager._heartbeat',
+        self.assertEqual(['ConductorManager._clean_up_deferred_actions',
+                          'ConductorManager._heartbeat',
+                          'ConductorManager._launch_deferred_actions',
                           'ConductorManager._take_over_allocations'],
                          runner.names)
         self.manager.del_host()

@@ -63,7 +63,8 @@ class CopyEntityTestCase(base.TestCase):
         return obj
 
     def test_every_class_is_covered(self):
-        self.assertEqual({'Allocation', 'Conductor', 'Node', 'NodeHistory'},
+        self.assertEqual({'Allocation', 'Conductor', 'DeferredAction',
+                          'DeferredActionPayload', 'Node', 'NodeHistory'},
                          {cls.obj_name() for cls in _classes()})
 
     def test_same_as_the_serializer(self):

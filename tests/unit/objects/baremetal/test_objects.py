@@ -17,6 +17,8 @@ from tests import base
 EXPECTED_FINGERPRINTS = {
     'Allocation': '1.1-b1aa2881c7ce2ae8b054441a4f7e55d0',
     'Conductor': '1.0-c1d71fbbca640666418d95deb6070523',
+    'DeferredAction': '1.0-d6360aff390070fb09fcefa66f63017e',
+    'DeferredActionPayload': '1.0-ef25ea0dc0644bdfd49d7407c792b157',
     'Node': '1.1-fb3c5b6beed3a1461c4f7a45c0d48144',
     'NodeHistory': '1.0-6c246d887c547680aab2078586e8955a',
 }

@@ -1,0 +1,442 @@
+"""The deferred action launcher: fills a bounded pool with due actions.
+
+Each run of the launcher periodic (``[deferred_actions]launcher_interval``)
+reads launchable actions (CREATED, RESCHEDULE, PENDING_RETRY) of unlocked
+nodes, elapsed ``start_after`` first then lazy ones, keeps those of the
+nodes this conductor manages on the hash ring, as many as there are free
+threads in its pool (``[deferred_actions]pool_size``), claims them (see
+:meth:`DeferredAction.claim`: exactly one conductor wins each) and runs
+each on a worker:
+
+* the node lock is taken without waiting; when another task holds it the
+  action goes back to the state it was claimed in, without spending a
+  retry, and is launched again by a later run;
+* the call (:func:`alloc_framework.drivers.deferred.resolve`) runs in the
+  task; its answer moves the action to COMPLETED (with its result) or
+  RESCHEDULE (new arguments and ``start_after``); an exception moves it to
+  PENDING_RETRY while it has retries left, otherwise to FAILED;
+* an action past its deadline (``[deferred_actions]action_timeout`` after
+  its creation unless it set its own) or rescheduled more than
+  ``[deferred_actions]max_reschedules`` times FAILED;
+* FAILED writes ``last_error`` and an error in the node history naming the
+  action, the error, and the request id and user that asked for it.
+
+Every run logs a launch line and, once the last action it launched ended,
+a completion line, both with the run's iteration number; its duration
+goes to the ``DeferredActions.launch`` timer and the gauges
+:data:`GAUGES` through the ``[metrics]`` emitter. COMPLETED and FAILED
+send a versioned notification (:mod:`objects.baremetal.notification`).
+Nothing here sleeps: a worker runs one call and returns.
+"""
+
+import datetime
+import threading
+import time
+
+import futurist
+from oslo_log import log
+import oslo_messaging
+from oslo_serialization import jsonutils
+
+from alloc_framework.common import metrics
+from alloc_framework.conductor import hash_ring
+from alloc_framework.conf import deferred_actions as conf_deferred
+from alloc_framework.conductor import task_manager
+from alloc_framework.drivers import deferred
+from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import base as obj_base
+from alloc_framework.objects.baremetal import deferred_action as da
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.objects.baremetal import node_history
+from alloc_framework.objects.baremetal import notification
+
+LOG = log.getLogger(__name__)
+
+# Node history event type of deferred action failures.
+EVENT_TYPE = 'deferred_action'
+# Outcomes of one launched action, as counted by the completion log.
+REVERTED = 'reverted'
+GONE = 'gone'
+# Gauges sent by every launcher run: name -> states counted (None: the
+# actions launched by the run).
+GAUGES = {
+    'DeferredActionsLaunchedCount': None,
+    'DeferredActionsPendingCount': (da.CREATED, da.RESCHEDULE),
+    'DeferredActionsFailedCount': (da.FAILED,),
+    'DeferredActionsRetryCount': (da.PENDING_RETRY,),
+    'DeferredActionsCompletedCount': (da.COMPLETED,),
+}
+
+
+def failure_message(action, error):
+    """The ``last_error`` and history event of a FAILED action."""
+    return ('Deferred action %(uuid)s (%(call)s) failed: %(error)s '
+            '(request %(request)s, user %(user)s)'
+            % {'uuid': action.uuid, 'call': action.call, 'error': error,
+               'request': action.request_id, 'user': action.user_id})
+
+
+def _result_text(value):
+    if value is None or isinstance(value, str):
+        return value
+    return jsonutils.dumps(value)
+
+
+class _Iteration:
+    """What one launcher run launched, and how it ended (for the logs)."""
+
+    def __init__(self, number, launched, on_end):
+        self.number = number
+        self.launched = launched
+        self.outcomes = {}
+        self._left = launched
+        self._lock = threading.Lock()
+        self._on_end = on_end
+        if not launched:
+            on_end(self)
+
+    def done(self, outcome):
+        with self._lock:
+            self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
+            self._left -= 1
+            last = self._left == 0
+        if last:
+            self._on_end(self)
+
+
+class Launcher:
+    """Launches the deferred actions of one conductor.
+
+    :param manager: the ``ConductorManager`` (host, conf, driver factory).
+    :param stop_event: set when the conductor stops; cuts a long purge
+        short.
+    """
+
+    def __init__(self, manager, stop_event):
+        self.manager = manager
+        self._stop_event = stop_event
+        self.conf = manager.conf
+        self.host = manager.host
+        self.pool_size = self.conf.deferred_actions.pool_size
+        self.ring = hash_ring.HashRingManager(self.conf, manager.context)
+        self.iteration = 0
+        self._busy = 0
+        self._lock = threading.Lock()
+        self._executor = None
+        self._last_cleanup = None
+        self.metrics = metrics.get_emitter(self.conf)
+        self._notifier = None
+
+    # --- life cycle ---
+
+    def start(self, context):
+        """Start the pool, and retry what a previous life left RUNNING.
+
+        Actions this host was running when it stopped or died lost their
+        worker: they go back to PENDING_RETRY (or FAILED) at once rather
+        than after ``[deferred_actions]running_timeout``.
+        """
+        for action_id in objects.DeferredAction.running(context,
+                                                        conductor=self.host):
+            self._try_rescue(context, action_id, 'interrupted by a restart '
+                                                 'of %s' % self.host)
+        self._executor = futurist.ThreadPoolExecutor(
+            max_workers=self.pool_size)
+
+    def stop(self):
+        """Wait for the actions under way (each is one short call)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+
+    @property
+    def busy(self):
+        """Workers running an action now."""
+        return self._busy
+
+    def utilization(self):
+        """Percentage of the pool in use."""
+        return 100.0 * self._busy / self.pool_size
+
+    # --- the launcher periodic ---
+
+    def _owns(self, node_uuid, group):
+        try:
+            return self.ring.get_host_for_node(node_uuid, group) == self.host
+        except exception.TemporaryFailure:
+            return False
+
+    def launch(self, context):
+        """One launcher run; returns its :class:`_Iteration`."""
+        with self.metrics.timer('DeferredActions.launch'):
+            return self._launch(context)
+
+    def _launch(self, context):
+        executor = self._executor
+        with self._lock:
+            self.iteration += 1
+            number = self.iteration
+            free = self.pool_size - self._busy
+        claimed = {}
+        if free > 0 and executor is not None:
+            rows = objects.DeferredAction.candidates(
+                context, self.conf.deferred_actions.candidates_per_iteration)
+            mine = [row[0] for row in rows if self._owns(row[1], row[2])]
+            claimed = objects.DeferredAction.claim(context, mine[:free],
+                                                   self.host)
+            with self._lock:
+                self._busy += len(claimed)
+        LOG.debug('Deferred actions iteration %(it)d: launching %(n)d '
+                  'actions, worker pool %(pct).0f%% used',
+                  {'it': number, 'n': len(claimed),
+                   'pct': self.utilization()})
+        report = _Iteration(number, len(claimed), self._ended)
+        for action_id, previous in claimed.items():
+            try:
+                executor.submit(self._run, context, action_id, previous,
+                                report)
+            except RuntimeError:
+                # The conductor is stopping: give the action back.
+                self._give_back(context, action_id, previous)
+                self._finished(report, REVERTED)
+        self._send_gauges(context, len(claimed))
+        return report
+
+    def _send_gauges(self, context, launched):
+        counts = objects.DeferredAction.count_by_state(context)
+        for name, counted in GAUGES.items():
+            value = (launched if counted is None
+                     else sum(counts.get(s, 0) for s in counted))
+            self.metrics.send_gauge(name, value)
+
+    def notify(self, context, action, node_uuid):
+        """Send the notification of a COMPLETED or FAILED action."""
+        try:
+            if self._notifier is None:
+                self._notifier = oslo_messaging.Notifier(
+                    oslo_messaging.get_notification_transport(self.conf),
+                    publisher_id=notification.PUBLISHER)
+            objects.DeferredActionNotification.for_action(
+                action, node_uuid, self.host).emit(
+                    context, self._notifier,
+                    self.conf.deferred_actions.notification_level)
+        except Exception:
+            # Operators' visibility must not change the action's fate.
+            LOG.exception('Could not send the notification of deferred '
+                          'action %s', action.uuid)
+
+    def _ended(self, report):
+        outcomes = report.outcomes
+        LOG.debug('Deferred actions iteration %(it)d ended: %(c)d completed,'
+                  ' %(f)d failed, %(r)d rescheduled, %(p)d pending retry, '
+                  '%(v)d given back (node locked)',
+                  {'it': report.number,
+                   'c': outcomes.get(da.COMPLETED, 0),
+                   'f': outcomes.get(da.FAILED, 0),
+                   'r': outcomes.get(da.RESCHEDULE, 0),
+                   'p': outcomes.get(da.PENDING_RETRY, 0),
+                   'v': outcomes.get(REVERTED, 0)})
+
+    def _finished(self, report, outcome):
+        with self._lock:
+            self._busy -= 1
+        report.done(outcome)
+
+    def _give_back(self, context, action_id, previous):
+        try:
+            objects.DeferredAction.get_by_id(
+                context, action_id).revert_claim(previous)
+        except Exception:
+            LOG.exception('Could not give back deferred action %s',
+                          action_id)
+
+    # --- the clean-up periodic ---
+
+    def cleanup(self, context):
+        """Rescue stuck actions, delete old terminal ones, purge.
+
+        Runs every ``[deferred_actions]idle_cleanup_interval`` seconds
+        while the pool is idle, but only every
+        ``[deferred_actions]cleanup_interval`` seconds while it is busy.
+
+        :returns: ``(rescued, deleted, purged)`` counts, or None when the
+            run was skipped because the pool is busy.
+        """
+        with self.metrics.timer('DeferredActions.cleanup'):
+            return self._cleanup(context)
+
+    def _cleanup(self, context):
+        conf = self.conf.deferred_actions
+        now = time.monotonic()
+        if (self._busy and self._last_cleanup is not None
+                and now - self._last_cleanup < conf.cleanup_interval):
+            return None
+        self._last_cleanup = now
+        utcnow = obj_base.utcnow()
+        rescued = 0
+        before = utcnow - datetime.timedelta(seconds=conf.running_timeout)
+        for action_id in objects.DeferredAction.running(context, before):
+            rescued += self._try_rescue(
+                context, action_id,
+                'running for more than %d seconds' % conf.running_timeout)
+        # The ceiling holds whatever the configuration says.
+        retention = min(conf.retention, conf_deferred.MAX_RETENTION)
+        deleted = objects.DeferredAction.soft_delete_terminal(
+            context, utcnow - datetime.timedelta(seconds=retention))
+        purged = 0
+        while not self._stop_event.is_set():
+            count = objects.DeferredAction.purge_deleted(
+                context, conf.purge_batch_size)
+            purged += count
+            if count < conf.purge_batch_size:
+                break
+        LOG.debug('Deferred actions clean-up: %(r)d stuck actions rescued, '
+                  '%(d)d ended actions deleted, %(p)d purged',
+                  {'r': rescued, 'd': deleted, 'p': purged})
+        return rescued, deleted, purged
+
+    def _try_rescue(self, context, action_id, why):
+        """:func:`_rescue`; returns 1 when done, 0 when not needed."""
+        try:
+            self._rescue(context, action_id, why)
+            return 1
+        except (exception.DeferredActionStateChanged,
+                exception.DeferredActionNotFound):
+            return 0  # it ended, or another conductor rescued it
+        except Exception:
+            LOG.exception('Could not rescue deferred action %s', action_id)
+            return 0
+
+    def _rescue(self, context, action_id, why):
+        """A RUNNING action that lost its worker: retry or fail."""
+        action = objects.DeferredAction.get_by_id(context, action_id)
+        error = '%s on %s' % (why, action.conductor)
+        LOG.warning('Deferred action %(uuid)s (%(call)s): %(error)s',
+                    {'uuid': action.uuid, 'call': action.call,
+                     'error': error})
+        if action.retry_remaining > 0:
+            action.transition(da.PENDING_RETRY,
+                              retry_remaining=action.retry_remaining - 1,
+                              result=error, conductor=None)
+            return
+        message = failure_message(action, error)
+        action.transition(da.FAILED, result=error, conductor=None)
+        node = objects.Node.get_by_id(context, action.node_id)
+        record_failure(context, node, action, message, self.host)
+        self.notify(context, action, node.uuid)
+        try:
+            with task_manager.TaskManager(
+                    context, node.id, self.host,
+                    purpose='deferred action %s failure' % action.uuid,
+                    retry_attempts=0, retry_interval=0) as task:
+                task.node.last_error = message
+                task.node.save(context)
+        except exception.NodeLocked:
+            LOG.warning('Node %(node)s is locked: its last_error does not '
+                        'show that %(msg)s', {'node': node.uuid,
+                                              'msg': message})
+
+    # --- on a worker ---
+
+    def _run(self, context, action_id, previous, report):
+        outcome = GONE
+        try:
+            action = objects.DeferredAction.get_by_id(context, action_id)
+            outcome = self._execute(context, action, previous)
+        except exception.DeferredActionNotFound:
+            pass  # deleted with its node
+        except Exception:
+            LOG.exception('Unexpected error running deferred action %s',
+                          action_id)
+        finally:
+            self._finished(report, outcome)
+
+    def _execute(self, context, action, previous):
+        try:
+            task = task_manager.TaskManager(
+                context, action.node_id, self.host,
+                purpose='deferred action %s' % action.uuid,
+                driver_factory=self.manager.driver_factory,
+                retry_attempts=0, retry_interval=0)
+        except exception.NodeLocked:
+            # Locked at the last moment: not the action's fault.
+            action.revert_claim(previous)
+            return REVERTED
+        except exception.NodeNotFound:
+            return GONE
+        with task:
+            now = obj_base.utcnow()
+            if now > self._deadline(action):
+                return self._fail(task, action, 'timed out (deadline %s)'
+                                  % self._deadline(action).isoformat())
+            try:
+                method = deferred.resolve(task, action.call)
+            except exception.DeferredCallNotAllowed as exc:
+                return self._fail(task, action, exc)
+            try:
+                answer = method(task, **action.arguments)
+            except Exception as exc:
+                LOG.warning('Deferred action %(uuid)s (%(call)s) of node '
+                            '%(node)s raised: %(exc)s',
+                            {'uuid': action.uuid, 'call': action.call,
+                             'node': task.node.uuid, 'exc': exc})
+                if action.retry_remaining > 0:
+                    action.transition(
+                        da.PENDING_RETRY,
+                        retry_remaining=action.retry_remaining - 1,
+                        result=str(exc), conductor=None)
+                    return da.PENDING_RETRY
+                return self._fail(task, action, exc)
+            if isinstance(answer, deferred.Reschedule):
+                return self._reschedule(task, action, answer, now)
+            action.transition(da.COMPLETED, result=_result_text(answer))
+            self.notify(task.context, action, task.node.uuid)
+            LOG.debug('Deferred action %(uuid)s (%(call)s) of node %(node)s'
+                      ' completed', {'uuid': action.uuid,
+                                     'call': action.call,
+                                     'node': task.node.uuid})
+            return da.COMPLETED
+
+    def _deadline(self, action):
+        if action.deadline is not None:
+            return obj_base.to_db_value(action.deadline)
+        return obj_base.to_db_value(action.created_at) + datetime.timedelta(
+            seconds=self.conf.deferred_actions.action_timeout)
+
+    def _reschedule(self, task, action, answer, now):
+        count = action.reschedule_count + 1
+        limit = self.conf.deferred_actions.max_reschedules
+        if count > limit:
+            return self._fail(task, action, 'rescheduled more than %d '
+                                            'times' % limit)
+        start_after = (None if answer.delay is None
+                       else now + datetime.timedelta(seconds=answer.delay))
+        retries = (action.retry_remaining if answer.retries is None
+                   else answer.retries)
+        action.transition(da.RESCHEDULE, arguments=answer.arguments,
+                          start_after=start_after, reschedule_count=count,
+                          retry_remaining=retries, conductor=None)
+        return da.RESCHEDULE
+
+    def _fail(self, task, action, error):
+        message = failure_message(action, error)
+        action.transition(da.FAILED, result=str(error), conductor=None)
+        LOG.error('Node %(node)s: %(msg)s', {'node': task.node.uuid,
+                                             'msg': message})
+        record_failure(task.context, task.node, action, message, self.host)
+        task.node.last_error = message
+        task.node.save(task.context)
+        self.notify(task.context, action, task.node.uuid)
+        return da.FAILED
+
+
+def record_failure(context, node, action, message, host):
+    """Write a FAILED action to the node history, as its originator."""
+    try:
+        objects.NodeHistory(
+            context, node_id=node.id, event=message, event_type=EVENT_TYPE,
+            severity=node_history.ERROR, conductor=host,
+            user=action.user_id).create(context)
+    except Exception:
+        # History is for operators; never let it mask the failure.
+        LOG.exception('Could not record history of node %s', node.uuid)

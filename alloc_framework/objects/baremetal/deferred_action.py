@@ -1,0 +1,399 @@
+"""The DeferredAction versioned object: a call a conductor makes later.
+
+An action names a deferrable driver method (``task.driver.<interface>.
+<method>``), its JSON arguments, and when it may run (``start_after``;
+None for a "lazy" action run when there is room). Its ``state`` follows
+:data:`TRANSITIONS` and is also its lock: a conductor launches an action
+only by moving it from a launchable state to RUNNING with a conditional
+UPDATE (:meth:`DeferredAction.claim`), and every later move is
+conditional on the state it leaves (:meth:`DeferredAction.transition`),
+so two conductors that both believe they own a node (a hash ring being
+rebuilt) never launch an action twice. On PostgreSQL and MariaDB the
+claim also takes the rows with ``SELECT ... FOR UPDATE SKIP LOCKED``, so a
+racing conductor skips them instead of waiting behind the winner.
+
+:func:`create_actions` inserts actions in the transaction that saves the
+node change asking for them.
+"""
+
+import datetime
+
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects.baremetal import base
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.objects.baremetal import fields
+
+CREATED = 'CREATED'
+RUNNING = 'RUNNING'
+RESCHEDULE = 'RESCHEDULE'
+PENDING_RETRY = 'PENDING_RETRY'
+FAILED = 'FAILED'
+COMPLETED = 'COMPLETED'
+
+# The state machine, as data: state -> the states it may move to.
+TRANSITIONS = {
+    CREATED: frozenset([RUNNING]),
+    RUNNING: frozenset([COMPLETED, RESCHEDULE, PENDING_RETRY, FAILED]),
+    RESCHEDULE: frozenset([RUNNING]),
+    PENDING_RETRY: frozenset([RUNNING]),
+    FAILED: frozenset(),
+    COMPLETED: frozenset(),
+}
+STATES = tuple(TRANSITIONS)
+# States the launcher picks actions up in.
+LAUNCHABLE = (CREATED, RESCHEDULE, PENDING_RETRY)
+TERMINAL = (COMPLETED, FAILED)
+
+A = models.DeferredAction
+
+
+def check_transition(action, current, new):
+    """:raises: InvalidDeferredActionTransition"""
+    if new not in TRANSITIONS.get(current, ()):
+        raise exception.InvalidDeferredActionTransition(
+            action=action, current=current, new=new)
+
+
+def _row_locks(context):
+    """Whether the claim can take row locks the database's way."""
+    return context.session.get_bind().dialect.name in ('postgresql', 'mysql')
+
+
+@db_api.writer
+def _insert(context, node, values_list):
+    if node is not None and node.obj_what_changed():
+        # The same context: Node.save joins this transaction.
+        node.save(context)
+    rows = []
+    for values in values_list:
+        row = A(**values)
+        context.session.add(row)
+        rows.append(row)
+    context.session.flush()
+    return rows
+
+
+@db_api.reader
+def _get(context, **kw):
+    query = sa.select(A).where(A.deleted_at.is_(None))
+    for key, value in kw.items():
+        query = query.where(getattr(A, key) == value)
+    return context.session.execute(query).scalar_one_or_none()
+
+
+@db_api.reader
+def _list(context, filters, limit, marker):
+    query = sa.select(A).where(A.deleted_at.is_(None)).order_by(A.id)
+    for key in ('state', 'node_id'):
+        if filters.get(key) is not None:
+            query = query.where(getattr(A, key) == filters[key])
+    if marker is not None:
+        marker_id = context.session.execute(
+            sa.select(A.id).where(A.uuid == marker)).scalar_one_or_none()
+        if marker_id is None:
+            raise exception.InvalidParameterValue(
+                err='Marker %s could not be found.' % marker)
+        query = query.where(A.id > marker_id)
+    if limit:
+        query = query.limit(limit)
+    return context.session.execute(query).scalars().all()
+
+
+@db_api.reader
+def node_uuids(context, node_ids):
+    """``{node id: node uuid}`` for the given ids (for display)."""
+    if not node_ids:
+        return {}
+    N = models.Node
+    return dict(context.session.execute(
+        sa.select(N.id, N.uuid).where(N.id.in_(list(node_ids)))).all())
+
+
+@db_api.reader
+def _candidates(context, now, limit):
+    """Launchable actions on unlocked nodes, timed first, then lazy.
+
+    :returns: rows of ``(id, node uuid, node conductor_group)``.
+    """
+    N = models.Node
+    due = sa.or_(A.start_after.is_(None), A.start_after <= now)
+    query = (sa.select(A.id, N.uuid, N.conductor_group)
+             .join(N, N.id == A.node_id)
+             .where(A.state.in_(LAUNCHABLE), A.deleted_at.is_(None), due,
+                    N.reservation.is_(None))
+             # Elapsed start_after first (oldest first), lazy ones last.
+             .order_by(A.start_after.is_(None), A.start_after, A.id)
+             .limit(limit))
+    return context.session.execute(query).all()
+
+
+class _ClaimRaced(Exception):
+    """A conditional claim updated fewer rows than it read."""
+
+
+@db_api.retrying(exception_checker=lambda exc: isinstance(exc, _ClaimRaced))
+@db_api.writer
+def _claim(context, ids, host, now):
+    """Move the launchable actions among ``ids`` to RUNNING.
+
+    :returns: ``{id: state before the claim}`` of the actions claimed.
+    """
+    if not ids:
+        return {}
+    query = sa.select(A.id, A.state).where(
+        A.id.in_(ids), A.state.in_(LAUNCHABLE), A.deleted_at.is_(None))
+    if _row_locks(context):
+        # Rows another claim holds are skipped, not waited for.
+        query = query.with_for_update(skip_locked=True)
+    seen = dict(context.session.execute(query).all())
+    for state in LAUNCHABLE:
+        batch = [i for i, s in seen.items() if s == state]
+        if not batch:
+            continue
+        # Conditional on the state read: the update stays the guard
+        # whatever the isolation. With the rows locked (or SQLite's
+        # single writer) it cannot miss; if it ever does, the whole
+        # transaction is rolled back and run again.
+        result = context.session.execute(
+            sa.update(A).where(A.id.in_(batch), A.state == state)
+            .values(state=RUNNING, conductor=host, updated_at=now)
+            .execution_options(synchronize_session=False))
+        if result.rowcount != len(batch):
+            raise _ClaimRaced()
+    return seen
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _transition(context, action_id, current, values):
+    return context.session.execute(
+        sa.update(A).where(A.id == action_id, A.state == current)
+        .values(**values)
+        .execution_options(synchronize_session=False)).rowcount
+
+
+@db_api.reader
+def _running(context, before, conductor):
+    query = sa.select(A.id).where(A.state == RUNNING, A.deleted_at.is_(None))
+    if before is not None:
+        query = query.where(A.updated_at < before)
+    if conductor is not None:
+        query = query.where(A.conductor == conductor)
+    return context.session.execute(query.order_by(A.id)).scalars().all()
+
+
+@db_api.reader
+def _count_by_state(context):
+    return dict(context.session.execute(
+        sa.select(A.state, sa.func.count())
+        .where(A.deleted_at.is_(None)).group_by(A.state)).all())
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _soft_delete(context, before):
+    return context.session.execute(
+        sa.update(A).where(A.state.in_(TERMINAL), A.deleted_at.is_(None),
+                           A.updated_at < before)
+        .values(deleted_at=base.utcnow())
+        .execution_options(synchronize_session=False)).rowcount
+
+
+@db_api.retry_on_deadlock
+@db_api.writer
+def _purge_batch(context, limit):
+    ids = context.session.execute(
+        sa.select(A.id).where(A.deleted_at.is_not(None))
+        .order_by(A.id).limit(limit)).scalars().all()
+    if not ids:
+        return 0
+    # Children of purged actions keep living without their parent.
+    context.session.execute(
+        sa.update(A).where(A.parent_action.in_(ids))
+        .values(parent_action=None)
+        .execution_options(synchronize_session=False))
+    return context.session.execute(
+        sa.delete(A).where(A.id.in_(ids))
+        .execution_options(synchronize_session=False)).rowcount
+
+
+@base.AllocObjectRegistry.register
+class DeferredAction(base.AllocObject):
+    """One deferred action of a node."""
+
+    # Version 1.0: initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.IntegerField(),
+        'uuid': fields.UUIDField(),
+        'node_id': fields.IntegerField(),
+        'state': fields.StringField(),
+        'parent_action': fields.IntegerField(nullable=True),
+        'start_after': fields.DateTimeField(nullable=True),
+        'call': fields.StringField(),
+        'arguments': fields.FlexibleDictField(nullable=True),
+        'retry_remaining': fields.IntegerField(),
+        'created_by': fields.StringField(nullable=True),
+        'result': fields.StringField(nullable=True),
+        'request_id': fields.StringField(nullable=True),
+        'user_id': fields.StringField(nullable=True),
+        'reschedule_count': fields.IntegerField(),
+        'deadline': fields.DateTimeField(nullable=True),
+        'conductor': fields.StringField(nullable=True),
+        'created_at': fields.DateTimeField(nullable=True),
+        'updated_at': fields.DateTimeField(nullable=True),
+    }
+
+    @classmethod
+    def new(cls, context, node_id, call, arguments=None, start_after=None,
+            retries=0, timeout=None, parent_action=None, created_by=None):
+        """An action in CREATED, not yet stored (see :func:`create_actions`).
+
+        The request id and user of ``context`` are kept for the FAILED
+        report; ``created_by`` is the requesting project, None for work
+        the service asks for itself.
+
+        :param timeout: seconds after which the action may not run or
+            reschedule any more; None for no limit.
+        """
+        now = base.utcnow()
+        return cls(
+            context, uuid=uuidutils.generate_uuid(), node_id=node_id,
+            state=CREATED, call=call, arguments=arguments or {},
+            start_after=base.to_db_value(start_after),
+            retry_remaining=retries, parent_action=parent_action,
+            created_by=created_by,
+            request_id=getattr(context, 'request_id', None),
+            user_id=getattr(context, 'user_id', None),
+            reschedule_count=0, created_at=now,
+            deadline=(None if timeout is None
+                      else now + datetime.timedelta(seconds=timeout)))
+
+    def create(self, context=None):
+        """Store this new action (alone; see :func:`create_actions`)."""
+        create_actions(context or self._context, [self])
+
+    @classmethod
+    def get_by_uuid(cls, context, uuid):
+        """:raises: DeferredActionNotFound"""
+        row = _get(context, uuid=uuid)
+        if row is None:
+            raise exception.DeferredActionNotFound(action=uuid)
+        return cls._from_db_row(context, cls(), row)
+
+    @classmethod
+    def get_by_id(cls, context, action_id):
+        """:raises: DeferredActionNotFound"""
+        row = _get(context, id=action_id)
+        if row is None:
+            raise exception.DeferredActionNotFound(action=action_id)
+        return cls._from_db_row(context, cls(), row)
+
+    @classmethod
+    def list(cls, context, filters=None, limit=None, marker=None):
+        """Actions not deleted, oldest first.
+
+        :param filters: ``state`` and/or ``node_id``.
+        :param marker: UUID of the last action of the previous page.
+        :raises: InvalidParameterValue for an unknown marker.
+        """
+        return [cls._from_db_row(context, cls(), row)
+                for row in _list(context, filters or {}, limit, marker)]
+
+    @staticmethod
+    def candidates(context, limit):
+        """Launchable actions, due and on unlocked nodes.
+
+        :returns: ``(id, node uuid, conductor group)`` rows, elapsed
+            ``start_after`` first then lazy actions, at most ``limit``.
+        """
+        return _candidates(context, base.utcnow(), limit)
+
+    @staticmethod
+    def claim(context, ids, host):
+        """Move the launchable actions among ``ids`` to RUNNING for ``host``.
+
+        Exactly one of several racing callers gets each action.
+
+        :returns: ``{id: state before the claim}`` of the actions won.
+        """
+        return _claim(context, list(ids), host, base.utcnow())
+
+    def transition(self, new, **values):
+        """Move from the current state to ``new``, storing ``values``.
+
+        The update is conditional on the state this object holds.
+
+        :raises: InvalidDeferredActionTransition for a move the state
+            machine does not allow.
+        :raises: DeferredActionStateChanged when the stored state is not
+            the one this object holds any more.
+        """
+        check_transition(self.uuid, self.state, new)
+        self._move(new, values)
+
+    def revert_claim(self, previous):
+        """Give a RUNNING action back in ``previous`` without spending
+        anything (the node was locked at the last moment): the only move
+        outside :data:`TRANSITIONS`, undoing :meth:`claim`.
+        """
+        if self.state != RUNNING or previous not in LAUNCHABLE:
+            raise exception.InvalidDeferredActionTransition(
+                action=self.uuid, current=self.state, new=previous)
+        self._move(previous, {'conductor': None})
+
+    def _move(self, new, values):
+        values = {k: base.to_db_value(v) for k, v in values.items()}
+        values.update(state=new, updated_at=base.utcnow())
+        if not _transition(self._context, self.id, self.state, values):
+            raise exception.DeferredActionStateChanged(action=self.uuid,
+                                                       expected=self.state)
+        for key, value in values.items():
+            setattr(self, key, value)
+        self.obj_reset_changes()
+
+    @staticmethod
+    def running(context, before=None, conductor=None):
+        """Ids of RUNNING actions, claimed before ``before`` and/or by
+        ``conductor`` when given."""
+        return _running(context, base.to_db_value(before), conductor)
+
+    @staticmethod
+    def count_by_state(context):
+        """``{state: count}`` of the actions not deleted."""
+        return _count_by_state(context)
+
+    @staticmethod
+    def soft_delete_terminal(context, before):
+        """Soft-delete COMPLETED and FAILED actions ended before
+        ``before``; returns how many."""
+        return _soft_delete(context, base.to_db_value(before))
+
+    @staticmethod
+    def purge_deleted(context, batch_size):
+        """Delete up to ``batch_size`` soft-deleted actions, in one
+        transaction; returns how many (0 when none is left)."""
+        return _purge_batch(context, batch_size)
+
+
+def create_actions(context, actions, node=None):
+    """Store new actions, with ``node``'s pending changes, atomically.
+
+    :param actions: :class:`DeferredAction` objects from
+        :meth:`DeferredAction.new`.
+    :param node: a Node whose unsaved changes belong to the same
+        transaction (its ``save`` joins it), or None.
+    """
+    values_list = []
+    for action in actions:
+        values = action._changes_for_db()
+        values.pop('id', None)
+        values_list.append(values)
+    rows = _insert(context, node, values_list)
+    for action, row in zip(actions, rows):
+        DeferredAction._from_db_row(context, action, row)

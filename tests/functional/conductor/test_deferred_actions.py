@@ -1,0 +1,489 @@
+"""The deferred action launcher of a conductor, on a real database."""
+
+import collections
+import datetime
+import logging
+import threading
+
+import fixtures
+import oslo_messaging
+from oslo_messaging.notify import _impl_test as impl_test
+import sqlalchemy as sa
+
+from alloc_framework.common import context as af_context
+from alloc_framework.common import metrics
+from alloc_framework.conductor import deferred_actions
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.drivers import deferred
+from alloc_framework.drivers import driver_factory
+from alloc_framework.drivers.modules import fake
+from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import base as obj_base
+from alloc_framework.objects.baremetal import deferred_action as da
+from tests import base as test_base
+from tests.functional.conductor import base
+
+
+class DeferrablePower(fake.FakePower):
+    """A power interface with deferrable methods, counting its calls."""
+
+    def __init__(self, gate=None):
+        self.calls = collections.Counter()
+        self.gate = gate
+        self._lock = threading.Lock()
+
+    def _count(self, task):
+        with self._lock:
+            self.calls[task.node.uuid] += 1
+
+    @deferred.deferrable
+    def echo(self, task, value=None):
+        self._count(task)
+        return {'value': value}
+
+    @deferred.deferrable
+    def poll(self, task, left, wait=0):
+        self._count(task)
+        if left:
+            return deferred.Reschedule(delay=wait, left=left - 1, wait=wait)
+        return 'done'
+
+    @deferred.deferrable
+    def boom(self, task):
+        self._count(task)
+        raise RuntimeError('the BMC does not answer')
+
+    @deferred.deferrable
+    def hold(self, task):
+        self._count(task)
+        self.gate.pass_through()
+
+    def not_marked(self, task):
+        self._count(task)
+
+
+class _LauncherBase(base.ConductorTestCase):
+    """A conductor whose power interface has deferrable methods."""
+
+    def setUp(self):
+        super().setUp()
+        # The tests run the launcher themselves.
+        self.config(launcher_interval=0, group='deferred_actions')
+        self.gate = base.Gate(self)
+        self.power = DeferrablePower(self.gate)
+        self.manager.del_host()
+        self.manager.driver_factory = self._factory()
+        self.manager.init_host()
+        self.launcher = self.manager.deferred_actions
+        self.node = self.make_node()
+
+    def _factory(self):
+        factory = driver_factory.DriverFactory(self.conf)
+        factory.interfaces['power']['fake'] = self.power
+        return factory
+
+    def _action(self, method, node=None, context=None, **kw):
+        action = objects.DeferredAction.new(
+            context or self.ctx, (node or self.node).id,
+            deferred.call_name('power', method), **kw)
+        action.create()
+        return action
+
+    def _launch(self, launcher=None):
+        launcher = launcher or self.launcher
+        report = launcher.launch(self.ctx)
+        test_base.wait_for(lambda: launcher.busy == 0, 'idle launcher')
+        return report
+
+    def _get(self, action):
+        return objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+
+
+class LauncherTestCase(_LauncherBase):
+
+    def test_completes_with_result(self):
+        action = self._action('echo', arguments={'value': 42})
+        report = self._launch()
+        got = self._get(action)
+        self.assertEqual(da.COMPLETED, got.state)
+        self.assertEqual('{"value": 42}', got.result)
+        self.assertEqual(1, report.launched)
+        self.assertEqual({da.COMPLETED: 1}, report.outcomes)
+        self.assertIsNone(objects.Node.get_by_id(
+            self.ctx, self.node.id).reservation)
+
+    def test_reschedule_with_new_arguments(self):
+        action = self._action('poll', arguments={'left': 2})
+        self._launch()
+        got = self._get(action)
+        self.assertEqual(da.RESCHEDULE, got.state)
+        self.assertEqual({'left': 1, 'wait': 0}, got.arguments)
+        self.assertEqual(1, got.reschedule_count)
+        self.assertIsNotNone(got.start_after)
+        self._launch()
+        self._launch()
+        got = self._get(action)
+        self.assertEqual(da.COMPLETED, got.state)
+        self.assertEqual('done', got.result)
+        self.assertEqual(3, self.power.calls[self.node.uuid])
+
+    def test_start_after_not_elapsed_waits(self):
+        action = self._action('poll', arguments={'left': 1, 'wait': 600})
+        self._launch()
+        self.assertEqual(da.RESCHEDULE, self._get(action).state)
+        report = self._launch()
+        self.assertEqual(0, report.launched)
+        self.assertEqual(1, self.power.calls[self.node.uuid])
+
+    def test_retry_then_failed_with_history(self):
+        ctx = af_context.RequestContext(user_id='alice', project_id='p1',
+                                        is_admin=True)
+        action = self._action('boom', context=ctx, retries=1)
+        self._launch()
+        got = self._get(action)
+        self.assertEqual(da.PENDING_RETRY, got.state)
+        self.assertEqual(0, got.retry_remaining)
+        self._launch()
+        got = self._get(action)
+        self.assertEqual(da.FAILED, got.state)
+        self.assertEqual('the BMC does not answer', got.result)
+        node = objects.Node.get_by_id(self.ctx, self.node.id)
+        for part in (action.uuid, 'task.driver.power.boom',
+                     'the BMC does not answer', ctx.request_id, 'alice'):
+            self.assertIn(part, node.last_error)
+        self.assertIsNone(node.reservation)
+        history = objects.NodeHistory.list_by_node_id(self.ctx, node.id)
+        self.assertEqual([node.last_error], [h.event for h in history])
+        self.assertEqual('alice', history[0].user)
+        self.assertEqual('ERROR', history[0].severity)
+        self.assertEqual(deferred_actions.EVENT_TYPE, history[0].event_type)
+
+    def test_not_deferrable_fails_at_once(self):
+        action = self._action('not_marked', retries=5)
+        self._launch()
+        got = self._get(action)
+        self.assertEqual(da.FAILED, got.state)
+        self.assertIn('not deferrable', got.result)
+        self.assertEqual(0, self.power.calls[self.node.uuid])
+
+    def test_max_reschedules(self):
+        self.config(max_reschedules=1, group='deferred_actions')
+        action = self._action('poll', arguments={'left': 5})
+        self._launch()
+        self._launch()
+        got = self._get(action)
+        self.assertEqual(da.FAILED, got.state)
+        self.assertIn('rescheduled more than 1 times', got.result)
+
+    def test_timeout(self):
+        action = objects.DeferredAction.new(
+            self.ctx, self.node.id, deferred.call_name('power', 'echo'))
+        action.deadline = obj_base.utcnow() - datetime.timedelta(seconds=1)
+        action.create()
+        self._launch()
+        got = self._get(action)
+        self.assertEqual(da.FAILED, got.state)
+        self.assertIn('timed out', got.result)
+        self.assertEqual(0, self.power.calls[self.node.uuid])
+
+    def test_lock_conflict_reverts_without_spending_a_retry(self):
+        action = self._action('echo', retries=1)
+        claimed = objects.DeferredAction.claim(self.ctx, [action.id],
+                                               self.manager.host)
+        objects.Node.reserve(self.ctx, self.node.id, 'someone-else')
+        running = self._get(action)
+        outcome = self.launcher._execute(self.ctx, running,
+                                         claimed[action.id])
+        self.assertEqual(deferred_actions.REVERTED, outcome)
+        got = self._get(action)
+        self.assertEqual(da.CREATED, got.state)
+        self.assertEqual(1, got.retry_remaining)
+        objects.Node.release(self.ctx, self.node.id, 'someone-else')
+        self._launch()
+        self.assertEqual(da.COMPLETED, self._get(action).state)
+
+    def test_locked_node_not_launched(self):
+        action = self._action('echo')
+        objects.Node.reserve(self.ctx, self.node.id, 'someone-else')
+        self.assertEqual(0, self._launch().launched)
+        self.assertEqual(da.CREATED, self._get(action).state)
+
+    def test_pool_bounds_launches(self):
+        self.assertEqual(8, self.launcher.pool_size)
+        nodes = [self.make_node() for _ in range(10)]
+        actions = [self._action('hold', node=n) for n in nodes]
+        report = self.launcher.launch(self.ctx)
+        self.assertEqual(8, report.launched)
+        test_base.wait_for(lambda: self.launcher.busy == 8, 'full pool')
+        self.assertEqual(0, self.launcher.launch(self.ctx).launched)
+        self.gate.opened.set()
+        test_base.wait_for(lambda: self.launcher.busy == 0, 'idle')
+        self._launch()
+        self.assertEqual([da.COMPLETED] * 10,
+                         [self._get(a).state for a in actions])
+
+    def test_only_nodes_of_this_conductor(self):
+        other = self.start_conductor('other-host')
+        other.deferred_actions.stop()
+        self.launcher.ring.reset()
+        nodes = [self.make_node() for _ in range(20)]
+        for node in nodes:
+            self._action('echo', node=node)
+        for _ in range(3):
+            self._launch()
+        ring = self.launcher.ring
+        for node in nodes:
+            mine = ring.get_host_for_node(node.uuid) == self.manager.host
+            self.assertEqual(1 if mine else 0, self.power.calls[node.uuid])
+        self.assertTrue(0 < sum(self.power.calls.values()) < 20)
+
+    def test_racing_conductors_launch_each_action_once(self):
+        # Two conductors that both believe they own every node (a hash
+        # ring being rebuilt).
+        other = self.start_conductor('other-host')
+        other.driver_factory = self.manager.driver_factory
+        launchers = [self.launcher, other.deferred_actions]
+        for launcher in launchers:
+            launcher._owns = lambda uuid, group: True
+        nodes = [self.make_node() for _ in range(12)]
+        for node in nodes:
+            for _ in range(3):
+                self._action('echo', node=node)
+        start = threading.Barrier(2)
+
+        def run(launcher):
+            start.wait()
+            for _ in range(10):
+                self._launch(launcher)
+
+        threads = [threading.Thread(target=run, args=(launcher,))
+                   for launcher in launchers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self._launch()
+        self.assertEqual({da.COMPLETED: 36},
+                         objects.DeferredAction.count_by_state(self.ctx))
+        self.assertEqual({n.uuid: 3 for n in nodes}, dict(self.power.calls))
+
+    def test_launcher_periodic_runs_actions(self):
+        self.manager.del_host()
+        self.config(launcher_interval=0.05, group='deferred_actions')
+        self.manager.init_host()
+        action = self._action('poll', arguments={'left': 3})
+        test_base.wait_for(
+            lambda: self._get(action).state == da.COMPLETED,
+            'the action to complete')
+
+
+class CleanupTestCase(_LauncherBase):
+
+    def _age(self, action, seconds, **values):
+        with self.db.engine.begin() as conn:
+            conn.execute(sa.update(models.DeferredAction)
+                         .where(models.DeferredAction.id == action.id)
+                         .values(updated_at=obj_base.utcnow()
+                                 - datetime.timedelta(seconds=seconds),
+                                 **values))
+
+    def _rows(self):
+        with self.db.engine.connect() as conn:
+            return conn.execute(sa.select(sa.func.count()).select_from(
+                models.DeferredAction)).scalar()
+
+    def test_stuck_running_goes_back_to_pending_retry(self):
+        action = self._action('echo', retries=2)
+        objects.DeferredAction.claim(self.ctx, [action.id], 'dead-host')
+        self.assertEqual((0, 0, 0), self.launcher.cleanup(self.ctx))
+        self._age(action, 901)
+        self.assertEqual((1, 0, 0), self.launcher.cleanup(self.ctx))
+        got = self._get(action)
+        self.assertEqual(da.PENDING_RETRY, got.state)
+        self.assertEqual(1, got.retry_remaining)
+        self.assertIn('dead-host', got.result)
+        self._launch()
+        self.assertEqual(da.COMPLETED, self._get(action).state)
+
+    def test_stuck_running_without_retries_fails(self):
+        action = self._action('echo')
+        objects.DeferredAction.claim(self.ctx, [action.id], 'dead-host')
+        self._age(action, 901)
+        self.launcher.cleanup(self.ctx)
+        self.assertEqual(da.FAILED, self._get(action).state)
+        node = objects.Node.get_by_id(self.ctx, self.node.id)
+        self.assertIn(action.uuid, node.last_error)
+        self.assertEqual([node.last_error], [
+            h.event for h in objects.NodeHistory.list_by_node_id(
+                self.ctx, node.id)])
+
+    def test_retention_then_purge_in_batches(self):
+        self.config(purge_batch_size=2, group='deferred_actions')
+        # One node each: a node runs one action at a time.
+        actions = [self._action('echo', node=self.make_node())
+                   for _ in range(5)]
+        recent = self._action('echo', node=self.make_node())
+        waiting = self._action('poll', arguments={'left': 1, 'wait': 600})
+        self._launch()
+        for action in actions:
+            self._age(action, 901)
+        self._age(waiting, 5000)
+        self.assertEqual((0, 5, 5), self.launcher.cleanup(self.ctx))
+        self.assertEqual([recent.uuid, waiting.uuid],
+                         [a.uuid for a in objects.DeferredAction.list(
+                             self.ctx)])
+        self.assertEqual(2, self._rows())
+
+    def test_retention_ceiling(self):
+        self.assertRaises(ValueError, self.config, retention=86401,
+                          group='deferred_actions')
+        self.config(retention=86400, group='deferred_actions')
+        action = self._action('echo')
+        self._launch()
+        self._age(action, 86399)
+        self.assertEqual((0, 0, 0), self.launcher.cleanup(self.ctx))
+        self._age(action, 86401)
+        self.assertEqual((0, 1, 1), self.launcher.cleanup(self.ctx))
+
+    def test_busy_pool_cleans_up_less_often(self):
+        self.launcher.cleanup(self.ctx)
+        self._action('hold')
+        self.launcher.launch(self.ctx)
+        test_base.wait_for(lambda: self.launcher.busy == 1, 'busy pool')
+        self.assertIsNone(self.launcher.cleanup(self.ctx))
+        self.config(cleanup_interval=0, group='deferred_actions')
+        self.assertIsNotNone(self.launcher.cleanup(self.ctx))
+        self.gate.opened.set()
+        test_base.wait_for(lambda: self.launcher.busy == 0, 'idle pool')
+        self.assertIsNotNone(self.launcher.cleanup(self.ctx))
+
+
+class _Recorder(metrics.NoopEmitter):
+
+    def __init__(self, conf):
+        super().__init__(conf)
+        self.gauges = []
+        self.timers = []
+
+    def send_gauge(self, name, value):
+        self.gauges.append((name, value))
+
+    def send_timer(self, name, milliseconds):
+        self.timers.append(name)
+
+
+class VisibilityTestCase(_LauncherBase):
+
+    def setUp(self):
+        super().setUp()
+        self.launcher.metrics = _Recorder(self.conf)
+        transport = oslo_messaging.get_notification_transport(self.conf)
+        self.launcher._notifier = oslo_messaging.Notifier(
+            transport, driver='test', publisher_id='x')
+        impl_test.reset()
+        self.addCleanup(impl_test.reset)
+
+    def test_gauges_and_timers(self):
+        self._action('echo')
+        self._action('boom', node=self.make_node())
+        self._launch()
+        self.assertEqual(['DeferredActions.launch'],
+                         self.launcher.metrics.timers)
+        # The gauges count the states when the run ended its launches.
+        names = [name for name, _v in self.launcher.metrics.gauges]
+        self.assertEqual(sorted(deferred_actions.GAUGES), sorted(names))
+        self.assertEqual(2, dict(self.launcher.metrics.gauges)[
+            'DeferredActionsLaunchedCount'])
+        self.launcher.metrics.gauges.clear()
+        self._launch()
+        self.assertEqual({'DeferredActionsLaunchedCount': 0,
+                          'DeferredActionsPendingCount': 0,
+                          'DeferredActionsFailedCount': 1,
+                          'DeferredActionsRetryCount': 0,
+                          'DeferredActionsCompletedCount': 1},
+                         dict(self.launcher.metrics.gauges))
+        self.launcher.cleanup(self.ctx)
+        self.assertIn('DeferredActions.cleanup',
+                      self.launcher.metrics.timers)
+
+    def test_notifications_on_terminal_states_only(self):
+        ctx = af_context.RequestContext(user_id='u', project_id='p',
+                                        is_admin=True)
+        done = self._action('echo', context=ctx, created_by='p',
+                            arguments={'value': 1})
+        node = self.make_node()
+        failed = self._action('boom', node=node)
+        self._action('poll', node=self.make_node(),
+                     arguments={'left': 1, 'wait': 600})
+        self._launch()
+        # (context, message, priority, retry) per notification.
+        sent = {n[1]['payload']['alloc_framework_object.data']['uuid']: n[1]
+                for n in impl_test.NOTIFICATIONS}
+        self.assertEqual({done.uuid, failed.uuid}, set(sent))
+        ok = sent[done.uuid]
+        self.assertEqual('baremetal.deferred_action.completed',
+                         ok['event_type'])
+        self.assertEqual('INFO', ok['priority'])
+        self.assertEqual('alloc-conductor.%s' % self.manager.host,
+                         ok['publisher_id'])
+        self.assertEqual({'uuid': done.uuid, 'node_uuid': self.node.uuid,
+                          'state': 'COMPLETED', 'result': '{"value": 1}',
+                          'created_by': 'p'},
+                         ok['payload']['alloc_framework_object.data'])
+        bad = sent[failed.uuid]
+        self.assertEqual('baremetal.deferred_action.failed',
+                         bad['event_type'])
+        self.assertEqual('ERROR', bad['priority'])
+        self.assertEqual(node.uuid,
+                         bad['payload']['alloc_framework_object.data'][
+                             'node_uuid'])
+
+    def test_notification_level(self):
+        self.config(notification_level='error', group='deferred_actions')
+        self._action('echo')
+        self._action('boom', node=self.make_node())
+        self._launch()
+        self.assertEqual(['baremetal.deferred_action.failed'],
+                         [n[1]['event_type']
+                          for n in impl_test.NOTIFICATIONS])
+        impl_test.reset()
+        self.config(notification_level='none', group='deferred_actions')
+        self._action('boom', node=self.make_node())
+        self._launch()
+        self.assertEqual([], impl_test.NOTIFICATIONS)
+
+    def test_launch_and_completion_logs(self):
+        logger = self.useFixture(fixtures.FakeLogger(
+            name=deferred_actions.__name__, level=logging.DEBUG))
+        self._action('echo')
+        self._action('poll', node=self.make_node(), arguments={'left': 1})
+        self._action('boom', node=self.make_node())
+        report = self._launch()
+        test_base.wait_for(lambda: 'ended' in logger.output, 'end log')
+        self.assertIn('Deferred actions iteration %d: launching 3 actions, '
+                      'worker pool ' % report.number, logger.output)
+        self.assertIn('Deferred actions iteration %d ended: 1 completed, '
+                      '1 failed, 1 rescheduled, 0 pending retry, 0 given '
+                      'back (node locked)' % report.number, logger.output)
+
+
+class RestartTestCase(_LauncherBase):
+
+    def test_restart_retries_what_it_was_running(self):
+        mine = self._action('echo', retries=1)
+        last = self._action('echo', node=self.make_node())
+        elsewhere = self._action('echo', node=self.make_node(), retries=1)
+        objects.DeferredAction.claim(self.ctx, [mine.id, last.id],
+                                     self.manager.host)
+        objects.DeferredAction.claim(self.ctx, [elsewhere.id], 'other-host')
+        self.manager.del_host()
+        self.manager.init_host()
+        got = self._get(mine)
+        self.assertEqual(da.PENDING_RETRY, got.state)
+        self.assertEqual(0, got.retry_remaining)
+        self.assertIn('interrupted by a restart of %s' % self.manager.host,
+                      got.result)
+        self.assertEqual(da.FAILED, self._get(last).state)
+        self.assertEqual(da.RUNNING, self._get(elsewhere).state)
+        self._launch(self.manager.deferred_actions)
+        self.assertEqual(da.COMPLETED, self._get(mine).state)

@@ -1,0 +1,215 @@
+"""Deferred actions on a real database: creation, states, the claim race."""
+
+import collections
+import datetime
+import threading
+
+from alloc_framework.objects.baremetal import base as obj_base
+from alloc_framework.objects.baremetal import deferred_action as da
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.objects import baremetal as objects
+from tests import base
+from tests.functional.objects.baremetal import factories as f
+
+CALL = 'task.driver.power.poll'
+
+
+def _new(ctx, node, **kw):
+    action = objects.DeferredAction.new(ctx, node.id, CALL, **kw)
+    action.create()
+    return action
+
+
+class TestCreate(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = f.admin_context()
+        self.node = f.make_node(self.ctx)
+
+    def test_create_and_get(self):
+        action = _new(self.ctx, self.node, arguments={'step': 1}, retries=2,
+                      created_by='project-a', timeout=60)
+        got = objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+        self.assertEqual(da.CREATED, got.state)
+        self.assertEqual({'step': 1}, got.arguments)
+        self.assertEqual(2, got.retry_remaining)
+        self.assertEqual('project-a', got.created_by)
+        self.assertEqual(0, got.reschedule_count)
+        self.assertIsNotNone(got.deadline)
+        self.assertIsNone(got.start_after)
+        self.assertEqual(got.id, objects.DeferredAction.get_by_id(
+            self.ctx, got.id).id)
+
+    def test_not_found(self):
+        self.assertRaises(exception.DeferredActionNotFound,
+                          objects.DeferredAction.get_by_uuid, self.ctx,
+                          'c0ffee00-0000-0000-0000-000000000000')
+
+    def test_created_with_node_change_atomically(self):
+        self.node.last_error = 'asked for later'
+        action = objects.DeferredAction.new(self.ctx, self.node.id, CALL)
+        da.create_actions(self.ctx, [action], node=self.node)
+        self.node.refresh()
+        self.assertEqual('asked for later', self.node.last_error)
+        self.assertEqual([action.uuid], [a.uuid for a in
+                                         objects.DeferredAction.list(
+                                             self.ctx)])
+
+    def test_node_change_rolled_back_with_failed_insert(self):
+        self.node.last_error = 'never saved'
+        first = _new(self.ctx, self.node)
+        dup = objects.DeferredAction.new(self.ctx, self.node.id, CALL)
+        dup.uuid = first.uuid
+        self.assertRaises(Exception, da.create_actions, self.ctx, [dup],
+                          node=self.node)
+        self.node.refresh()
+        self.assertIsNone(self.node.last_error)
+
+    def test_list_filters_and_marker(self):
+        other = f.make_node(self.ctx)
+        a1 = _new(self.ctx, self.node)
+        a2 = _new(self.ctx, other)
+        a3 = _new(self.ctx, self.node)
+        self.assertEqual([a1.uuid, a3.uuid], [
+            a.uuid for a in objects.DeferredAction.list(
+                self.ctx, filters={'node_id': self.node.id})])
+        self.assertEqual([a2.uuid, a3.uuid], [
+            a.uuid for a in objects.DeferredAction.list(
+                self.ctx, marker=a1.uuid)])
+        self.assertEqual([a1.uuid], [
+            a.uuid for a in objects.DeferredAction.list(self.ctx, limit=1)])
+        self.assertRaises(exception.InvalidParameterValue,
+                          objects.DeferredAction.list, self.ctx,
+                          marker='c0ffee00-0000-0000-0000-000000000000')
+
+    def test_deleted_with_node(self):
+        _new(self.ctx, self.node)
+        self.node.destroy()
+        self.assertEqual([], objects.DeferredAction.list(self.ctx))
+
+
+class TestStateMachine(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = f.admin_context()
+        self.node = f.make_node(self.ctx)
+
+    def test_every_transition_of_the_table(self):
+        expected = {
+            (da.CREATED, da.RUNNING),
+            (da.RUNNING, da.COMPLETED), (da.RUNNING, da.RESCHEDULE),
+            (da.RUNNING, da.PENDING_RETRY), (da.RUNNING, da.FAILED),
+            (da.RESCHEDULE, da.RUNNING), (da.PENDING_RETRY, da.RUNNING)}
+        for current in da.STATES:
+            for new in da.STATES:
+                if (current, new) in expected:
+                    da.check_transition('a', current, new)
+                else:
+                    self.assertRaises(
+                        exception.InvalidDeferredActionTransition,
+                        da.check_transition, 'a', current, new)
+
+    def test_full_cycle(self):
+        action = _new(self.ctx, self.node)
+        self.assertRaises(exception.InvalidDeferredActionTransition,
+                          action.transition, da.COMPLETED)
+        action.transition(da.RUNNING)
+        later = obj_base.utcnow() + datetime.timedelta(seconds=30)
+        action.transition(da.RESCHEDULE, arguments={'next': True},
+                          start_after=later, reschedule_count=1)
+        action.transition(da.RUNNING)
+        action.transition(da.COMPLETED, result='done')
+        got = objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+        self.assertEqual(da.COMPLETED, got.state)
+        self.assertEqual('done', got.result)
+        self.assertEqual({'next': True}, got.arguments)
+        self.assertEqual(1, got.reschedule_count)
+        self.assertRaises(exception.InvalidDeferredActionTransition,
+                          action.transition, da.RUNNING)
+
+    def test_stale_object_refused(self):
+        action = _new(self.ctx, self.node)
+        stale = objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+        action.transition(da.RUNNING)
+        self.assertRaises(exception.DeferredActionStateChanged,
+                          stale.transition, da.RUNNING)
+
+    def test_revert_claim(self):
+        action = _new(self.ctx, self.node, retries=3)
+        claimed = objects.DeferredAction.claim(self.ctx, [action.id], 'h')
+        self.assertEqual({action.id: da.CREATED}, claimed)
+        action = objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+        self.assertEqual('h', action.conductor)
+        action.revert_claim(da.CREATED)
+        got = objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+        self.assertEqual(da.CREATED, got.state)
+        self.assertEqual(3, got.retry_remaining)
+        self.assertRaises(exception.InvalidDeferredActionTransition,
+                          got.revert_claim, da.CREATED)
+
+
+class TestCandidates(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = f.admin_context()
+        self.node = f.make_node(self.ctx)
+
+    def test_order_and_filters(self):
+        now = obj_base.utcnow()
+        lazy = _new(self.ctx, self.node)
+        late = _new(self.ctx, self.node,
+                    start_after=now - datetime.timedelta(seconds=5))
+        early = _new(self.ctx, self.node,
+                     start_after=now - datetime.timedelta(seconds=50))
+        _new(self.ctx, self.node,
+             start_after=now + datetime.timedelta(seconds=500))
+        done = _new(self.ctx, self.node)
+        done.transition(da.RUNNING)
+        locked = f.make_node(self.ctx, reservation='someone')
+        _new(self.ctx, locked)
+        rows = objects.DeferredAction.candidates(self.ctx, 10)
+        self.assertEqual([early.id, late.id, lazy.id], [r[0] for r in rows])
+        self.assertEqual(self.node.uuid, rows[0][1])
+        self.assertEqual(2, len(objects.DeferredAction.candidates(
+            self.ctx, 2)))
+
+
+class TestClaimRace(base.DBTestCase):
+    """Conductors racing for the same actions launch each exactly once."""
+
+    def test_each_action_claimed_once(self):
+        ctx = f.admin_context()
+        nodes = [f.make_node(ctx) for _ in range(10)]
+        actions = [_new(ctx, nodes[i % 10]) for i in range(60)]
+        claims = collections.Counter()
+        lock = threading.Lock()
+        errors = []
+        start = threading.Barrier(4)
+
+        def conductor(host):
+            try:
+                start.wait()
+                while True:
+                    rows = objects.DeferredAction.candidates(ctx, 25)
+                    if not rows:
+                        return
+                    won = objects.DeferredAction.claim(
+                        ctx, [r[0] for r in rows], host)
+                    with lock:
+                        claims.update(list(won))
+            except Exception as exc:  # reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=conductor, args=('c%d' % i,))
+                   for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual([], errors)
+        self.assertEqual({a.id: 1 for a in actions}, dict(claims))
+        self.assertEqual({da.RUNNING: 60},
+                         objects.DeferredAction.count_by_state(ctx))
