@@ -39,7 +39,6 @@ import oslo_messaging
 from oslo_serialization import jsonutils
 
 from alloc_framework.common import metrics
-from alloc_framework.conductor import hash_ring
 from alloc_framework.conf import deferred_actions as conf_deferred
 from alloc_framework.conductor import task_manager
 from alloc_framework.drivers import deferred
@@ -118,7 +117,7 @@ class Launcher:
         self.conf = manager.conf
         self.host = manager.host
         self.pool_size = self.conf.deferred_actions.pool_size
-        self.ring = hash_ring.HashRingManager(self.conf, manager.context)
+        self.ring = manager.ring
         self.iteration = 0
         self._busy = 0
         self._lock = threading.Lock()
@@ -161,10 +160,7 @@ class Launcher:
     # --- the launcher periodic ---
 
     def _owns(self, node_uuid, group):
-        try:
-            return self.ring.get_host_for_node(node_uuid, group) == self.host
-        except exception.TemporaryFailure:
-            return False
+        return self.manager.owns(node_uuid, group)
 
     def launch(self, context):
         """One launcher run; returns its :class:`_Iteration`."""

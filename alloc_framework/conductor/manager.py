@@ -81,7 +81,8 @@ class ConductorManager:
         self._stop = threading.Event()
         self._periodics = None
         self._started = False
-        self._ring = None
+        # Which nodes are this conductor's: one ring for every periodic.
+        self.ring = hash_ring.HashRingManager(conf, self.context)
         self.deferred_actions = None
 
     @property
@@ -231,7 +232,7 @@ class ConductorManager:
                               'provisioned_before': limit,
                               'maintenance': False, 'reserved': False})
         for node in nodes:
-            if not self._is_mine(node):
+            if not self.owns(node.uuid, node.conductor_group):
                 continue
             try:
                 with self._acquire(context, node.id,
@@ -248,13 +249,11 @@ class ConductorManager:
                 LOG.debug('Not timing out node %(node)s now: %(exc)s',
                           {'node': node.uuid, 'exc': exc})
 
-    def _is_mine(self, node):
-        """Whether the hash ring maps ``node`` to this conductor."""
-        if self._ring is None:
-            self._ring = hash_ring.HashRingManager(self.conf, self.context)
+    def owns(self, node_uuid, conductor_group=''):
+        """Whether the hash ring maps the node to this conductor."""
         try:
-            return self._ring.get_host_for_node(
-                node.uuid, node.conductor_group) == self.host
+            return self.ring.get_host_for_node(
+                node_uuid, conductor_group) == self.host
         except exception.TemporaryFailure:
             return False
 
