@@ -7,11 +7,10 @@ and the translation of allocation bodies into
 /allocations/{consumer_uuid} and POST /reshaper).
 """
 
-import uuid as uuidlib
-
 import webob.exc
 
 from alloc_framework.api.placement import microversion
+from alloc_framework.common import utils
 from alloc_framework.objects.placement import allocation as alloc_obj
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import resource_provider as rp_obj
@@ -20,9 +19,10 @@ from alloc_framework.objects.placement import resource_provider as rp_obj
 def canonical_uuid(value):
     """``value`` as a dashed lower-case uuid (clients may omit dashes).
 
-    None or an empty string is returned as given.
+    As ``common.utils.canonical_uuid``, except that None or an empty
+    string (an optional uuid not given) is returned as given.
     """
-    return str(uuidlib.UUID(value)) if value else value
+    return utils.canonical_uuid(value) if value else value
 
 
 def get_provider_or_404(context, uuid):
