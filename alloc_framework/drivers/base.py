@@ -69,6 +69,19 @@ INTERFACE_TYPES = tuple(kind.name for kind in INTERFACE_KINDS)
 """The names of ``INTERFACE_KINDS``."""
 
 
+STEP_TYPES = ('clean', 'deploy', 'service')
+"""The flows whose work is made of interface steps."""
+
+
+def _step_decorator(step_type, priority, abortable, argsinfo):
+    def decorator(func):
+        setattr(func, '_%s_step' % step_type,
+                {'priority': priority, 'abortable': abortable,
+                 'argsinfo': argsinfo or {}})
+        return func
+    return decorator
+
+
 def clean_step(priority=0, abortable=False, argsinfo=None):
     """Mark an interface method as a clean step.
 
@@ -79,11 +92,30 @@ def clean_step(priority=0, abortable=False, argsinfo=None):
     :param argsinfo: ``{arg name: {'description': str, 'required': bool}}``
         for the step's keyword arguments in manual cleaning.
     """
-    def decorator(func):
-        func._clean_step = {'priority': priority, 'abortable': abortable,
-                            'argsinfo': argsinfo or {}}
-        return func
-    return decorator
+    return _step_decorator('clean', priority, abortable, argsinfo)
+
+
+def deploy_step(priority=0, argsinfo=None):
+    """Mark an interface method as a deploy step.
+
+    :param priority: order of the step in a deployment (higher runs
+        first); 0 means the step runs only when a deploy template or the
+        request asks for it.
+    :param argsinfo: as for :func:`clean_step`.
+    """
+    return _step_decorator('deploy', priority, False, argsinfo)
+
+
+def service_step(priority=0, abortable=False, argsinfo=None):
+    """Mark an interface method as a service step.
+
+    Service steps run on an ``active`` node when the ``service``
+    provisioning verb names them (``service_steps``); ``priority`` only
+    orders steps of the same request that share it.
+
+    :param argsinfo: as for :func:`clean_step`.
+    """
+    return _step_decorator('service', priority, abortable, argsinfo)
 
 
 class BaseInterface(abc.ABC):
@@ -117,30 +149,43 @@ class BaseInterface(abc.ABC):
         :raises: MissingParameterValue when a required value is missing.
         """
 
-    def get_clean_steps(self, task):
-        """The clean steps of this interface (methods marked ``clean_step``).
+    def get_steps(self, task, step_type):
+        """The steps of one flow (methods marked ``<step_type>_step``).
 
+        :param step_type: one of ``STEP_TYPES``.
         :returns: list of ``{'interface', 'step', 'priority', 'abortable',
-            'argsinfo'}`` dicts.
+            'argsinfo'}`` dicts, highest priority first.
         """
+        attr = '_%s_step' % step_type
         steps = []
         for name, method in inspect.getmembers(self, inspect.ismethod):
-            info = getattr(method, '_clean_step', None)
+            info = getattr(method, attr, None)
             if info is not None:
                 steps.append(dict(info, interface=self.interface_type,
                                   step=name))
         return sorted(steps, key=lambda s: (-s['priority'], s['step']))
 
-    def execute_clean_step(self, task, step):
-        """Run one clean step.
+    def get_clean_steps(self, task):
+        """The clean steps of this interface; see :meth:`get_steps`."""
+        return self.get_steps(task, 'clean')
+
+    def execute_step(self, task, step):
+        """Run one step of any flow.
 
         :param step: a dict with ``step`` (method name) and ``args``.
-        :returns: None when done, ``states.CLEANWAIT`` when the step goes
-            on asynchronously.
-        :raises: NodeCleaningFailure on failure.
+        :returns: None when done; a wait state, or a
+            :class:`~alloc_framework.drivers.deferred.Reschedule` from a
+            deferrable step, when the step goes on asynchronously.
         """
         method = getattr(self, step['step'])
         return method(task, **(step.get('args') or {}))
+
+    def execute_clean_step(self, task, step):
+        """Run one clean step; see :meth:`execute_step`.
+
+        :raises: NodeCleaningFailure on failure.
+        """
+        return self.execute_step(task, step)
 
 
 class PowerInterface(BaseInterface):
@@ -288,7 +333,13 @@ class BIOSInterface(BaseInterface):
 
 
 class FirmwareInterface(BaseInterface):
-    """Reads and updates firmware components (BMC, BIOS, NICs...)."""
+    """Reads and updates firmware components (BMC, BIOS, NICs...).
+
+    ``update`` is what the ``firmware.update`` clean and service steps
+    run; implementations that wait on the hardware mark it
+    :func:`~alloc_framework.drivers.deferred.deferrable` and return a
+    ``Reschedule`` for each wait, so no thread waits with them.
+    """
 
     interface_type = 'firmware'
 
@@ -296,9 +347,19 @@ class FirmwareInterface(BaseInterface):
     def update(self, task, settings):
         """Update firmware components.
 
-        :param settings: list of ``{'component': str, 'url': str}``.
-        :returns: None when done, or a wait state.
+        :param settings: list of ``{'component': str, 'url': str}``;
+            ``component`` is ``bmc``, ``bios`` or an implementation's own
+            name.
+        :returns: None when done, or a wait.
         """
+
+    def get_components(self, task):
+        """Read the firmware components from the hardware.
+
+        :returns: list of ``{'component': str, 'current_version': str}``;
+            empty when the hardware cannot tell.
+        """
+        return []
 
     @abc.abstractmethod
     def cache_firmware_components(self, task):
