@@ -355,7 +355,9 @@ class ConductorManager:
                 node.protected_reason = None
             if not node.retired:
                 node.retired_reason = None
-            if ({'driver'} | set(_INTERFACE_FIELDS)) & changed:
+            # driver_info names the implementations of plugin interface
+            # kinds (drivers.base.node_interface): check them too.
+            if ({'driver', 'driver_info'} | set(_INTERFACE_FIELDS)) & changed:
                 if 'driver' in changed:
                     # Interfaces not chosen explicitly follow the new
                     # hardware type's defaults.

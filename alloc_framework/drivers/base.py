@@ -15,6 +15,13 @@ a no-op implementation ``no-<kind>`` that every hardware type supports
 implicitly, so a hardware type written before the kind existed keeps
 loading and its nodes get the no-op.
 
+A third-party package adds a kind without changing this code: an entry
+point of the ``alloc_framework.hardware.interface_kinds`` namespace names
+an optional :class:`InterfaceKind` (see :func:`plugin_kinds`); the package
+ships the kind's namespace with its ``no-<kind>`` no-op. Such a kind has
+no node column: a node names its implementation in
+``driver_info['<kind>_interface']`` (see ``doc/source/plugin-authors.rst``).
+
 Conductors load only the plugins named by the ``enabled_*`` options, once,
 at start; one instance of each interface serves every node, so
 implementations keep per-node state on the node (``driver_internal_info``)
@@ -25,6 +32,10 @@ that waits for the hardware returns a *wait* state and is resumed later.
 
 import abc
 import inspect
+import re
+
+from alloc_framework.drivers import loader
+from alloc_framework.objects.baremetal import exception
 
 
 class InterfaceKind:
@@ -67,6 +78,63 @@ KINDS = {kind.name: kind for kind in INTERFACE_KINDS}
 
 INTERFACE_TYPES = tuple(kind.name for kind in INTERFACE_KINDS)
 """The names of ``INTERFACE_KINDS``."""
+
+KIND_NAMESPACE = 'alloc_framework.hardware.interface_kinds'
+"""Entry points naming the interface kinds of third-party packages."""
+
+_KIND_NAME = re.compile(r'^[a-z][a-z0-9_]{0,31}$')
+
+
+def plugin_kinds():
+    """The interface kinds installed packages declare, sorted by name.
+
+    Each entry point of ``KIND_NAMESPACE`` names an :class:`InterfaceKind`
+    instance whose ``name`` is the entry point's name. Such a kind must be
+    optional (existing hardware types know nothing of it) and must not
+    reuse the name of one of ``INTERFACE_KINDS``. Read each time it is
+    called: the driver factory calls it once, when it loads the plugins.
+
+    :raises: DriverLoadError for a kind that cannot be loaded or breaks
+        these rules.
+    """
+    kinds = []
+    for name, kind in loader.load_objects(KIND_NAMESPACE).items():
+        reason = None
+        if not isinstance(kind, InterfaceKind):
+            reason = 'not an InterfaceKind: %r' % (kind,)
+        elif kind.name != name:
+            reason = 'the kind is named %r' % kind.name
+        elif not _KIND_NAME.match(name):
+            reason = 'a kind name is lower case letters, digits and _'
+        elif name in KINDS or name == 'hardware':
+            reason = 'a kind of that name exists'
+        elif kind.required:
+            reason = 'a plugin kind must be optional (required=False)'
+        if reason:
+            raise exception.DriverLoadError(name=name,
+                                            namespace=KIND_NAMESPACE,
+                                            reason=reason)
+        kinds.append(kind)
+    return tuple(kinds)
+
+
+def interface_kinds():
+    """``INTERFACE_KINDS`` followed by :func:`plugin_kinds`."""
+    return INTERFACE_KINDS + plugin_kinds()
+
+
+def node_interface(node, kind):
+    """The implementation of ``kind`` a node names, or None.
+
+    Kinds of ``INTERFACE_KINDS`` have a node field ``<kind>_interface``;
+    plugin kinds are named in ``driver_info['<kind>_interface']``.
+    """
+    field = '%s_interface' % kind.name
+    if kind.name in KINDS:
+        return getattr(node, field) if node.obj_attr_is_set(field) else None
+    info = (node.driver_info if node.obj_attr_is_set('driver_info')
+            else None) or {}
+    return info.get(field) or None
 
 
 STEP_TYPES = ('clean', 'deploy', 'service')
@@ -387,11 +455,13 @@ class HardwareType:
     def supported_interfaces(self, interface_type):
         """Names of supported implementations of ``interface_type``.
 
-        :raises: KeyError for an unknown kind.
+        A kind of a plugin (not in ``KINDS``) is optional: its no-op is
+        supported too.
         """
-        kind = KINDS[interface_type]
+        kind = KINDS.get(interface_type)
+        noop = kind.noop if kind is not None else 'no-%s' % interface_type
         names = list(getattr(self, 'supported_%s_interfaces'
                              % interface_type, None) or ())
-        if kind.noop is not None and kind.noop not in names:
-            names.append(kind.noop)
+        if noop is not None and noop not in names:
+            names.append(noop)
         return names

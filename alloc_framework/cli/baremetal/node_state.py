@@ -1,6 +1,6 @@
 """Node actions: provisioning verbs, power, maintenance and history.
 
-``alloc baremetal node manage|provide|deploy|undeploy|clean|abort``,
+``alloc baremetal node manage|provide|deploy|undeploy|clean|abort|unhold``,
 ``... node power on|off``, ``... node reboot``,
 ``... node maintenance set|unset`` and ``... node history list|get``.
 
@@ -34,6 +34,7 @@ EXPECTED_STATE = {
     'deleted': 'available',
     'clean': 'manageable',
     'abort': None,
+    'unhold': None,
 }
 # The power state each power target ends in.
 EXPECTED_POWER = {
@@ -145,6 +146,13 @@ class AbortNode(_ProvisionCommand):
 
     verb = 'abort'
     min_version = '1.13'
+
+
+class UnholdNode(_ProvisionCommand):
+    """Let a node in a hold state (clean, deploy or service hold) go on."""
+
+    verb = 'unhold'
+    min_version = '1.85'
 
 
 class CleanNode(_ProvisionCommand):

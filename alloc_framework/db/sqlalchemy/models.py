@@ -53,6 +53,8 @@ class Node(BASE):
                  'instance_uuid', 'id'),
         sa.Index('nodes_reservation_idx', 'reservation'),
         sa.Index('nodes_conductor_group_idx', 'conductor_group'),
+        sa.Index('nodes_shard_idx', 'shard'),
+        sa.Index('nodes_parent_node_idx', 'parent_node'),
         TABLE_ARGS)
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)
@@ -99,6 +101,11 @@ class Node(BASE):
     protected_reason = sa.Column(sa.Text, nullable=True)
     retired = sa.Column(sa.Boolean, nullable=True, default=False)
     retired_reason = sa.Column(sa.Text, nullable=True)
+    # Operator-defined group of nodes that one client instance serves.
+    shard = sa.Column(sa.String(255), nullable=True)
+    # UUID of the node this node is a part of (a child node: a DPU, a
+    # BMC-managed card): not a foreign key, as upstream keeps it.
+    parent_node = sa.Column(sa.String(36), nullable=True)
 
 
 class NodeTrait(BASE):

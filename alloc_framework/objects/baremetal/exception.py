@@ -132,6 +132,10 @@ class InstanceNotFound(NotFound):
     msg_fmt = 'Instance %(instance)s could not be found.'
 
 
+class NodeInventoryNotFound(NotFound):
+    msg_fmt = 'Node inventory for node %(node)s could not be found.'
+
+
 class AllocationNotFound(NotFound):
     msg_fmt = 'Allocation %(allocation)s could not be found.'
 

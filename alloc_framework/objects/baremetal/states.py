@@ -83,6 +83,9 @@ DELETE = 'delete'
 CLEAN = 'clean'
 ABORT = 'abort'
 REBUILD = 'rebuild'
+# Leaves a hold state (upstream's clean, deploy and service hold, which
+# a ``hold`` step enters); no flow here holds, so no transition takes it.
+UNHOLD = 'unhold'
 # ... and events the conductor raises while it works.
 DONE = 'done'
 FAIL = 'fail'
@@ -99,6 +102,7 @@ VERBS = {
     'clean': CLEAN,
     'abort': ABORT,
     'rebuild': REBUILD,
+    'unhold': UNHOLD,
 }
 """Actions of ``PUT /v1/nodes/{node}/states/provision`` -> machine event."""
 

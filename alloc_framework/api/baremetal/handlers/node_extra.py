@@ -20,6 +20,7 @@ PROVISION_VERBS = {
     'active': 1, 'deleted': 1, 'rebuild': 1, 'manage': 4, 'provide': 4,
     'abort': mv.ABORT, 'clean': mv.MANUAL_CLEAN,
     'deploy': mv.DEPLOY_VERBS, 'undeploy': mv.DEPLOY_VERBS,
+    'unhold': mv.UNHOLD,
 }
 POWER_TARGETS = (states.POWER_ON, states.POWER_OFF, states.REBOOT)
 

@@ -57,6 +57,10 @@ WRITABLE = {
     'retired': (_BOOL, mv.RETIRED),
     'retired_reason': ({'type': ['string', 'null']}, mv.RETIRED),
     'lessee': (_STRING_255, mv.LESSEE),
+    'shard': (_STRING_255, mv.SHARDS),
+    # A node name or UUID; the handler stores the parent's UUID.
+    'parent_node': ({'type': ['string', 'null'], 'maxLength': 255},
+                    mv.CHILD_NODES),
 }
 # Fields set only at creation.
 CREATE_ONLY = ('uuid',)
@@ -90,6 +94,8 @@ FIELD_RULES = {
     'name': 'baremetal:node:update:name',
     'retired': 'baremetal:node:update:retired',
     'retired_reason': 'baremetal:node:update:retired',
+    'shard': 'baremetal:node:update:shard',
+    'parent_node': 'baremetal:node:update:parent_node',
     'extra': 'baremetal:node:update_extra',
     'instance_info': 'baremetal:node:update_instance_info',
 }

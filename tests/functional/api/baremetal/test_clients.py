@@ -86,6 +86,47 @@ class TestIronicClient(ClientTestCase):
                                   uuid='not-a-uuid')
         self.assertIn('uuid', str(error))
 
+    def test_shards_children_inventory_unhold(self):
+        # Microversions 1.81 to 1.85 through the library, as upstream's
+        # clients use them.
+        from ironicclient import exc
+
+        ironic = self.client()
+        parent = ironic.node.create(driver='fake-hardware', name='parent',
+                                    shard='rack-1')
+        self.assertEqual('rack-1', parent.shard)
+        ironic.node.create(driver='fake-hardware', name='plain')
+        child = ironic.node.create(driver='fake-hardware', name='dpu',
+                                   parent_node='parent')
+        self.assertEqual(parent.uuid, child.parent_node)
+
+        self.assertEqual(['parent', 'plain'],
+                         sorted(n.name for n in ironic.node.list()))
+        self.assertEqual(['dpu', 'parent', 'plain'], sorted(
+            n.name for n in ironic.node.list(include_children=True)))
+        self.assertEqual(['dpu'], [n.name for n in ironic.node.list(
+            parent_node=parent.uuid)])
+        self.assertEqual([child.uuid],
+                         ironic.node.list_children_of_node('parent'))
+        self.assertEqual(['parent'], [n.name for n in ironic.node.list(
+            shards=['rack-1'])])
+        self.assertEqual(['plain'], [n.name for n in ironic.node.list(
+            sharded=False)])
+        shards = {s.name: s.count for s in ironic.shard.list()}
+        self.assertEqual({'rack-1': 1, 'None': 2}, shards)
+
+        ironic.node.update('plain', [{'op': 'add', 'path': '/shard',
+                                      'value': 'rack-1'}])
+        self.assertEqual('rack-1', ironic.node.get('plain').shard)
+
+        error = self.assertRaises(exc.NotFound, ironic.node.get_inventory,
+                                  'parent')
+        self.assertIn('inventory', str(error))
+        error = self.assertRaises(exc.BadRequest,
+                                  ironic.node.set_provision_state,
+                                  'parent', 'unhold')
+        self.assertIn('enroll', str(error))
+
 
 class TestBaremetalCommand(ClientTestCase):
 
@@ -145,6 +186,37 @@ class TestBaremetalCommand(ClientTestCase):
         self.assertEqual([], json.loads(self.run_cli(
             'baremetal', 'allocation', 'list', '-f', 'json')))
 
+    def test_shard_and_child_node_commands(self):
+        parent = json.loads(self.run_cli(
+            'baremetal', 'node', 'create', '--driver', 'fake-hardware',
+            '--name', 'cli-parent', '--shard', 'rack-1', '-f', 'json'))
+        self.assertEqual('rack-1', parent['shard'])
+        self.run_cli('baremetal', 'node', 'create', '--driver',
+                     'fake-hardware', '--name', 'cli-child',
+                     '--parent-node', 'cli-parent')
+        children = json.loads(self.run_cli(
+            'baremetal', 'node', 'children', 'list', 'cli-parent',
+            '-f', 'json'))
+        self.assertEqual(1, len(children))
+        listed = json.loads(self.run_cli('baremetal', 'node', 'list',
+                                         '-f', 'json'))
+        self.assertEqual(['cli-parent'], [_get(n, 'name') for n in listed])
+        listed = json.loads(self.run_cli('baremetal', 'node', 'list',
+                                         '--include-children', '-f',
+                                         'json'))
+        self.assertEqual(['cli-child', 'cli-parent'],
+                         sorted(_get(n, 'name') for n in listed))
+        shards = json.loads(self.run_cli('baremetal', 'shard', 'list',
+                                         '-f', 'json'))
+        self.assertEqual({'rack-1': 1, 'None': 1},
+                         {_get(s, 'name'): _get(s, 'count')
+                          for s in shards})
+        self.run_cli('baremetal', 'node', 'unset', 'cli-parent',
+                     '--shard')
+        shown = json.loads(self.run_cli('baremetal', 'node', 'show',
+                                        'cli-parent', '-f', 'json'))
+        self.assertIsNone(shown['shard'])
+
 
 class TestOpenStackSDK(ClientTestCase):
 
@@ -190,3 +262,21 @@ class TestOpenStackSDK(ClientTestCase):
         self.assertRaises(exceptions.BadRequestException,
                           conn.baremetal.create_allocation,
                           resource_class='baremetal', id='not-a-uuid')
+
+    def test_shard_and_parent_node(self):
+        conn = self.connection()
+        parent = conn.baremetal.create_node(driver='fake-hardware',
+                                            name='sdk-parent',
+                                            shard='rack-9')
+        self.assertEqual('rack-9', parent.shard)
+        child = conn.baremetal.create_node(driver='fake-hardware',
+                                           name='sdk-child',
+                                           parent_node=parent.id)
+        self.assertEqual(parent.id, child.parent_node)
+        conn.baremetal.create_node(driver='fake-hardware', name='sdk-other',
+                                   shard='rack-8')
+        self.assertEqual(['sdk-other', 'sdk-parent'],
+                         sorted(n.name for n in conn.baremetal.nodes()))
+        self.assertEqual(['sdk-parent'],
+                         [n.name for n in conn.baremetal.nodes(
+                             shard='rack-9')])

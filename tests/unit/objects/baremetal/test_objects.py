@@ -19,7 +19,7 @@ EXPECTED_FINGERPRINTS = {
     'Conductor': '1.0-c1d71fbbca640666418d95deb6070523',
     'DeferredAction': '1.0-d6360aff390070fb09fcefa66f63017e',
     'DeferredActionPayload': '1.0-ef25ea0dc0644bdfd49d7407c792b157',
-    'Node': '1.1-fb3c5b6beed3a1461c4f7a45c0d48144',
+    'Node': '1.2-2c6201eb599ed62ad3771377a78c86b6',
     'NodeHistory': '1.0-6c246d887c547680aab2078586e8955a',
 }
 
@@ -63,3 +63,16 @@ class TestObjectVersions(base.TestCase):
         for field in ('boot_interface', 'bios_interface',
                       'firmware_interface'):
             self.assertNotIn(field, data)
+
+    def test_node_1_1_has_no_shard_or_parent_node(self):
+        node = baremetal.Node(driver='fake-hardware', shard='s1',
+                              parent_node='1be26c0b-03f2-4d2e-ae87-'
+                                          'c02d7f33c123',
+                              boot_interface='fake')
+        data = node.obj_to_primitive(target_version='1.1')[
+            'alloc_framework_object.data']
+        self.assertEqual('fake', data['boot_interface'])
+        self.assertNotIn('shard', data)
+        self.assertNotIn('parent_node', data)
+        full = node.obj_to_primitive()['alloc_framework_object.data']
+        self.assertEqual('s1', full['shard'])
