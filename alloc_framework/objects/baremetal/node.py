@@ -200,6 +200,8 @@ def _destroy_node(context, node_id):
                     .where(models.NodeTrait.node_id == node_id))
     session.execute(sa.delete(models.NodeHistory)
                     .where(models.NodeHistory.node_id == node_id))
+    session.execute(sa.delete(models.FirmwareComponent)
+                    .where(models.FirmwareComponent.node_id == node_id))
     # The node's allocation has nothing left to hold: it goes with the
     # node, in the same transaction.
     allocation_id = session.execute(
@@ -287,7 +289,8 @@ class Node(base.AllocObject):
 
     # Version 1.0: initial version
     # Version 1.1: boot_interface, bios_interface, firmware_interface
-    VERSION = '1.1'
+    # Version 1.2: service_step
+    VERSION = '1.2'
 
     fields = {
         'id': fields.IntegerField(),
@@ -313,6 +316,7 @@ class Node(base.AllocObject):
         'last_error': fields.StringField(nullable=True),
         'clean_step': fields.FlexibleDictField(nullable=True),
         'deploy_step': fields.FlexibleDictField(nullable=True),
+        'service_step': fields.FlexibleDictField(nullable=True),
         'reservation': fields.StringField(nullable=True),
         'conductor_affinity': fields.IntegerField(nullable=True),
         'conductor_group': fields.StringField(nullable=True),
@@ -337,7 +341,10 @@ class Node(base.AllocObject):
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
-        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+        version = versionutils.convert_version_to_tuple(target_version)
+        if version < (1, 2):
+            primitive.pop('service_step', None)
+        if version < (1, 1):
             for field in ('boot_interface', 'bios_interface',
                           'firmware_interface'):
                 primitive.pop(field, None)
