@@ -48,6 +48,7 @@ ROUTES = {
                             'DELETE': node_extra.clear_maintenance},
     NODE + '/history': {'GET': node_extra.list_history},
     NODE + '/history/{event_ident}': {'GET': node_extra.get_history},
+    NODE + '/firmware': {'GET': node_extra.list_firmware},
     NODE + '/allocation': {'GET': allocation.get_node_allocation,
                            'DELETE': allocation.delete_node_allocation},
     '/v1/allocations': {'GET': allocation.list_allocations,

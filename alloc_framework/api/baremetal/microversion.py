@@ -55,6 +55,8 @@ VERSIONS = {
     65: 'node lessee and filter',
     73: 'deploy and undeploy provision verbs',
     78: 'node history',
+    86: 'node firmware_interface; GET /v1/nodes/{node}/firmware',
+    87: 'service provision verb (service_steps); node service_step',
 }
 
 MIN_VERSION = (1, min(VERSIONS))
@@ -90,6 +92,8 @@ RETIRED = 61
 LESSEE = 65
 DEPLOY_VERBS = 73
 NODE_HISTORY = 78
+FIRMWARE = 86
+SERVICE = 87
 
 _VERSION_RE = re.compile(r'^1\.[0-9]+$')
 

@@ -37,6 +37,7 @@ FIELDS = {
     'owner': mv.OWNER, 'description': mv.DESCRIPTION,
     'allocation_uuid': mv.ALLOCATIONS, 'retired': mv.RETIRED,
     'retired_reason': mv.RETIRED, 'lessee': mv.LESSEE,
+    'firmware_interface': mv.FIRMWARE, 'service_step': mv.SERVICE,
 }
 # What ``GET /v1/nodes`` shows without ``fields`` or ``detail``.
 SUMMARY_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
