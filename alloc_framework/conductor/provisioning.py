@@ -98,12 +98,16 @@ def validate_service_steps(task, service_steps):
     return steps.validate_steps(task, steps.SERVICE, service_steps)
 
 
-def _finish_steps(conf, task, flow, step_list, start=0):
+def _finish_steps(conf, task, flow, step_list, start=0, origin=None):
     """Run the flow's steps from ``start``; end, fail or leave it waiting.
+
+    :param origin: the deferred action whose end resumed the flow (see
+        :func:`steps.run_steps`).
     """
     node = task.node
     try:
-        if not steps.run_steps(conf, task, flow, step_list, start):
+        if not steps.run_steps(conf, task, flow, step_list, start,
+                               origin=origin):
             return
     except Exception as exc:
         steps.clear_progress(node)
@@ -122,10 +126,10 @@ def _finish_steps(conf, task, flow, step_list, start=0):
               'state': node.provision_state})
 
 
-def _continue_steps(conf, task, flow):
+def _continue_steps(conf, task, flow, origin=None):
     """Go on with the step after the one the node waited for."""
     step_list, index = steps.progress(task.node, flow)
-    _finish_steps(conf, task, flow, step_list, index + 1)
+    _finish_steps(conf, task, flow, step_list, index + 1, origin=origin)
 
 
 def do_cleaning(conf, task, manual_steps=None):
@@ -191,7 +195,7 @@ def deferred_step_ended(conf, task, action, error=None):
         return
     steps.step_done(task, getattr(node, flow.step_field) or {})
     _move(task, states.RESUME)
-    _continue_steps(conf, task, flow)
+    _continue_steps(conf, task, flow, origin=action)
 
 
 def _deploy_with(task, work):

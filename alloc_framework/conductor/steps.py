@@ -215,13 +215,17 @@ def _move(node, event):
                                      node=node.uuid))
 
 
-def defer_step(conf, task, flow, step):
+def defer_step(conf, task, flow, step, origin=None):
     """Make ``step`` a deferred action and move the node to wait for it.
 
     The action and the node's move to the flow's wait state are saved in
     one transaction: a node never waits for an action that does not
     exist, and no action runs for a node that does not wait for it.
 
+    :param origin: the action of an earlier step of the same request,
+        when the flow goes on from the launcher: the new action keeps its
+        request id, user and project, so a failure still names the
+        request that started the flow.
     :returns: the new DeferredAction.
     """
     node = task.node
@@ -231,6 +235,10 @@ def defer_step(conf, task, flow, step):
         arguments=step.get('args') or {},
         retries=conf.deferred_actions.step_retries,
         created_by=getattr(context, 'project_id', None), flow=flow.name)
+    if origin is not None:
+        action.request_id = origin.request_id
+        action.user_id = origin.user_id
+        action.created_by = origin.created_by
     _move(node, states.WAIT)
     info = dict(node.driver_internal_info or {})
     info[WAITING_ACTION] = action.uuid
@@ -273,9 +281,12 @@ def cache_firmware(task, flashed=()):
                       task.node.uuid)
 
 
-def run_steps(conf, task, flow, steps, start=0):
+def run_steps(conf, task, flow, steps, start=0, origin=None):
     """Run ``steps[start:]`` in order.
 
+    :param origin: the deferred action whose end resumed the flow; the
+        next step that becomes an action inherits its request (see
+        :func:`defer_step`).
     :returns: True when every step ran, False when the node now waits
         (a step returned the wait state, or became a deferred action).
     :raises: whatever a step raises; the caller fails the flow.
@@ -288,7 +299,7 @@ def run_steps(conf, task, flow, steps, start=0):
         iface = getattr(task.driver, step['interface'])
         method = getattr(iface, step['step'])
         if deferred.is_deferrable(method):
-            defer_step(conf, task, flow, step)
+            defer_step(conf, task, flow, step, origin=origin)
             return False
         node.save(task.context)
         result = iface.execute_step(task, step)

@@ -70,7 +70,9 @@ class _Base(base.ConductorTestCase):
         return conductors.wait_unlocked(self.ctx, node.id)
 
     def _launch(self):
-        report = self.launcher.launch(self.ctx)
+        # As the periodic: with the conductor's context, not the one of
+        # the request that created the actions.
+        report = self.launcher.launch(self.manager.context)
         test_base.wait_for(lambda: self.launcher.busy == 0, 'idle launcher')
         return report
 
@@ -298,6 +300,9 @@ class DeferredStepTestCase(_Base):
         self.assertEqual([da.COMPLETED, da.CREATED],
                          [a.state for a in actions])
         self.assertEqual(first_action.uuid, actions[0].uuid)
+        # The second action still names the request that asked for both.
+        self.assertEqual(first_action.request_id, actions[1].request_id)
+        self.assertIsNotNone(actions[1].request_id)
         self._launch()
         node = self._get(node)
         self.assertEqual(states.ACTIVE, node.provision_state)
