@@ -65,6 +65,7 @@ class _Endpoint:
     METHODS = ('create_node', 'update_node', 'destroy_node',
                'change_node_power_state', 'do_provisioning_action',
                'continue_node_deploy', 'continue_node_clean',
+               'continue_node_service',
                'add_node_traits', 'remove_node_traits',
                'create_allocation', 'destroy_allocation', 'ping')
 

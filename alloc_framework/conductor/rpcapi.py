@@ -43,7 +43,8 @@ TRANSPORTS_NAMESPACE = 'alloc_framework.rpc.transports'
 TOPIC = 'alloc_framework.conductor'
 # 1.0: initial version
 # 1.1: ping; create_allocation's generated_uuid
-RPC_API_VERSION = '1.1'
+# 1.2: do_provisioning_action's service_steps; continue_node_service
+RPC_API_VERSION = '1.2'
 # Conductors asked to create one allocation before giving up. Two silent
 # conductors at once are rare; more point at the broker or at this
 # service's own connection, which asking further conductors does not fix.
@@ -339,16 +340,22 @@ class ConductorAPI:
                                    new_state=new_state)
 
     def do_provisioning_action(self, context, node_id, action,
-                               clean_steps=None):
+                               clean_steps=None, service_steps=None):
         """Run a provisioning action (``manage``, ``provide``, ``active``...).
 
+        :param clean_steps: the steps of ``clean``.
+        :param service_steps: the steps of ``service``.
         :raises: NodeLocked, NodeNotFound, InvalidStateRequested,
             InvalidParameterValue, NodeInMaintenance, NodeProtected,
             NoFreeConductorWorker, TemporaryFailure
         """
+        kwargs = {'clean_steps': clean_steps}
+        if service_steps is not None:
+            # Only then: a 1.1 conductor takes calls without it.
+            kwargs['service_steps'] = service_steps
         return self._call_for_node(context, node_id,
                                    'do_provisioning_action', action=action,
-                                   clean_steps=clean_steps)
+                                   **kwargs)
 
     def continue_node_deploy(self, context, node_id):
         """Resume a deployment waiting in ``wait call-back``.
@@ -365,6 +372,15 @@ class ConductorAPI:
             TemporaryFailure
         """
         return self._call_for_node(context, node_id, 'continue_node_clean')
+
+    def continue_node_service(self, context, node_id):
+        """Resume servicing waiting in ``service wait``.
+
+        :raises: InvalidStateRequested, NodeLocked, NodeNotFound,
+            TemporaryFailure
+        """
+        return self._call_for_node(context, node_id,
+                                   'continue_node_service')
 
     def add_node_traits(self, context, node_id, traits, replace=False):
         """Add traits to a node, or replace all of them.

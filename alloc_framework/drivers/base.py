@@ -35,6 +35,7 @@ import inspect
 import re
 
 from alloc_framework.drivers import loader
+from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import exception
 
 
@@ -233,6 +234,15 @@ class BaseInterface(abc.ABC):
                                   step=name))
         return sorted(steps, key=lambda s: (-s['priority'], s['step']))
 
+    def validate_step_args(self, task, step_name, args):
+        """Check the arguments of a requested step beyond ``argsinfo``.
+
+        Called when a clean or service request is accepted, so bad
+        arguments are refused (400) before anything runs.
+
+        :raises: InvalidParameterValue naming the argument.
+        """
+
     def get_clean_steps(self, task):
         """The clean steps of this interface; see :meth:`get_steps`."""
         return self.get_steps(task, 'clean')
@@ -421,6 +431,26 @@ class FirmwareInterface(BaseInterface):
         :returns: None when done, or a wait.
         """
 
+    def validate_step_args(self, task, step_name, args):
+        """``settings`` of ``update`` is a list of components and URLs."""
+        if step_name != 'update':
+            return
+        settings = args.get('settings')
+        if not isinstance(settings, list) or not settings:
+            raise exception.InvalidParameterValue(
+                err='args.settings must be a non-empty list of '
+                    '{"component": name, "url": URL}.')
+        for number, setting in enumerate(settings):
+            if (not isinstance(setting, dict)
+                    or set(setting) - {'component', 'url'}
+                    or not isinstance(setting.get('component'), str)
+                    or not setting['component']
+                    or not isinstance(setting.get('url'), str)
+                    or not setting['url']):
+                raise exception.InvalidParameterValue(
+                    err='args.settings[%d] must be {"component": name, '
+                        '"url": URL}, not %r.' % (number, setting))
+
     def get_components(self, task):
         """Read the firmware components from the hardware.
 
@@ -429,9 +459,20 @@ class FirmwareInterface(BaseInterface):
         """
         return []
 
-    @abc.abstractmethod
-    def cache_firmware_components(self, task):
-        """Read the component versions from the hardware and store them."""
+    def cache_firmware_components(self, task, flashed=()):
+        """Read the component versions from the hardware and store them.
+
+        The conductor calls it when a node is managed and after each
+        ``firmware.update`` step; the stored versions are what
+        ``GET /v1/nodes/{node}/firmware`` shows. The default stores what
+        :meth:`get_components` reads (see ``FirmwareComponent.sync``);
+        implementations only override :meth:`get_components`.
+
+        :param flashed: names of the components an update just installed.
+        """
+        objects.FirmwareComponent.sync(task.context, task.node.id,
+                                       self.get_components(task),
+                                       flashed=flashed)
 
 
 class HardwareType:

@@ -53,6 +53,7 @@ ROUTES = {
     NODE + '/inventory': {'GET': node_links.get_inventory},
     '/v1/shards': {'GET': node_links.list_shards},
     '/v1/continue_inspection': {'POST': node_links.continue_inspection},
+    NODE + '/firmware': {'GET': node_extra.list_firmware},
     NODE + '/allocation': {'GET': allocation.get_node_allocation,
                            'DELETE': allocation.delete_node_allocation},
     '/v1/allocations': {'GET': allocation.list_allocations,

@@ -62,6 +62,8 @@ VERSIONS = {
     83: 'node parent_node, /v1/nodes/{node}/children, child nodes filters',
     84: 'POST /v1/continue_inspection (ramdisk inspection call-back)',
     85: 'unhold provision verb',
+    86: 'node firmware_interface; GET /v1/nodes/{node}/firmware',
+    87: 'service provision verb (service_steps); node service_step',
 }
 
 MIN_VERSION = (1, min(VERSIONS))
@@ -104,6 +106,8 @@ SHARDS = 82
 CHILD_NODES = 83
 CONTINUE_INSPECTION = 84
 UNHOLD = 85
+FIRMWARE = 86
+SERVICE = 87
 
 _VERSION_RE = re.compile(r'^1\.[0-9]+$')
 

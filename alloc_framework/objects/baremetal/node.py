@@ -211,6 +211,8 @@ def _destroy_node(context, node_id):
                     .where(models.NodeTrait.node_id == node_id))
     session.execute(sa.delete(models.NodeHistory)
                     .where(models.NodeHistory.node_id == node_id))
+    session.execute(sa.delete(models.FirmwareComponent)
+                    .where(models.FirmwareComponent.node_id == node_id))
     # The node's allocation has nothing left to hold: it goes with the
     # node, in the same transaction.
     allocation_id = session.execute(
@@ -299,7 +301,8 @@ class Node(base.AllocObject):
     # Version 1.0: initial version
     # Version 1.1: boot_interface, bios_interface, firmware_interface
     # Version 1.2: shard, parent_node
-    VERSION = '1.2'
+    # Version 1.3: service_step
+    VERSION = '1.3'
 
     fields = {
         'id': fields.IntegerField(),
@@ -325,6 +328,7 @@ class Node(base.AllocObject):
         'last_error': fields.StringField(nullable=True),
         'clean_step': fields.FlexibleDictField(nullable=True),
         'deploy_step': fields.FlexibleDictField(nullable=True),
+        'service_step': fields.FlexibleDictField(nullable=True),
         'reservation': fields.StringField(nullable=True),
         'conductor_affinity': fields.IntegerField(nullable=True),
         'conductor_group': fields.StringField(nullable=True),
@@ -352,6 +356,8 @@ class Node(base.AllocObject):
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
         target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 3):
+            primitive.pop('service_step', None)
         if target < (1, 2):
             for field in ('shard', 'parent_node'):
                 primitive.pop(field, None)

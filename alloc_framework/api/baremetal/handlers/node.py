@@ -38,6 +38,7 @@ FIELDS = {
     'allocation_uuid': mv.ALLOCATIONS, 'retired': mv.RETIRED,
     'retired_reason': mv.RETIRED, 'lessee': mv.LESSEE,
     'shard': mv.SHARDS, 'parent_node': mv.CHILD_NODES,
+    'firmware_interface': mv.FIRMWARE, 'service_step': mv.SERVICE,
 }
 # What ``GET /v1/nodes`` shows without ``fields`` or ``detail``.
 SUMMARY_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',

@@ -136,6 +136,12 @@ rules = [
         operations=[{'path': NODE + '/history', 'method': 'GET'},
                     {'path': NODE + '/history/{event_ident}',
                      'method': 'GET'}]),
+    policy.DocumentedRuleDefault(
+        name='baremetal:node:firmware:get',
+        check_str=base.SYSTEM_OR_OWNER_READER,
+        scope_types=base.SCOPES,
+        description='Retrieve the firmware components of a node.',
+        operations=[{'path': NODE + '/firmware', 'method': 'GET'}]),
 ]
 
 

@@ -45,6 +45,7 @@ WRITABLE = {
     'management_interface': (_STRING_255, mv.INTERFACES),
     'boot_interface': (_STRING_255, mv.INTERFACES),
     'bios_interface': (_STRING_255, mv.BIOS_INTERFACE),
+    'firmware_interface': (_STRING_255, mv.FIRMWARE),
     'conductor_group': ({'type': ['string', 'null'], 'maxLength': 255,
                          'pattern': r'^[a-zA-Z0-9_\-\.]*$'},
                         mv.CONDUCTOR_GROUP),
@@ -70,7 +71,8 @@ UUID_FIELDS = ('uuid', 'instance_uuid')
 READ_ONLY = ('uuid', 'created_at', 'updated_at', 'provision_state',
              'target_provision_state', 'power_state', 'target_power_state',
              'provision_updated_at', 'last_error', 'reservation',
-             'clean_step', 'deploy_step', 'driver_internal_info',
+             'clean_step', 'deploy_step', 'service_step',
+             'driver_internal_info',
              'allocation_uuid', 'traits', 'fault', 'conductor',
              'console_enabled', 'links', 'id')
 # The document a PATCH applies to.
@@ -90,6 +92,7 @@ FIELD_RULES = {
     'management_interface': 'baremetal:node:update:driver_interfaces',
     'boot_interface': 'baremetal:node:update:driver_interfaces',
     'bios_interface': 'baremetal:node:update:driver_interfaces',
+    'firmware_interface': 'baremetal:node:update:driver_interfaces',
     'conductor_group': 'baremetal:node:update:conductor_group',
     'name': 'baremetal:node:update:name',
     'retired': 'baremetal:node:update:retired',

@@ -130,6 +130,11 @@ class TestIronicClient(ClientTestCase):
 
 class TestBaremetalCommand(ClientTestCase):
 
+    def _start_conductor(self):
+        # The service test runs the deferred action launcher itself.
+        self.config(launcher_interval=0, group='deferred_actions')
+        return super()._start_conductor()
+
     def setUp(self):
         super().setUp()
         # --wait polls a long action such as provide (cleaning) every
@@ -216,6 +221,55 @@ class TestBaremetalCommand(ClientTestCase):
         shown = json.loads(self.run_cli('baremetal', 'node', 'show',
                                         'cli-parent', '-f', 'json'))
         self.assertIsNone(shown['shard'])
+
+    def test_service_and_firmware_commands(self):
+        """``baremetal node service`` (1.87), ``... firmware list`` (1.86).
+        """
+        self.run_cli('baremetal', 'node', 'create', '--driver',
+                     'fake-hardware', '--name', 'fw-node')
+        self.run_cli('baremetal', 'node', 'manage', 'fw-node', '--wait',
+                     '30')
+        self.run_cli('baremetal', 'node', 'provide', 'fw-node', '--wait',
+                     '30')
+        self.run_cli('baremetal', 'node', 'deploy', 'fw-node', '--wait',
+                     '30')
+        listed = json.loads(self.run_cli(
+            'baremetal', 'node', 'firmware', 'list', 'fw-node', '-f',
+            'json'))
+        self.assertEqual({'bios': '1.0', 'bmc': '1.0'},
+                         {_get(c, 'component'): _get(c, 'current_version')
+                          for c in listed})
+        steps = json.dumps([{'interface': 'firmware', 'step': 'update',
+                             'args': {'settings': [
+                                 {'component': 'bmc',
+                                  'url': 'http://images/bmc-4.2'}]}}])
+        self.run_cli('baremetal', 'node', 'service', 'fw-node',
+                     '--service-steps', steps)
+        # The update is a deferred action: run it as the launcher would.
+        tests_base.wait_for(
+            lambda: json.loads(self.run_cli(
+                'baremetal', 'node', 'show', 'fw-node', '-f',
+                'json'))['provision_state'] == 'service wait',
+            'fw-node to wait for its firmware update')
+        self.manager.deferred_actions.launch(self.context)
+        tests_base.wait_for(
+            lambda: json.loads(self.run_cli(
+                'baremetal', 'node', 'show', 'fw-node', '-f',
+                'json'))['provision_state'] == 'active',
+            'fw-node to be active again')
+        listed = json.loads(self.run_cli(
+            'baremetal', 'node', 'firmware', 'list', 'fw-node', '-f',
+            'json'))
+        bmc = [c for c in listed if _get(c, 'component') == 'bmc'][0]
+        self.assertEqual(('1.0', 'bmc-4.2', 'bmc-4.2'),
+                         (_get(bmc, 'initial_version'),
+                          _get(bmc, 'current_version'),
+                          _get(bmc, 'last_version_flashed')))
+        result = self.openstack.run(
+            'baremetal', 'node', 'service', 'fw-node', '--service-steps',
+            '[{"interface": "firmware", "step": "nope"}]')
+        self.assertNotEqual(0, result.returncode)
+        self.assertIn('service_steps[0]', result.stderr)
 
 
 class TestOpenStackSDK(ClientTestCase):
