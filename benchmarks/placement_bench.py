@@ -572,7 +572,10 @@ def claims(port, args):
 
     def worker(seed):
         rng = random.Random(seed)
-        client = Client(port, args.query_timeout)
+        # A request waits for the ones queued before it, at a slow server
+        # for much longer than one query takes: claims have their own
+        # time-out.
+        client = Client(port, args.claims_timeout)
         while time.monotonic() < deadline:
             start = time.perf_counter()
             try:
@@ -589,7 +592,7 @@ def claims(port, args):
                     return
                 first = rng.randrange(len(requests))
                 for ar in requests[first:] + requests[:first]:
-                    if time.monotonic() > deadline + args.query_timeout:
+                    if time.monotonic() > deadline + args.claims_timeout:
                         return
                     payload = dict(ar, project_id=project, user_id=user,
                                    consumer_generation=None,
@@ -770,9 +773,10 @@ def print_summary(result, labels):
             print('  %-8s populating through the API: %.1f providers/s'
                   % (label, res['populate_api_per_s']))
     if 'upstream' in labels:
-        print('  claims/s ratio: %s' % ratio(
-            services['upstream']['claims']['rate'] or None,
-            services['ours']['claims']['rate']))
+        up_rate = services['upstream']['claims']['rate']
+        print('  claims/s ratio: %s' % (
+            ratio(up_rate, services['ours']['claims']['rate'])
+            if up_rate else 'upstream made no claim'))
     sys.stdout.flush()
 
 
@@ -852,7 +856,12 @@ def parse_args(argv):
                         help='a request taking longer is reported as '
                              '"timeout"')
     parser.add_argument('--clients', type=int, default=16)
-    parser.add_argument('--claims-seconds', type=float, default=30)
+    parser.add_argument('--claims-seconds', type=float, default=30,
+                        help='claimers start no new claim after this')
+    parser.add_argument('--claims-timeout', type=float, default=300,
+                        help='a claimer request taking longer counts as a '
+                             'time-out (it includes the time queued behind '
+                             'the other clients\' requests)')
     parser.add_argument('--api-populate', type=int, default=50,
                         help='providers created through each API at the '
                              'first size, to time populating (0: none)')
@@ -900,10 +909,11 @@ def main(argv=None):
                                 i == 0 and args.api_populate > 0))
     print_scaling(results)
     if args.chart:
-        draw(results, args.chart, 'Placement allocation candidates p50 '
-             '(solid: ours, dashed: upstream %s), %s, %s, %s UTC'
+        draw(results, args.chart, 'GET /allocation_candidates p50, solid: '
+             'ours, dashed: upstream Placement %s\n%s on %s, %s UTC '
+             '(machine reference %.3f s)'
              % (args.upstream_version, args.db, machine,
-                when.strftime('%Y-%m-%d')))
+                when.strftime('%Y-%m-%d %H:%M'), reference))
     if args.json:
         with open(args.json, 'w') as f:
             json.dump({'when': when.isoformat(), 'machine': machine,
