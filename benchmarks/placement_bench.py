@@ -75,7 +75,7 @@ DB_URLS = {
     'mysql': 'mysql+pymysql://root@127.0.0.1/%s?charset=utf8mb4',
 }
 DB_NAMES = {'ours': 'bench_ours', 'upstream': 'bench_upstream'}
-CUSTOM_TRAITS = ('CUSTOM_BENCH_SLOW', 'CUSTOM_BENCH_RARE', 'CUSTOM_PHYSNET_A')
+CUSTOM_TRAITS = ('CUSTOM_BENCH_SLOW', 'CUSTOM_PHYSNET_A')
 CLASSES = ('VCPU', 'MEMORY_MB', 'DISK_GB', 'SRIOV_NET_VF',
            'NET_BW_EGR_KILOBIT_PER_SEC')
 FLAT = 'resources=VCPU:1,MEMORY_MB:1024,DISK_GB:20'
@@ -94,7 +94,11 @@ QUERIES = (
     ('plain', FLAT),
 )
 CLAIM_QUERY = FLAT + '&limit=10'
-SANITY_QUERY = FLAT + '&required=CUSTOM_BENCH_RARE'
+SANITY_GRANULAR = (
+    'resources1=VCPU:2,MEMORY_MB:2048&in_tree1={tree}'
+    '&resources2=VCPU:2,MEMORY_MB:2048&in_tree2={tree}'
+    '&resources3=SRIOV_NET_VF:1&required3=CUSTOM_PHYSNET_A&in_tree3={tree}'
+    '&group_policy=isolate')
 
 
 def name_uuid(name):
@@ -139,8 +143,6 @@ class Topology:
                 traits.append('HW_CPU_X86_AVX2')
             if i % 10 == 0:
                 traits.append('CUSTOM_BENCH_SLOW')
-            if i % 500 == 0:
-                traits.append('CUSTOM_BENCH_RARE')
             yield ('flat%d' % i, None,
                    {'VCPU': (16, 1.0), 'MEMORY_MB': (65536, 1.0),
                     'DISK_GB': (1000, 1.0)}, traits, ['agg%d' % (i % 10)])
@@ -162,9 +164,6 @@ class Topology:
             yield ('shared%d' % s, None,
                    {'VCPU': (16, 1.0), 'MEMORY_MB': (65536, 1.0)}, [],
                    ['share%d' % min(s // 10, self.storage - 1)])
-
-    def expected_rare(self):
-        return len(range(0, self.flat, 500))
 
     def expected_agg0(self):
         return len(range(0, self.flat, 10))
@@ -529,11 +528,17 @@ def sanity(client, topo):
                         % name_uuid('nested0-nic'))['inventories']
     if nic['SRIOV_NET_VF']['total'] != 8:
         raise RuntimeError('nested0-nic inventory %s' % nic)
-    rare = client.expect('GET', '/allocation_candidates?' + SANITY_QUERY)
-    if len(rare['allocation_requests']) != topo.expected_rare():
-        raise RuntimeError('%s gave %d candidates, expected %d' % (
-            SANITY_QUERY, len(rare['allocation_requests']),
-            topo.expected_rare()))
+    # Candidates in one named tree (cheap whatever the size): the last
+    # flat provider, and the two NUMA nodes of a nested root in either
+    # order.
+    for query, expected in (
+            ('resources=VCPU:1,MEMORY_MB:1024&in_tree=%s'
+             % name_uuid('flat%d' % (topo.flat - 1)), 1),
+            (SANITY_GRANULAR.format(tree=name_uuid('nested0')), 2)):
+        found = client.expect('GET', '/allocation_candidates?' + query)
+        if len(found['allocation_requests']) != expected:
+            raise RuntimeError('%s gave %d candidates, expected %d' % (
+                query, len(found['allocation_requests']), expected))
 
 
 def time_query(client, path, args):
@@ -681,7 +686,7 @@ def run_size(args, size, workdir, do_upstream, do_api_populate):
             print('  %-8s populated by SQL in %.1f s (%.0f providers/s)'
                   % (server.label, seconds, topo.total / seconds),
                   flush=True)
-            sanity(Client(server.port, args.query_timeout), topo)
+            sanity(Client(server.port, max(300, args.query_timeout)), topo)
             server.reset_peak()
         subs = {'agg3': name_uuid('agg3'), 'agg7': name_uuid('agg7')}
         for name, query in QUERIES:
