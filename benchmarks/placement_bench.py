@@ -809,7 +809,7 @@ def print_scaling(results):
         print('  %-10s' % name + ''.join(cells))
 
 
-def draw(results, path, title):
+def draw(results, path, title, timeout_ms):
     try:
         import matplotlib
         matplotlib.use('Agg')
@@ -817,24 +817,32 @@ def draw(results, path, title):
     except ImportError:
         print('matplotlib is not installed: no chart written')
         return
-    fig, ax = pyplot.subplots(figsize=(8, 5))
+    fig, ax = pyplot.subplots(figsize=(10, 5))
     styles = {'ours': '-', 'upstream': '--'}
     for i, (name, _) in enumerate(QUERIES):
         colour = 'C%d' % i
         for label, style in styles.items():
-            points = [(r['providers'], r['services'][label]['queries'][name]
-                       ['p50']) for r in results if label in r['services']
-                      and 'p50' in r['services'][label]['queries'][name]]
+            entries = [(r['providers'], r['services'][label]['queries'][name])
+                       for r in results if label in r['services']]
+            points = [(x, e['p50']) for x, e in entries if 'p50' in e]
             if points:
                 ax.plot(*zip(*points), style, marker='o', color=colour,
                         label='%s %s' % (label, name))
+            # A query that timed out is drawn at the time-out.
+            lost = [(x, timeout_ms) for x, e in entries
+                    if e.get('error') == 'timeout']
+            if lost:
+                ax.plot(*zip(*lost), linestyle='none', marker='x',
+                        markersize=9, color=colour)
     ax.set_xscale('log')
     ax.set_yscale('log')
     ax.set_xlabel('resource providers')
     ax.set_ylabel('GET /allocation_candidates p50 (ms)')
     ax.set_title(title, fontsize=9)
     ax.grid(True, which='both', alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.plot([], [], linestyle='none', marker='x', color='black',
+            label='timed out (at the time-out)')
+    ax.legend(fontsize=7, loc='upper left', bbox_to_anchor=(1.01, 1))
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     print('chart written to %s' % path)
@@ -879,6 +887,9 @@ def parse_args(argv):
     parser.add_argument('--no-upstream', action='store_true')
     parser.add_argument('--chart', help='PNG to write (needs matplotlib)')
     parser.add_argument('--json', help='file to write the results to')
+    parser.add_argument('--replot', metavar='JSON',
+                        help='only draw --chart again from the --json file '
+                             'of an earlier run')
     parser.add_argument('--workdir', help='configurations and logs '
                                           '(default: a new temporary one)')
     args = parser.parse_args(argv)
@@ -890,6 +901,12 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.replot:
+        with open(args.replot) as f:
+            saved = json.load(f)
+        draw(saved['results'], args.chart, saved['title'],
+             saved['timeout'] * 1000)
+        return 0
     if not args.no_upstream:
         ensure_upstream_venv(args.upstream_venv, args.upstream_version)
     workdir = args.workdir or tempfile.mkdtemp(prefix='placement-bench-')
@@ -898,6 +915,7 @@ def main(argv=None):
     machine = '%s, %d cores, %s' % (platform.node(), os.cpu_count(),
                                     platform.python_version())
     reference = machine_reference()
+    load = os.getloadavg()[0]
     print('%s UTC; %s; load %s; machine reference %.3f s (pure-Python '
           'loop, lower is faster); logs in %s'
           % (when.strftime('%Y-%m-%d %H:%M'), machine,
@@ -913,16 +931,20 @@ def main(argv=None):
         results.append(run_size(args, size, workdir, do_upstream,
                                 i == 0 and args.api_populate > 0))
     print_scaling(results)
-    if args.chart:
-        draw(results, args.chart, 'GET /allocation_candidates p50, solid: '
-             'ours, dashed: upstream Placement %s\n%s on %s, %s UTC '
-             '(machine reference %.3f s)'
+    title = ('GET /allocation_candidates p50, solid: ours, dashed: upstream '
+             'Placement %s\n%s on %s, %s UTC (machine reference %.3f s, '
+             'load %.1f at the start)'
              % (args.upstream_version, args.db, machine,
-                when.strftime('%Y-%m-%d %H:%M'), reference))
+                when.strftime('%Y-%m-%d %H:%M'), reference,
+                load))
+    if args.chart:
+        draw(results, args.chart, title, args.query_timeout * 1000)
     if args.json:
         with open(args.json, 'w') as f:
             json.dump({'when': when.isoformat(), 'machine': machine,
-                       'reference': reference, 'db': args.db,
+                       'reference': reference, 'load': load,
+                       'db': args.db, 'title': title,
+                       'timeout': args.query_timeout,
                        'results': results}, f, indent=1)
     return 0
 
