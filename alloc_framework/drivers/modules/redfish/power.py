@@ -72,7 +72,8 @@ def wait_for_power(task, conn, target, timeout, interval):
         if left <= 0:
             raise exception.PowerStateFailure(
                 'Node %s did not reach "%s" within %ss: its Redfish BMC '
-                'still reports %s.' % (node.uuid, target, timeout, current))
+                'still reports %s.' % (node.uuid, target, timeout,
+                                       getattr(current, 'value', current)))
         if stop.wait(min(interval, left)):
             raise exception.PowerStateFailure(
                 'Waiting for node %s to reach "%s" was interrupted: the '
