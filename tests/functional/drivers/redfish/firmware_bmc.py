@@ -68,6 +68,7 @@ class BMC:
     def doc(self, path):
         if path in ('/redfish/v1', '/redfish/v1/'):
             return {'@odata.id': '/redfish/v1/', 'Id': 'RootService',
+                    'Name': 'Root Service',
                     'RedfishVersion': '1.11.0',
                     'Systems': {'@odata.id': '/redfish/v1/Systems'},
                     'Managers': {'@odata.id': '/redfish/v1/Managers'},
@@ -92,6 +93,7 @@ class BMC:
                     'FirmwareVersion': self.versions['bmc']}
         if path == UPDATE:
             return {'@odata.id': UPDATE, 'Id': 'UpdateService',
+                    'Name': 'Update Service',
                     'ServiceEnabled': True,
                     'FirmwareInventory': {'@odata.id': INVENTORY},
                     'Actions': {'#UpdateService.SimpleUpdate': {
