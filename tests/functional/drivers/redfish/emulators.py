@@ -87,8 +87,8 @@ class SushyEmulator(_Process):
                     'SUSHY_EMULATOR_AUTH_FILE = %r\n'
                     % ('127.0.0.1', os.path.join(workdir, 'state'),
                        htpasswd))
-        exe = os.path.join(os.path.dirname(sys.executable), 'sushy-emulator')
-        return [exe, '--fake', '--config', config, '--port', str(port)]
+        return [sys.executable, '-m', 'sushy_tools.emulator.main', '--fake',
+                '--config', config, '--port', str(port)]
 
     def system_path(self):
         """The path of the emulator's one system."""
