@@ -18,7 +18,7 @@ the ``redfish`` firmware interface is written for:
 * a power change shows after ``--power-delay`` seconds;
 * ``GET /_emulator`` (no authentication) shows counters for tests.
 
-Run: ``python -m tests.functional.drivers.redfish.firmware_bmc --port N``.
+Run: ``python firmware_bmc.py --port N`` (it imports nothing of ours).
 """
 
 import argparse

@@ -136,12 +136,6 @@ class TestSushyEmulator(RedfishNodeTestCase):
         self.assertEqual('Off', self.bmc_power(path))
         self.assertNoSecret(emulators.PASSWORD)
 
-    def test_reboot_a_powered_off_node_powers_it_on(self):
-        node = self.create(self.bmc.driver_info())
-        node = self.power(node['uuid'], 'rebooting')
-        self.assertIsNone(node['last_error'])
-        self.assertEqual('power on', node['power_state'])
-
     def test_wrong_password_leaves_the_node_in_enroll(self):
         node = self.create(self.bmc.driver_info(
             redfish_password='not-the-password'))
