@@ -16,6 +16,8 @@ the ``redfish`` firmware interface is written for:
 * after a BMC update every request answers 503 for ``--bmc-reset``
   seconds (forever when the image name contains ``never-back``);
 * a power change shows after ``--power-delay`` seconds;
+* a ``Bios`` resource whose pending settings (``Bios/Settings``, PATCH)
+  apply when the system is reset, and ``Bios.ResetBios``;
 * ``GET /_emulator`` (no authentication) shows counters for tests.
 
 Run: ``python firmware_bmc.py --port N`` (it imports nothing of ours).
@@ -38,6 +40,9 @@ INVENTORY = UPDATE + '/FirmwareInventory'
 SIMPLE_UPDATE = UPDATE + '/Actions/UpdateService.SimpleUpdate'
 MONITORS = '/redfish/v1/TaskService/TaskMonitors/'
 TASKS = '/redfish/v1/TaskService/Tasks/'
+BIOS = SYSTEM + '/Bios'
+BIOS_DEFAULTS = {'BootMode': 'Uefi', 'ProcTurboMode': 'Enabled',
+                 'SriovGlobalEnable': 'Disabled'}
 
 
 class BMC:
@@ -52,6 +57,8 @@ class BMC:
         self.down_until = 0.0
         self.tasks = {}
         self.ids = itertools.count(1)
+        self.bios = dict(BIOS_DEFAULTS)
+        self.bios_pending = {}
         self.counters = {'monitor_polls': 0, 'answered_503': 0,
                          'simple_updates': 0, 'resets': []}
 
@@ -84,10 +91,22 @@ class BMC:
                 'Boot': {'BootSourceOverrideEnabled': 'Disabled',
                          'BootSourceOverrideTarget': 'None'},
                 'Links': {'ManagedBy': [{'@odata.id': MANAGER}]},
+                'Bios': {'@odata.id': BIOS},
                 'Actions': {'#ComputerSystem.Reset': {
                     'target': SYSTEM + '/Actions/ComputerSystem.Reset',
                     'ResetType@Redfish.AllowableValues': [
                         'On', 'ForceOff', 'ForceRestart']}}}
+        if path == BIOS:
+            return {'@odata.id': BIOS, 'Id': 'BIOS', 'Name': 'BIOS',
+                    'Attributes': self.bios,
+                    '@Redfish.Settings': {'SettingsObject': {
+                        '@odata.id': BIOS + '/Settings'}},
+                    'Actions': {'#Bios.ResetBios': {
+                        'target': BIOS + '/Actions/Bios.ResetBios'}}}
+        if path == BIOS + '/Settings':
+            return {'@odata.id': path, 'Id': 'Settings',
+                    'Name': 'BIOS pending settings',
+                    'Attributes': self.bios_pending}
         if path == MANAGER:
             return {'@odata.id': MANAGER, 'Id': 'bmc', 'Name': 'BMC',
                     'FirmwareVersion': self.versions['bmc']}
@@ -171,6 +190,9 @@ class BMC:
         if kind not in ('On', 'ForceOff', 'ForceRestart'):
             return 400, {}, _error('Unsupported ResetType %r.' % kind)
         target = 'Off' if kind == 'ForceOff' else 'On'
+        # Pending BIOS settings apply when the system boots.
+        self.bios.update(self.bios_pending)
+        self.bios_pending = {}
         if kind == 'ForceRestart':
             self._power = 'Off'
         self.pending_power = (target,
@@ -213,9 +235,19 @@ class BMC:
             if doc is None:
                 return 404, {}, _error('Not found: %s' % path)
             return 200, {}, doc
+        size = int(environ.get('CONTENT_LENGTH') or 0)
+        body = json.loads(environ['wsgi.input'].read(size) or b'{}')
+        if method == 'PATCH' and path == BIOS + '/Settings':
+            unknown = set(body.get('Attributes') or {}) - set(self.bios)
+            if unknown:
+                return 400, {}, _error('Unknown BIOS attributes: %s'
+                                       % ', '.join(sorted(unknown)))
+            self.bios_pending.update(body.get('Attributes') or {})
+            return 204, {}, None
         if method == 'POST':
-            size = int(environ.get('CONTENT_LENGTH') or 0)
-            body = json.loads(environ['wsgi.input'].read(size) or b'{}')
+            if path == BIOS + '/Actions/Bios.ResetBios':
+                self.bios_pending = dict(BIOS_DEFAULTS)
+                return 204, {}, None
             if path == SIMPLE_UPDATE:
                 return self.simple_update(body)
             if path == SYSTEM + '/Actions/ComputerSystem.Reset':
