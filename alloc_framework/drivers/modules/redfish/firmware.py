@@ -220,10 +220,16 @@ class RedfishFirmware(base.FirmwareInterface):
             member = _inventory_member(conn, component)
             if member is not None:
                 target = member.path
-            elif component == 'bmc':
-                target = _manager(conn, conn.system()).path
-            else:
+            elif component == 'bios':
                 target = conn.system().path
+            else:
+                manager = _manager(conn, conn.system())
+                if manager is None:
+                    raise exception.RedfishError(
+                        error='The Redfish BMC of node %s shows no Manager '
+                              'and no BMC firmware inventory: nothing to '
+                              'update.' % task.node.uuid)
+                target = manager.path
             update_service = conn.root.get_update_service()
             monitor = update_service.simple_update(item['url'],
                                                    targets=[target])
