@@ -97,10 +97,10 @@ class TestFirmwareUpdate(FirmwareUpdateTestCase):
         self.assertEqual(da.RESCHEDULE, first.state, first.result)
         self.assertEqual('task', first.arguments['state']['step'])
         # The BMC's Retry-After (1 s), not the status interval (0), set
-        # the next call.
+        # the next call (MariaDB keeps whole seconds).
         self.assertGreaterEqual(
-            obj_base.to_db_value(first.start_after) - before,
-            datetime.timedelta(seconds=1))
+            obj_base.to_db_value(first.start_after),
+            before.replace(microsecond=0) + datetime.timedelta(seconds=1))
         got, seen = self.run_to_end(action)
         self.assertEqual(da.COMPLETED, got.state, got.result)
 
