@@ -259,3 +259,27 @@ class TestPowerDeadline(RedfishNodeTestCase):
                       'still reports Off', node['last_error'])
         self.assertEqual('power off', node['power_state'])
         self.assertEqual(['On'], bmc.counters()['resets'])
+
+
+class TestStoppingConductor(RedfishNodeTestCase):
+
+    redfish_options = {'power_state_change_timeout': 120}
+
+    def test_a_stopping_conductor_ends_the_power_wait_at_once(self):
+        bmc = self.useFixture(emulators.FirmwareBMC(power_delay=120))
+        node = self.create(bmc.driver_info())
+        self.put('/v1/nodes/%s/states/power' % node['uuid'],
+                 {'target': 'power on'}, status=202)
+        tests_base.wait_for(lambda: bmc.counters()['resets'],
+                            'the reset request')
+        started = time.monotonic()
+        self.manager.del_host()
+        # The worker was waiting on the conductor's stop event, not
+        # sleeping: the stop does not wait for the 120 s.
+        self.assertLess(time.monotonic() - started, 10)
+        node = self.node(node['uuid'])
+        self.assertIn('Waiting for node %s to reach "power on" was '
+                      'interrupted: the conductor is stopping'
+                      % node['uuid'], node['last_error'])
+        self.assertIsNone(node['target_power_state'])
+        self.assertIsNone(node['reservation'])
