@@ -59,7 +59,8 @@ class BMC:
         self.ids = itertools.count(1)
         self.bios = dict(BIOS_DEFAULTS)
         self.bios_pending = {}
-        self.counters = {'monitor_polls': 0, 'answered_503': 0,
+        self.counters = {'requests': 0, 'monitor_polls': 0,
+                         'answered_503': 0,
                          'simple_updates': 0, 'resets': []}
 
     @property
@@ -205,6 +206,9 @@ class BMC:
     def __call__(self, environ, start_response):
         method = environ['REQUEST_METHOD']
         path = environ.get('PATH_INFO') or '/'
+        if path != '/_emulator':
+            with self.lock:
+                self.counters['requests'] += 1
         if path.rstrip('/') != '/redfish/v1' and path != '/_emulator':
             if not self.authorized(environ):
                 return _answer(start_response, 401, {},
