@@ -327,8 +327,15 @@ class RedfishFirmware(base.FirmwareInterface):
                                       'started_at': time.time()})
 
     def _poll_reboot(self, task, settings, state):
-        with utils.Connection(task.node, self.conf) as conn:
-            power = conn.system().power_state
+        try:
+            with utils.Connection(task.node, self.conf) as conn:
+                power = conn.system().power_state
+        except exception.RedfishError as exc:
+            # Some BMCs are busy while their system boots: wait for them
+            # within the reboot's time limit.
+            if not _unreachable(exc):
+                raise
+            power = 'not answering (%s)' % exc
         if power == sushy.PowerState.ON:
             task.node.power_state = states.POWER_ON
             return self._start(task, settings, state['index'] + 1)

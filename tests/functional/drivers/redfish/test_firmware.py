@@ -181,3 +181,21 @@ class TestBMCNeverBack(FirmwareUpdateTestCase):
         self.assertTrue(any(w.get('unreachable_since') for w in waits),
                         waits)
         self.assertGreater(self.bmc.counters()['answered_503'], 1)
+
+
+class TestNodeNotBackOn(FirmwareUpdateTestCase):
+
+    bmc_options = {'task_polls': 0, 'power_delay': 60}
+    redfish_options = {'firmware_update_reboot_timeout': 1}
+
+    def test_bios_update_whose_reboot_does_not_end(self):
+        action = self.update([{'component': 'bios', 'url': BIOS_IMAGE}])
+        got, seen = self.run_to_end(action)
+        self.assertEqual(da.FAILED, got.state)
+        self.assertIn('Node %s was not powered on again within 1s of its '
+                      'reboot for the firmware update of bios'
+                      % self.node.uuid, self.node_now().last_error)
+        steps = [json.loads(args)['state']['step'] for state, args in seen
+                 if state == da.RESCHEDULE]
+        self.assertIn('reboot', steps)
+        self.assertEqual(['On'], self.bmc.counters()['resets'])
