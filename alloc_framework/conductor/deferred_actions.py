@@ -370,7 +370,8 @@ class Launcher:
                 context, action.node_id, self.host,
                 purpose='deferred action %s' % action.uuid,
                 driver_factory=self.manager.driver_factory,
-                retry_attempts=0, retry_interval=0)
+                retry_attempts=0, retry_interval=0,
+                stop_event=self._stop_event)
         except exception.NodeLocked:
             # Locked at the last moment: not the action's fault.
             action.revert_claim(previous)

@@ -613,6 +613,48 @@ class ConductorManager:
                 for trait in traits:
                     trait_obj.remove_trait(context, node_id, trait)
 
+    # --- management ---
+    #
+    # Answered in the RPC call, under the node lock (shared for reads):
+    # one request to the hardware, bounded by the interface's timeouts.
+
+    def set_boot_device(self, context, node_id, device, persistent=False):
+        """Set a node's next boot device.
+
+        :raises: NodeLocked, NodeNotFound, DriverNotFound,
+            InvalidParameterValue (unsupported device, bad driver_info),
+            and the driver's errors reaching the hardware.
+        """
+        with self._acquire(context, node_id, 'set boot device') as task:
+            self._require_driver(task)
+            task.driver.management.validate(task)
+            task.driver.management.set_boot_device(task, device,
+                                                   persistent=persistent)
+
+    def get_boot_device(self, context, node_id):
+        """A node's next boot device: ``{'boot_device', 'persistent'}``.
+
+        :raises: NodeNotFound, DriverNotFound, InvalidParameterValue, and
+            the driver's errors reaching the hardware.
+        """
+        with self._acquire(context, node_id, 'get boot device',
+                           shared=True) as task:
+            self._require_driver(task)
+            task.driver.management.validate(task)
+            return task.driver.management.get_boot_device(task)
+
+    def get_supported_boot_devices(self, context, node_id):
+        """The boot devices a node supports (list of strings).
+
+        :raises: as :meth:`get_boot_device`.
+        """
+        with self._acquire(context, node_id, 'get supported boot devices',
+                           shared=True) as task:
+            self._require_driver(task)
+            task.driver.management.validate(task)
+            return list(task.driver.management.get_supported_boot_devices(
+                task))
+
     # --- allocations ---
 
     def create_allocation(self, context, allocation, generated_uuid=False):

@@ -67,6 +67,8 @@ class _Endpoint:
                'continue_node_deploy', 'continue_node_clean',
                'continue_node_service',
                'add_node_traits', 'remove_node_traits',
+               'set_boot_device', 'get_boot_device',
+               'get_supported_boot_devices',
                'create_allocation', 'destroy_allocation', 'ping')
 
     def __init__(self, manager):

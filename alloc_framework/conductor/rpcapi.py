@@ -44,7 +44,8 @@ TOPIC = 'alloc_framework.conductor'
 # 1.0: initial version
 # 1.1: ping; create_allocation's generated_uuid
 # 1.2: do_provisioning_action's service_steps; continue_node_service
-RPC_API_VERSION = '1.2'
+# 1.3: set_boot_device, get_boot_device, get_supported_boot_devices
+RPC_API_VERSION = '1.3'
 # Conductors asked to create one allocation before giving up. Two silent
 # conductors at once are rare; more point at the broker or at this
 # service's own connection, which asking further conductors does not fix.
@@ -338,6 +339,31 @@ class ConductorAPI:
         return self._call_for_node(context, node_id,
                                    'change_node_power_state',
                                    new_state=new_state)
+
+    def set_boot_device(self, context, node_id, device, persistent=False):
+        """Set a node's next boot device (synchronous).
+
+        :raises: NodeLocked, NodeNotFound, InvalidParameterValue,
+            DriverNotFound, TemporaryFailure, the driver's errors
+        """
+        return self._call_for_node(context, node_id, 'set_boot_device',
+                                   device=device, persistent=persistent)
+
+    def get_boot_device(self, context, node_id):
+        """``{'boot_device', 'persistent'}`` of a node (synchronous).
+
+        :raises: NodeNotFound, InvalidParameterValue, DriverNotFound,
+            TemporaryFailure, the driver's errors
+        """
+        return self._call_for_node(context, node_id, 'get_boot_device')
+
+    def get_supported_boot_devices(self, context, node_id):
+        """The boot devices a node supports (synchronous).
+
+        :raises: as :meth:`get_boot_device`
+        """
+        return self._call_for_node(context, node_id,
+                                   'get_supported_boot_devices')
 
     def do_provisioning_action(self, context, node_id, action,
                                clean_steps=None, service_steps=None):
