@@ -35,8 +35,9 @@ image URLs with credentials in them are refused. Once the BMC accepted
 an image the action's retries are set to 0: calling the method again
 after an error would flash the image a second time, so any error is
 final (the waits above handle what is transient). When every component
-is done the new versions are read, kept in the node's
-``driver_internal_info`` (``firmware_components``) and returned.
+is done the new versions are read and returned; the step runner then
+stores them (``cache_firmware_components``) for
+``GET /v1/nodes/{node}/firmware``.
 """
 
 import time
@@ -55,7 +56,6 @@ from alloc_framework.objects.baremetal import states
 LOG = log.getLogger(__name__)
 
 COMPONENTS = ('bmc', 'bios')
-CACHE_KEY = 'firmware_components'
 
 # Task states in which the task still runs.
 _RUNNING = {sushy.TaskState.NEW, sushy.TaskState.STARTING,
@@ -159,14 +159,6 @@ class RedfishFirmware(base.FirmwareInterface):
             versions = _read_versions(conn)
         return [{'component': c, 'current_version': versions[c]}
                 for c in COMPONENTS if versions[c]]
-
-    def cache_firmware_components(self, task):
-        components = self.get_components(task)
-        info = dict(task.node.driver_internal_info or {})
-        info[CACHE_KEY] = components
-        task.node.driver_internal_info = info
-        task.node.save(task.context)
-        return components
 
     # --- update ---
 
@@ -338,6 +330,7 @@ class RedfishFirmware(base.FirmwareInterface):
             power = 'not answering (%s)' % exc
         if power == sushy.PowerState.ON:
             task.node.power_state = states.POWER_ON
+            task.node.save(task.context)
             return self._start(task, settings, state['index'] + 1)
         limit = self._opts().firmware_update_reboot_timeout
         if time.time() - state['started_at'] > limit:
@@ -350,7 +343,7 @@ class RedfishFirmware(base.FirmwareInterface):
         return self._again(settings, state)
 
     def _finish(self, task, settings):
-        components = self.cache_firmware_components(task)
+        components = self.get_components(task)
         LOG.info('Node %(node)s: firmware updated (%(what)s)',
                  {'node': task.node.uuid,
                   'what': ', '.join(s['component'] for s in settings)})
