@@ -246,50 +246,54 @@ def _requirements(context, group, trait_ids, in_tree_root):
     return reqs
 
 
-def _provider_clause(p, reqs):
-    """The provider ``p`` meets every requirement of a granular group."""
-    clauses = []
+# Every count below is the size of an INTERSECT of "sides", each one
+# SELECT of ids (providers, or roots of trees) for one requirement. The
+# databases run each side once and intersect hashed sets; ANDing
+# several ``IN`` sub-selects in one WHERE instead lets a planner that
+# misjudges their sizes re-run one of them per row of another.
+
+
+def _provider_sides(reqs):
+    """One SELECT of provider ids per requirement of a granular group."""
+    sides = []
     for req in reqs:
-        if req.kind in ('inventory', 'room'):
-            clauses.append(_serves(p, req.rc_id, req.amount))
+        if req.kind == 'inventory':
+            sides.append(_with_inventory(req.rc_id))
+        elif req.kind == 'room':
+            sides.append(_with_capacity(req.rc_id, req.amount))
         elif req.kind == 'traits':
-            clauses.append(p.c.id.in_(_with_traits(req.ids)))
+            sides.append(_with_traits(req.ids))
         else:
-            clauses.append(req.clause(p, False))
-    return sa.and_(sa.true(), *clauses)
+            sides.append(sa.select(RP_TBL.c.id).where(
+                req.clause(RP_TBL, False)))
+    return sides
 
 
-def _near(p, root, sharing_ids):
-    """``p`` is in the tree of ``root`` or a sharing provider in an
-    aggregate of one of that tree's providers."""
-    own = p.c.root_provider_id == root.c.id
+def _roots_near(sharing_ids, clause_of):
+    """SELECT of the roots of the trees that have a provider ``p`` for
+    which ``clause_of(p)``, or one of whose providers shares an aggregate
+    with such a sharing provider."""
+    p = RP_TBL.alias('p')
+    own = sa.select(p.c.root_provider_id.label('id')).where(clause_of(p))
     if not sharing_ids:
         return own
+    shared = RP_TBL.alias('shared')
     member = RP_TBL.alias('member')
     mine = RP_AGG_TBL.alias('mine')
     theirs = RP_AGG_TBL.alias('theirs')
-    anchored = sa.select(sa.literal(1)).select_from(
-        member.join(mine, mine.c.resource_provider_id == member.c.id)
-        .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
-    ).where(member.c.root_provider_id == root.c.id,
-            theirs.c.resource_provider_id == p.c.id
-            ).correlate_except(member, mine, theirs).exists()
-    return sa.or_(own, sa.and_(p.c.id.in_(sharing_ids), anchored))
+    anchored = sa.select(member.c.root_provider_id.label('id')).select_from(
+        shared.join(theirs, theirs.c.resource_provider_id == shared.c.id)
+        .join(mine, mine.c.aggregate_id == theirs.c.aggregate_id)
+        .join(member, member.c.id == mine.c.resource_provider_id)
+    ).where(shared.c.id.in_(sharing_ids), clause_of(shared))
+    return sa.union(own, anchored)
 
 
-def _some_provider(root, sharing_ids, clause_of):
-    """EXISTS: a provider near ``root`` for which ``clause_of(p)``."""
-    p = RP_TBL.alias('p')
-    return sa.select(sa.literal(1)).select_from(p).where(
-        _near(p, root, sharing_ids), clause_of(p)
-    ).correlate_except(p).exists()
-
-
-def _tree_clause(root, reqs, sharing_ids):
-    """The tree of ``root`` (with its sharing providers) can still serve
-    an unsuffixed group of requirements ``reqs``: for each class, an
-    allowed provider can serve it; for each required trait, an allowed
-    provider serving one of the classes has it."""
+def _tree_sides(reqs, sharing_ids):
+    """One SELECT of root ids per class and per required trait of the
+    unsuffixed group: the trees (with their sharing providers) where,
+    among the providers the group's filters allow, one can serve the
+    class, and one serving a class has the trait."""
     filters = [r.clause for r in reqs if r.kind == 'filter']
     classes = collections.OrderedDict()
     for req in reqs:
@@ -299,34 +303,42 @@ def _tree_clause(root, reqs, sharing_ids):
     def allowed(p):
         return sa.and_(sa.true(), *(f(p, True) for f in filters))
 
-    clauses = []
+    sides = []
     for rc_id, amount in classes.items():
-        clauses.append(_some_provider(
-            root, sharing_ids,
+        sides.append(_roots_near(
+            sharing_ids,
             lambda p, rc_id=rc_id, amount=amount: sa.and_(
                 allowed(p), _serves(p, rc_id, amount))))
     for req in reqs:
-        if req.kind != 'traits':
-            continue
-        clauses.append(_some_provider(
-            root, sharing_ids,
-            lambda p, ids=req.ids: sa.and_(
-                allowed(p), p.c.id.in_(_with_traits(ids)),
-                sa.or_(sa.false(), *(_serves(p, rc, a)
-                                     for rc, a in classes.items())))))
-    return sa.and_(sa.true(), *clauses)
+        if req.kind == 'traits':
+            sides.append(_roots_near(
+                sharing_ids,
+                lambda p, ids=req.ids: sa.and_(
+                    allowed(p), p.c.id.in_(_with_traits(ids)),
+                    sa.or_(sa.false(), *(_serves(p, rc, a)
+                                         for rc, a in classes.items())))))
+    if not sides:
+        # Filters alone: the trees of the providers they allow.
+        sides.append(_roots_near(sharing_ids, allowed))
+    return sides
 
 
-def _count_trees(context, root, clause):
+def _set_of(sides, minus=()):
+    """SELECT of the ids in every one of ``sides`` and in none of
+    ``minus``."""
+    selects = [sa.select(list(side.subquery().c)[0]) for side in sides]
+    query = selects[0] if len(selects) == 1 else sa.intersect(*selects)
+    if minus:
+        query = sa.except_(
+            sa.select(list(query.subquery().c)[0]),
+            *(sa.select(list(side.subquery().c)[0]) for side in minus))
+    return query
+
+
+def _count(context, sides, minus=()):
     return context.session.execute(
-        sa.select(sa.func.count()).select_from(root).where(
-            root.c.id == root.c.root_provider_id, clause)).scalar()
-
-
-def _count_providers(context, clause):
-    return context.session.execute(
-        sa.select(sa.func.count()).select_from(RP_TBL).where(clause)
-    ).scalar()
+        sa.select(sa.func.count()).select_from(
+            _set_of(sides, minus).subquery())).scalar()
 
 
 def _final_requirement(groups, wide):
@@ -426,7 +438,6 @@ def explain_candidates(context, groups, wide, candidates=None):
         names |= group.trait_names()
     trait_ids = resource_provider_trait.trait_ids(context, names)
     sharing_ids = sorted(ac_obj.sharing_providers(context))
-    root = RP_TBL.alias('root')
     steps = []
     whole = []
     ordered = sorted(groups, key=lambda g: (g.use_same_provider, g.suffix))
@@ -440,37 +451,36 @@ def explain_candidates(context, groups, wide, candidates=None):
         reqs = _requirements(context, group, trait_ids, in_tree_root)
         for index, req in enumerate(reqs, 1):
             if group.use_same_provider:
-                count = _count_providers(
-                    context, _provider_clause(RP_TBL, reqs[:index]))
+                count = _count(context, _provider_sides(reqs[:index]))
                 unit = PROVIDERS
             else:
-                count = _count_trees(
-                    context, root, _tree_clause(root, reqs[:index],
-                                                sharing_ids))
+                count = _count(context,
+                               _tree_sides(reqs[:index], sharing_ids))
                 unit = TREES
             steps.append(Step(group.suffix, req.text, count, unit))
-        if group.use_same_provider:
-            whole.append(_some_provider(
-                root, sharing_ids,
-                lambda p, reqs=reqs: _provider_clause(p, reqs)))
+        if not group.use_same_provider:
+            whole.extend(_tree_sides(reqs, sharing_ids))
+        elif reqs:
+            served = _set_of(_provider_sides(reqs)).subquery()
+            whole.append(_roots_near(
+                sharing_ids,
+                lambda p, served=served: p.c.id.in_(
+                    sa.select(list(served.c)[0]))))
         else:
-            whole.append(_tree_clause(root, reqs, sharing_ids))
-    clauses = []
+            # No requirement at all: any provider of the tree.
+            whole.append(_roots_near(sharing_ids, lambda p: sa.true()))
     if len(ordered) > 1:
-        clauses.extend(whole)
         steps.append(Step(None, 'every request group in one tree',
-                          _count_trees(context, root, sa.and_(*clauses)),
-                          TREES))
+                          _count(context, whole), TREES))
     for name in sorted(wide.root_required):
-        clauses.append(root.c.id.in_(_with_traits([trait_ids[name]])))
+        whole.append(_with_traits([trait_ids[name]]))
         steps.append(Step(None, 'root_required %s' % name,
-                          _count_trees(context, root, sa.and_(*clauses)),
-                          TREES))
+                          _count(context, whole), TREES))
+    minus = []
     for name in sorted(wide.root_forbidden):
-        clauses.append(root.c.id.not_in(_with_traits([trait_ids[name]])))
+        minus.append(_with_traits([trait_ids[name]]))
         steps.append(Step(None, 'root_required !%s' % name,
-                          _count_trees(context, root, sa.and_(*clauses)),
-                          TREES))
+                          _count(context, whole, minus), TREES))
     if candidates is None:
         found, _providers = ac_obj.get_candidates(context, groups, wide)
         candidates = len(found)

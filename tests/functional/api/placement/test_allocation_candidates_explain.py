@@ -245,6 +245,14 @@ class ExplainTestCase(_ExplainFixture):
              (None, 'allocation candidates', 2, 'candidates')],
             self.steps('resources=VCPU:1'
                        '&root_required=HW_CPU_X86_AVX2,!CUSTOM_NUMA'))
+        # The whole request narrows the trees the groups left: cn3's
+        # root has the trait but not the room.
+        self.assertEqual(
+            [('', 'resources VCPU', 4, 'trees'),
+             ('', 'resources VCPU:3', 3, 'trees'),
+             (None, 'root_required HW_CPU_X86_AVX2', 1, 'trees'),
+             (None, 'allocation candidates', 1, 'candidates')],
+            self.steps('resources=VCPU:3&root_required=HW_CPU_X86_AVX2'))
 
     # Aggregates and sharing providers.
 
