@@ -242,7 +242,7 @@ def _sharing_has_room(rc_id, amount, sharing_ids):
             _room(inv, rc_id, amount)).exists()
 
 
-def sharing_providers(context):
+def _sharing_providers(context):
     """``{provider id: {class ids of its inventory}}`` of the providers
     with the trait MISC_SHARES_VIA_AGGREGATE."""
     try:
@@ -577,7 +577,7 @@ def get_candidates(context, groups, wide, max_candidates=-1,
                 return [], {}
             in_tree_roots.add(root_id)
         resolved.append(_Group(context, group, trait_ids, root_id))
-    sharing = sharing_providers(context)
+    sharing = _sharing_providers(context)
 
     bound = wide.limit
     if max_candidates >= 0 and (bound is None or max_candidates < bound):

@@ -18,6 +18,7 @@ from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import allocation_candidate as ac_obj
 from alloc_framework.objects.placement import attribute_cache
+from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import resource_provider as rp_obj
 from alloc_framework.objects.placement import resource_provider_trait
 
@@ -269,13 +270,14 @@ def _provider_sides(reqs):
     return sides
 
 
-def _roots_near(sharing_ids, clause_of):
+def _roots_near(sharing, clause_of):
     """SELECT of the roots of the trees that have a provider ``p`` for
     which ``clause_of(p)``, or one of whose providers shares an aggregate
-    with such a sharing provider."""
+    with such a sharing provider (``sharing``: a SELECT of the sharing
+    providers' ids, None when there are none)."""
     p = RP_TBL.alias('p')
     own = sa.select(p.c.root_provider_id.label('id')).where(clause_of(p))
-    if not sharing_ids:
+    if sharing is None:
         return own
     shared = RP_TBL.alias('shared')
     member = RP_TBL.alias('member')
@@ -285,11 +287,11 @@ def _roots_near(sharing_ids, clause_of):
         shared.join(theirs, theirs.c.resource_provider_id == shared.c.id)
         .join(mine, mine.c.aggregate_id == theirs.c.aggregate_id)
         .join(member, member.c.id == mine.c.resource_provider_id)
-    ).where(shared.c.id.in_(sharing_ids), clause_of(shared))
+    ).where(shared.c.id.in_(sharing), clause_of(shared))
     return sa.union(own, anchored)
 
 
-def _tree_sides(reqs, sharing_ids):
+def _tree_sides(reqs, sharing):
     """One SELECT of root ids per class and per required trait of the
     unsuffixed group: the trees (with their sharing providers) where,
     among the providers the group's filters allow, one can serve the
@@ -306,20 +308,20 @@ def _tree_sides(reqs, sharing_ids):
     sides = []
     for rc_id, amount in classes.items():
         sides.append(_roots_near(
-            sharing_ids,
+            sharing,
             lambda p, rc_id=rc_id, amount=amount: sa.and_(
                 allowed(p), _serves(p, rc_id, amount))))
     for req in reqs:
         if req.kind == 'traits':
             sides.append(_roots_near(
-                sharing_ids,
+                sharing,
                 lambda p, ids=req.ids: sa.and_(
                     allowed(p), p.c.id.in_(_with_traits(ids)),
                     sa.or_(sa.false(), *(_serves(p, rc, a)
                                          for rc, a in classes.items())))))
     if not sides:
         # Filters alone: the trees of the providers they allow.
-        sides.append(_roots_near(sharing_ids, allowed))
+        sides.append(_roots_near(sharing, allowed))
     return sides
 
 
@@ -402,6 +404,20 @@ def _summary(steps, limited):
     return ' '.join(parts)
 
 
+def _sharing(context):
+    """SELECT of the ids of the sharing providers, or None."""
+    try:
+        shares = attribute_cache.trait_id(context, ac_obj.SHARES_TRAIT)
+    except exception.TraitNotFound:
+        return None
+    sharing = _with_traits([shares])
+    if context.session.execute(sharing.limit(1)).first() is None:
+        # No sharing provider: spare every count the join that looks
+        # for them.
+        return None
+    return sharing
+
+
 @db_api.reader
 def explain_candidates(context, groups, wide, candidates=None):
     """Which requirement of an allocation candidates request left nothing.
@@ -437,7 +453,7 @@ def explain_candidates(context, groups, wide, candidates=None):
     for group in groups:
         names |= group.trait_names()
     trait_ids = resource_provider_trait.trait_ids(context, names)
-    sharing_ids = sorted(ac_obj.sharing_providers(context))
+    sharing = _sharing(context)
     steps = []
     whole = []
     ordered = sorted(groups, key=lambda g: (g.use_same_provider, g.suffix))
@@ -455,20 +471,20 @@ def explain_candidates(context, groups, wide, candidates=None):
                 unit = PROVIDERS
             else:
                 count = _count(context,
-                               _tree_sides(reqs[:index], sharing_ids))
+                               _tree_sides(reqs[:index], sharing))
                 unit = TREES
             steps.append(Step(group.suffix, req.text, count, unit))
         if not group.use_same_provider:
-            whole.extend(_tree_sides(reqs, sharing_ids))
+            whole.extend(_tree_sides(reqs, sharing))
         elif reqs:
             served = _set_of(_provider_sides(reqs)).subquery()
             whole.append(_roots_near(
-                sharing_ids,
+                sharing,
                 lambda p, served=served: p.c.id.in_(
                     sa.select(list(served.c)[0]))))
         else:
             # No requirement at all: any provider of the tree.
-            whole.append(_roots_near(sharing_ids, lambda p: sa.true()))
+            whole.append(_roots_near(sharing, lambda p: sa.true()))
     if len(ordered) > 1:
         steps.append(Step(None, 'every request group in one tree',
                           _count(context, whole), TREES))

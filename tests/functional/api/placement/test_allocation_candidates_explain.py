@@ -143,6 +143,14 @@ class ExplainTestCase(_ExplainFixture):
                      else ''), 1, 'candidates')],
                 self.steps('resources=VCPU:6', version))
 
+    def test_policy_of_the_candidates(self):
+        # Whoever may not list candidates may not ask why there are none.
+        resp = self.request(
+            'GET', '/allocation_candidates?resources=VCPU:1&explain=true',
+            token='alice:proj', headers={'X-Roles': 'reader'})
+        self.assertEqual(403, resp.status_code)
+        self.assertNotIn('explanation', resp.text)
+
     def test_before_1_10_still_404(self):
         resp = self.request(
             'GET', '/allocation_candidates?resources=VCPU:1&explain=true',
