@@ -271,9 +271,10 @@ def list_allocation_candidates(req):
             context, list(groups.values()), wide,
             max_candidates=conf.max_allocation_candidates,
             randomize=conf.randomize_allocation_candidates)
-        explanation = explain and research_context.explain_candidates(
-            context, list(groups.values()), wide,
-            candidates=len(candidates))
+        if explain:
+            explanation = research_context.explain_candidates(
+                context, list(groups.values()), wide,
+                candidates=len(candidates))
     except exception.ResourceClassNotFound as exc:
         raise webob.exc.HTTPBadRequest(
             'Invalid resource class in resources parameter: %s' % exc)
