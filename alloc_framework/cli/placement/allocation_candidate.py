@@ -1,10 +1,13 @@
 """``alloc allocation candidate list``: where would these resources fit?
+``alloc allocation candidate explain``: and if nowhere, why not?
 
 The options follow osc-placement's ``openstack allocation candidate
 list``: ``--resource``, ``--required``, ``--forbidden``, ``--member-of``
 and ``--in-tree`` describe the unsuffixed request group; ``--group S``
 starts a granular group (suffix ``S``) to which the options after it
 belong, and ``--group-policy`` says whether groups may share providers.
+Both commands take the same options and send the same query; ``explain``
+adds ``explain=true`` and shows the server's explanation.
 """
 
 import argparse
@@ -106,13 +109,8 @@ def rows(body):
     return result
 
 
-class ListAllocationCandidate(common.VersionMixin, lister.Lister):
-    """List the allocation candidates of a request.
-
-    Options after ``--group S`` belong to the granular request group of
-    suffix ``S`` (microversion 1.25, string suffixes 1.33); the ones
-    before any ``--group`` to the unsuffixed group.
-    """
+class _CandidateQuery(common.VersionMixin, lister.Lister):
+    """The options of a GET /allocation_candidates request."""
 
     min_version = '1.10'
 
@@ -155,7 +153,8 @@ class ListAllocationCandidate(common.VersionMixin, lister.Lister):
             help='At most this many candidates (1.16).')
         return parser
 
-    def take_action(self, parsed_args):
+    def query(self, parsed_args):
+        """The query string pairs of the options, checked."""
         groups = _groups(parsed_args)
         if not any(options.get('resource') for options in groups.values()):
             raise common.CommandError(
@@ -171,7 +170,56 @@ class ListAllocationCandidate(common.VersionMixin, lister.Lister):
             self.require_version('1.25', '--group')
         if parsed_args.limit is not None:
             self.require_version('1.16', '--limit')
-        api = self.client()
-        body = api.get(URL, params=_query(groups, parsed_args.group_policy,
-                                          parsed_args.limit))
+        return _query(groups, parsed_args.group_policy, parsed_args.limit)
+
+
+class ListAllocationCandidate(_CandidateQuery):
+    """List the allocation candidates of a request.
+
+    Options after ``--group S`` belong to the granular request group of
+    suffix ``S`` (microversion 1.25, string suffixes 1.33); the ones
+    before any ``--group`` to the unsuffixed group.
+    """
+
+    def take_action(self, parsed_args):
+        params = self.query(parsed_args)
+        body = self.client().get(URL, params=params)
         return FIELDS, rows(body)
+
+
+def explanation_rows(explanation):
+    """The table of an ``explanation``: one row per step."""
+    return [(_GROUP_LABELS.get(step['group'], step['group']),
+             step['requirement'], step['count'], step['unit'])
+            for step in explanation['steps']]
+
+
+EXPLAIN_FIELDS = ('group', 'requirement', 'count', 'unit')
+# How the steps of the unsuffixed group and of the whole request show
+# (neither is a valid suffix).
+_GROUP_LABELS = {'': '(unsuffixed)', None: '(request)'}
+# Formats meant for programs: the summary sentence is left out.
+_MACHINE_FORMATS = ('json', 'yaml', 'csv', 'value')
+
+
+class ExplainAllocationCandidate(_CandidateQuery):
+    """Explain which requirement of a request left no candidate.
+
+    Takes the options of ``allocation candidate list``. One row per
+    requirement, in the order they narrow: how many providers (granular
+    group), provider trees (unsuffixed group, whole request) or
+    candidates are left once it applies; then a summary naming the
+    requirement that left none.
+    """
+
+    def take_action(self, parsed_args):
+        params = self.query(parsed_args) + [('explain', 'true')]
+        body = self.client().get(URL, params=params)
+        self._summary = body['explanation']['summary']
+        return EXPLAIN_FIELDS, explanation_rows(body['explanation'])
+
+    def produce_output(self, parsed_args, column_names, data):
+        result = super().produce_output(parsed_args, column_names, data)
+        if parsed_args.formatter not in _MACHINE_FORMATS:
+            self.app.stdout.write(self._summary + '\n')
+        return result

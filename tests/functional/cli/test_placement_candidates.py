@@ -5,7 +5,8 @@ from oslo_utils import uuidutils
 from tests.functional.cli import base
 
 
-class TestAllocationCandidateList(base.PlacementCLITestCase):
+class _Providers:
+    """Providers made with the CLI itself."""
 
     def provider(self, name, vcpu, traits=(), parent=None):
         extra = ('--parent-provider', parent) if parent else ()
@@ -20,6 +21,9 @@ class TestAllocationCandidateList(base.PlacementCLITestCase):
             self.alloc('resource', 'provider', 'trait', 'set', rp['uuid'],
                        *args)
         return rp['uuid']
+
+
+class TestAllocationCandidateList(_Providers, base.PlacementCLITestCase):
 
     def candidates(self, *argv):
         return self.alloc('allocation', 'candidate', 'list', *argv)
@@ -89,3 +93,59 @@ class TestAllocationCandidateList(base.PlacementCLITestCase):
         # reference.
         self.assertEqual([], self.candidates(
             '--resource', 'VCPU=1', '--in-tree', uuidutils.generate_uuid()))
+
+
+class TestAllocationCandidateExplain(_Providers, base.PlacementCLITestCase):
+    """``alloc allocation candidate explain``: the options of ``list``,
+    the server's steps as rows and its summary after the table."""
+
+    def test_explain_names_the_requirement(self):
+        self.provider('big', 8)
+        self.provider('small', 2, traits=['HW_CPU_X86_AVX2'])
+        rows = self.alloc('allocation', 'candidate', 'explain',
+                          '--resource', 'VCPU=4',
+                          '--required', 'HW_CPU_X86_AVX2')
+        self.assertEqual(
+            [{'group': '(unsuffixed)', 'requirement': 'resources VCPU',
+              'count': 2, 'unit': 'trees'},
+             {'group': '(unsuffixed)', 'requirement': 'resources VCPU:4',
+              'count': 1, 'unit': 'trees'},
+             {'group': '(unsuffixed)',
+              'requirement': 'required HW_CPU_X86_AVX2',
+              'count': 0, 'unit': 'trees'},
+             {'group': '(request)', 'requirement': 'allocation candidates',
+              'count': 0, 'unit': 'candidates'}],
+            rows)
+        table = self.alloc('allocation', 'candidate', 'explain',
+                           '--resource', 'VCPU=4',
+                           '--required', 'HW_CPU_X86_AVX2', fmt='table')
+        lines = table.out.splitlines()
+        self.assertIn('required HW_CPU_X86_AVX2', table.out)
+        self.assertIn('No allocation candidate: `required HW_CPU_X86_AVX2` '
+                      '(unsuffixed group) eliminated them: 1 provider '
+                      'trees before it, none after.', lines[-1])
+
+    def test_explain_granular_groups(self):
+        self.provider('a', 4)
+        rows = self.alloc('allocation', 'candidate', 'explain',
+                          '--group', '1', '--resource', 'VCPU=3',
+                          '--group', '2', '--resource', 'VCPU=3',
+                          '--group-policy', 'isolate')
+        self.assertEqual(
+            [('1', 'resources1 VCPU', 1, 'providers'),
+             ('1', 'resources1 VCPU:3', 1, 'providers'),
+             ('2', 'resources2 VCPU', 1, 'providers'),
+             ('2', 'resources2 VCPU:3', 1, 'providers'),
+             ('(request)', 'every request group in one tree', 1, 'trees'),
+             ('(request)', 'allocation candidates (group_policy isolate)',
+              0, 'candidates')],
+            [tuple(row.values()) for row in rows])
+
+    def test_explain_checks_options_as_list_does(self):
+        err = self.alloc_fails('allocation', 'candidate', 'explain')
+        self.assertIn('At least one --resource', err)
+        err = self.alloc_fails('--os-placement-api-version', '1.15',
+                               'allocation', 'candidate', 'explain',
+                               '--resource', 'VCPU=1', '--limit', '1')
+        self.assertIn('--limit requires --os-placement-api-version 1.16',
+                      err)

@@ -1,4 +1,10 @@
-"""Handler of GET /allocation_candidates."""
+"""Handler of GET /allocation_candidates.
+
+``explain=true`` (an extension of this project, at every version) adds an
+``explanation`` member to the answer: how many providers each requirement
+left (see ``research_context.explain_candidates``). Without it the answer
+is the reference's.
+"""
 
 import re
 
@@ -19,6 +25,7 @@ from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import allocation_candidate as ac_obj
 from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import exception
+from alloc_framework.objects.placement import research_context
 
 _PREFIXES = ('resources', 'required', 'member_of', 'in_tree')
 _KEY = re.compile(r'^(%s)(%s)?$' % ('|'.join(_PREFIXES), schema.GROUP_PAT))
@@ -160,6 +167,35 @@ def _request_wide(req, want):
         nested_aware=want.matches(microversion.CANDIDATES_NESTED))
 
 
+def _explain(req):
+    """Whether the request asks for an explanation (``explain=true``)."""
+    values = req.GET.getall('explain')
+    if len(values) > 1:
+        raise webob.exc.HTTPBadRequest(
+            "Query parameter 'explain' may be specified only once.",
+            comment=errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+    if not values or values[0] == 'false':
+        return False
+    if values[0] != 'true':
+        raise webob.exc.HTTPBadRequest(
+            "Invalid value for query parameter 'explain': %r. Expected "
+            "'true' or 'false'." % values[0],
+            comment=errors.QUERYPARAM_BAD_VALUE)
+    return True
+
+
+# The fields of each step of an explanation, in order.
+_STEP_FIELDS = ('group', 'requirement', 'count', 'unit')
+
+
+def _explanation(explanation):
+    return {
+        'steps': [{field: getattr(step, field) for field in _STEP_FIELDS}
+                  for step in explanation.steps],
+        'summary': explanation.summary,
+    }
+
+
 def _allocation_requests(context, candidates, want):
     results = []
     for candidate in candidates:
@@ -220,6 +256,7 @@ def list_allocation_candidates(req):
     context.can(policies.LIST)
     want = microversion.request_version(req)
     query.validate_query_params(req, _schema(want))
+    explain = _explain(req)
     wide = _request_wide(req, want)
     groups = _parse_groups(req, want)
     _check_groups(groups, wide.same_subtrees, want)
@@ -234,6 +271,10 @@ def list_allocation_candidates(req):
             context, list(groups.values()), wide,
             max_candidates=conf.max_allocation_candidates,
             randomize=conf.randomize_allocation_candidates)
+        if explain:
+            explanation = research_context.explain_candidates(
+                context, list(groups.values()), wide,
+                candidates=len(candidates))
     except exception.ResourceClassNotFound as exc:
         raise webob.exc.HTTPBadRequest(
             'Invalid resource class in resources parameter: %s' % exc)
@@ -248,6 +289,8 @@ def list_allocation_candidates(req):
         'provider_summaries': _provider_summaries(
             context, providers, candidates, requested, want),
     }
+    if explain:
+        body['explanation'] = _explanation(explanation)
     return response.send_json(req, body,
                               last_modified=timeutils.utcnow(
                                   with_timezone=True))

@@ -16,6 +16,10 @@ GET_SCHEMA_1_10 = {
     'type': 'object',
     'properties': {
         'resources': {'type': 'string'},
+        # Not in the reference: ``explain=true`` adds an ``explanation``
+        # to the answer, at every version (its value is checked by the
+        # handler, which names the parameter in its 400).
+        'explain': {'type': 'string'},
     },
     'required': ['resources'],
     'additionalProperties': False,
