@@ -281,3 +281,11 @@ class InstanceDeployFailure(AllocFrameworkException):
 
 class NodeCleaningFailure(AllocFrameworkException):
     msg_fmt = 'Failed to clean node %(node)s: %(reason)s'
+
+
+class IPMIFailure(AllocFrameworkException):
+    msg_fmt = 'IPMI BMC %(bmc)s: %(error)s'
+
+
+class FirmwareUpdateFailure(AllocFrameworkException):
+    msg_fmt = 'Firmware update of node %(node)s failed: %(reason)s'
