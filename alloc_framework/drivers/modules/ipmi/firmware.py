@@ -269,6 +269,8 @@ class IPMIFirmware(base.FirmwareInterface):
             {'component': COMPONENT,
              'current_version': result['current_version']}]
         task.node.driver_internal_info = info
+        # A deferred action does not save the node it completes on.
+        task.node.save(task.context)
         return result
 
     def _again(self, state, delay, **changes):

@@ -1,0 +1,103 @@
+"""Fixtures for IPMI tests: a BMC emulator process, an image server.
+
+:class:`BMC` starts :mod:`tests.functional.drivers.ipmi.emulator` as a
+subprocess on a free UDP port of 127.0.0.1 and stops it at clean-up.
+"""
+
+import http.server
+import json
+import os
+import select
+import subprocess
+import sys
+import threading
+
+import fixtures
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__))))))
+
+
+class BMC(fixtures.Fixture):
+    """An emulated BMC: ``port``, ``state()``; ``driver_info()``."""
+
+    def __init__(self, user='admin', password='s3cret', silent=False):
+        super().__init__()
+        self.user = user
+        self.password = password
+        self.silent = silent
+
+    def _setUp(self):
+        tmp = self.useFixture(fixtures.TempDir()).path
+        self.state_file = os.path.join(tmp, 'bmc.json')
+        argv = [sys.executable, '-m', 'tests.functional.drivers.ipmi.emulator',
+                '--state-file', self.state_file, '--user', self.user,
+                '--password', self.password]
+        if self.silent:
+            argv.append('--silent')
+        self.process = subprocess.Popen(
+            argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True)
+        self.addCleanup(self._stop)
+        ready, _, _ = select.select([self.process.stdout], [], [], 30)
+        line = self.process.stdout.readline() if ready else ''
+        if not line.startswith('port '):
+            self._stop()
+            raise RuntimeError('BMC emulator did not start: %r %s'
+                               % (line, self.process.stderr.read()))
+        self.port = int(line.split()[1])
+
+    def _stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        for stream in (self.process.stdout, self.process.stderr):
+            stream.close()
+
+    def state(self):
+        """What the BMC holds (see the emulator's ``save``)."""
+        with open(self.state_file) as f:
+            return json.load(f)
+
+    def driver_info(self, **overrides):
+        info = {'ipmi_address': '127.0.0.1', 'ipmi_port': self.port,
+                'ipmi_username': self.user, 'ipmi_password': self.password}
+        info.update(overrides)
+        return info
+
+
+class ImageServer(fixtures.Fixture):
+    """Serves ``files`` (``{path: bytes}``) over HTTP on 127.0.0.1."""
+
+    def __init__(self, files):
+        super().__init__()
+        self.files = files
+
+    def _setUp(self):
+        files = self.files
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = files.get(self.path)
+                if body is None:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header('Content-Length', str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join, 10)
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        self.url = 'http://127.0.0.1:%d' % server.server_address[1]
