@@ -455,6 +455,43 @@ class ConductorManager:
             task.release_resources()
             raise
 
+    def set_boot_device(self, context, node_id, device, persistent=False):
+        """Set the next boot device under the node lock (synchronous).
+
+        :raises: NodeLocked, NodeNotFound, DriverNotFound,
+            InvalidParameterValue, MissingParameterValue and the
+            management interface's failures.
+        """
+        with self._acquire(context, node_id, 'set boot device') as task:
+            self._require_driver(task)
+            management = task.driver.management
+            management.validate(task)
+            management.set_boot_device(task, device,
+                                       persistent=bool(persistent))
+
+    def get_boot_device(self, context, node_id):
+        """Read the next boot device from the hardware (shared lock).
+
+        :returns: ``{'boot_device': str or None, 'persistent': bool}``
+        :raises: as :meth:`set_boot_device`
+        """
+        with self._acquire(context, node_id, 'get boot device',
+                           shared=True) as task:
+            self._require_driver(task)
+            task.driver.management.validate(task)
+            return task.driver.management.get_boot_device(task)
+
+    def get_supported_boot_devices(self, context, node_id):
+        """The boot devices the node's management interface supports.
+
+        :raises: NodeNotFound, DriverNotFound
+        """
+        with self._acquire(context, node_id, 'list boot devices',
+                           shared=True) as task:
+            self._require_driver(task)
+            return list(task.driver.management.get_supported_boot_devices(
+                task))
+
     def do_provisioning_action(self, context, node_id, action,
                                clean_steps=None):
         """Start a provisioning action.

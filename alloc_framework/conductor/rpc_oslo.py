@@ -66,6 +66,8 @@ class _Endpoint:
                'change_node_power_state', 'do_provisioning_action',
                'continue_node_deploy', 'continue_node_clean',
                'add_node_traits', 'remove_node_traits',
+               'set_boot_device', 'get_boot_device',
+               'get_supported_boot_devices',
                'create_allocation', 'destroy_allocation', 'ping')
 
     def __init__(self, manager):

@@ -43,7 +43,8 @@ TRANSPORTS_NAMESPACE = 'alloc_framework.rpc.transports'
 TOPIC = 'alloc_framework.conductor'
 # 1.0: initial version
 # 1.1: ping; create_allocation's generated_uuid
-RPC_API_VERSION = '1.1'
+# 1.2: set_boot_device, get_boot_device, get_supported_boot_devices
+RPC_API_VERSION = '1.2'
 # Conductors asked to create one allocation before giving up. Two silent
 # conductors at once are rare; more point at the broker or at this
 # service's own connection, which asking further conductors does not fix.
@@ -337,6 +338,31 @@ class ConductorAPI:
         return self._call_for_node(context, node_id,
                                    'change_node_power_state',
                                    new_state=new_state)
+
+    def set_boot_device(self, context, node_id, device, persistent=False):
+        """Set a node's next boot device, synchronously, under its lock.
+
+        :raises: NodeLocked, NodeNotFound, InvalidParameterValue,
+            MissingParameterValue, the driver's failures (IPMIFailure...),
+            TemporaryFailure
+        """
+        return self._call_for_node(context, node_id, 'set_boot_device',
+                                   device=device, persistent=persistent)
+
+    def get_boot_device(self, context, node_id):
+        """``{'boot_device', 'persistent'}`` read from the hardware.
+
+        :raises: as :meth:`set_boot_device`
+        """
+        return self._call_for_node(context, node_id, 'get_boot_device')
+
+    def get_supported_boot_devices(self, context, node_id):
+        """The boot devices the node's management interface can set.
+
+        :raises: NodeNotFound, TemporaryFailure
+        """
+        return self._call_for_node(context, node_id,
+                                   'get_supported_boot_devices')
 
     def do_provisioning_action(self, context, node_id, action,
                                clean_steps=None):

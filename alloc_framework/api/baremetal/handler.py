@@ -44,6 +44,10 @@ ROUTES = {
     NODE + '/states': {'GET': node_extra.get_states},
     NODE + '/states/provision': {'PUT': node_extra.set_provision_state},
     NODE + '/states/power': {'PUT': node_extra.set_power_state},
+    NODE + '/management/boot_device': {
+        'GET': node_extra.get_boot_device, 'PUT': node_extra.set_boot_device},
+    NODE + '/management/boot_device/supported': {
+        'GET': node_extra.get_supported_boot_devices},
     NODE + '/maintenance': {'PUT': node_extra.set_maintenance,
                             'DELETE': node_extra.clear_maintenance},
     NODE + '/history': {'GET': node_extra.list_history},

@@ -285,6 +285,8 @@ class NodeCleaningFailure(AllocFrameworkException):
 
 class IPMIFailure(AllocFrameworkException):
     msg_fmt = 'IPMI BMC %(bmc)s: %(error)s'
+    # The class name would give baremetal.i_p_m_i_failure.
+    error_code = 'baremetal.ipmi_failure'
 
 
 class FirmwareUpdateFailure(AllocFrameworkException):

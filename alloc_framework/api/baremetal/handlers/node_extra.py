@@ -1,4 +1,5 @@
-"""Node sub-resources: traits, states, maintenance and history."""
+"""Node sub-resources: traits, states, boot device, maintenance and
+history."""
 
 import json
 
@@ -171,6 +172,42 @@ def set_power_state(req, node_ident):
     _check_power_timeout(req, body.get('timeout'))
     req.rpcapi.change_node_power_state(req.context, node.id, target)
     return _accepted(req, node)
+
+
+# --- boot device (management) ---------------------------------------------
+
+def set_boot_device(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:set_boot_device')
+    body = util.json_object(req)
+    unknown = set(body) - {'boot_device', 'persistent'}
+    if unknown:
+        raise errors.HTTPError(400, 'Unknown attribute(s): %s'
+                               % ', '.join(sorted(unknown)),
+                               errors.INVALID_BODY)
+    device = body.get('boot_device')
+    if not isinstance(device, str) or not device:
+        raise errors.HTTPError(400, 'boot_device must be a non-empty '
+                               'string.', errors.INVALID_FIELD)
+    persistent = body.get('persistent', False)
+    if not isinstance(persistent, bool):
+        raise errors.HTTPError(400, 'persistent must be true or false, not '
+                               '%r.' % (persistent,), errors.INVALID_FIELD)
+    req.rpcapi.set_boot_device(req.context, node.id, device,
+                               persistent=persistent)
+    return util.no_content()
+
+
+def get_boot_device(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:get_boot_device')
+    answer = req.rpcapi.get_boot_device(req.context, node.id)
+    return util.json_response({'boot_device': answer.get('boot_device'),
+                               'persistent': answer.get('persistent')})
+
+
+def get_supported_boot_devices(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:get_boot_device')
+    devices = req.rpcapi.get_supported_boot_devices(req.context, node.id)
+    return util.json_response({'supported_boot_devices': list(devices)})
 
 
 # --- maintenance -------------------------------------------------------------

@@ -72,6 +72,48 @@ class TestIPMINodes(IPMIAPITestCase):
         self.wait_state(node['uuid'], 'power_state', 'power off')
         self.assertEqual('off', bmc.state()['power'])
 
+    def test_boot_device(self):
+        bmc = self.useFixture(fixture.BMC())
+        node = self.create(bmc.driver_info())
+        path = '/v1/nodes/%s/management/boot_device' % node['uuid']
+        self.assertEqual(
+            {'supported_boot_devices': ['bios', 'cdrom', 'disk', 'pxe',
+                                        'safe']},
+            self.get(path + '/supported', status=200).json_body)
+        self.put(path, {'boot_device': 'pxe', 'persistent': True},
+                 status=204)
+        self.assertEqual({'boot_device': 'pxe', 'persistent': True},
+                         self.get(path, status=200).json_body)
+        self.assertEqual(('network', True), (bmc.state()['boot_device'],
+                                             bmc.state()['persistent']))
+        self.put(path, {'boot_device': 'disk'}, status=204)
+        self.assertEqual({'boot_device': 'disk', 'persistent': False},
+                         self.get(path, status=200).json_body)
+        self.assertEqual(('hd', False), (bmc.state()['boot_device'],
+                                         bmc.state()['persistent']))
+        # Bad input: a 400 naming the field, never a 500.
+        self.assertError(self.put(path, {'boot_device': 'floppy'}), 400,
+                         'baremetal.invalid_parameter_value', 'floppy')
+        self.assertError(self.put(path, {'boot_device': 'pxe',
+                                         'persistent': 'yes'}), 400,
+                         'baremetal.invalid_field', 'persistent')
+        self.assertError(self.put(path, {'device': 'pxe'}), 400,
+                         'baremetal.invalid_body', 'device')
+        self.assertError(self.put(path, {}), 400,
+                         'baremetal.invalid_field', 'boot_device')
+        self.assertEqual('hd', bmc.state()['boot_device'])
+
+    def test_boot_device_of_an_unreachable_bmc(self):
+        self.config(command_deadline=1.0, group='ipmi')
+        bmc = self.useFixture(fixture.BMC(silent=True))
+        node = self.create(bmc.driver_info())
+        resp = self.put('/v1/nodes/%s/management/boot_device'
+                        % node['uuid'], {'boot_device': 'pxe'})
+        fault = self.assertError(resp, 500, 'baremetal.ipmi_failure',
+                                 'no answer within 1.0 seconds')
+        self.assertIn('127.0.0.1:%d' % bmc.port, fault['faultstring'])
+        self.assertNotIn(bmc.password, resp.text)
+
     def test_wrong_password_leaves_node_in_enroll(self):
         bmc = self.useFixture(fixture.BMC())
         node = self.create(bmc.driver_info(ipmi_password='not-the-one'))
