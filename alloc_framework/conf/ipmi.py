@@ -69,8 +69,8 @@ opts = [
     cfg.FloatOpt('firmware_image_timeout',
                  default=60.0,
                  min=1.0,
-                 help='Seconds to connect to the firmware image server and '
-                      'between bytes received from it.'),
+                 help='Seconds the download of a firmware image may take '
+                      '(connecting, each read, and the whole download).'),
 ]
 
 

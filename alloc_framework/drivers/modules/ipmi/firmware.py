@@ -137,9 +137,10 @@ def fetch_image(conf, task, url):
     :raises: FirmwareUpdateFailure
     """
     limit = conf.ipmi.firmware_image_max_size
+    allowed = conf.ipmi.firmware_image_timeout
+    started = time.monotonic()
     try:
-        with requests.get(url, stream=True,
-                          timeout=conf.ipmi.firmware_image_timeout) as resp:
+        with requests.get(url, stream=True, timeout=allowed) as resp:
             if resp.status_code != 200:
                 _fail(task, 'downloading the image from %s answered HTTP '
                             '%s' % (url, resp.status_code))
@@ -151,6 +152,11 @@ def fetch_image(conf, task, url):
             image = bytearray()
             for chunk in resp.iter_content(65536):
                 image += chunk
+                if time.monotonic() - started > allowed:
+                    # requests bounds each read, not the whole download.
+                    _fail(task, 'downloading the image from %s took more '
+                                'than [ipmi]firmware_image_timeout (%s s)'
+                                % (url, allowed))
                 if len(image) > limit:
                     _fail(task, 'the image at %s is larger than '
                                 '[ipmi]firmware_image_max_size (%d bytes)'

@@ -11,6 +11,7 @@ import select
 import subprocess
 import sys
 import threading
+import time
 
 import fixtures
 
@@ -71,14 +72,19 @@ class BMC(fixtures.Fixture):
 
 
 class ImageServer(fixtures.Fixture):
-    """Serves ``files`` (``{path: bytes}``) over HTTP on 127.0.0.1."""
+    """Serves ``files`` (``{path: bytes}``) over HTTP on 127.0.0.1.
 
-    def __init__(self, files):
+    ``trickle`` paths are sent 64 bytes at a time, ``trickle`` seconds
+    apart (a slow server).
+    """
+
+    def __init__(self, files, trickle=None):
         super().__init__()
         self.files = files
+        self.trickle = trickle or {}
 
     def _setUp(self):
-        files = self.files
+        files, trickle = self.files, self.trickle
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
@@ -89,7 +95,13 @@ class ImageServer(fixtures.Fixture):
                 self.send_response(200)
                 self.send_header('Content-Length', str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                if self.path not in trickle:
+                    self.wfile.write(body)
+                    return
+                for start in range(0, len(body), 64):
+                    time.sleep(trickle[self.path])
+                    self.wfile.write(body[start:start + 64])
+                    self.wfile.flush()
 
             def log_message(self, *args):
                 pass

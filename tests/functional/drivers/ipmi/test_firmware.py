@@ -32,7 +32,8 @@ class FirmwareUpdateTestCase(base.ConductorTestCase):
         self.assertEqual(600, len(self.good))
         self.bad = self.good[:-1] + bytes([(self.good[-1] + 1) % 256])
         self.images = self.useFixture(fixture.ImageServer(
-            {'/good.hpm': self.good, '/bad.hpm': self.bad}))
+            {'/good.hpm': self.good, '/bad.hpm': self.bad,
+             '/slow.hpm': self.good}, trickle={'/slow.hpm': 0.15}))
         self.node = self.make_node(driver='ipmi',
                                    driver_info=self.bmc.driver_info())
 
@@ -136,6 +137,14 @@ class FirmwareUpdateTestCase(base.ConductorTestCase):
         got, _ = self._run_to_end(self._action('/good.hpm'))
         self.assertEqual(da.FAILED, got.state)
         self.assertIn('firmware_image_max_size', got.result)
+        self.assertEqual({}, self.bmc.state()['hpm_commands'])
+
+    def test_slow_image_server_bounded_in_all(self):
+        # Each read is quick, the whole download is not.
+        self.config(firmware_image_timeout=1.0, group='ipmi')
+        got, _ = self._run_to_end(self._action('/slow.hpm'))
+        self.assertEqual(da.FAILED, got.state)
+        self.assertIn('firmware_image_timeout', got.result)
         self.assertEqual({}, self.bmc.state()['hpm_commands'])
 
     def test_update_is_a_manual_clean_and_service_step(self):
