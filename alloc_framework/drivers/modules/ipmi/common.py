@@ -12,6 +12,10 @@ bounded time and ends in an ``IPMIFailure`` naming the BMC; pyghmi's own
 retry timers (about 5 s to give up a log in, about 30 s for a session
 that stops answering) then end the abandoned pool thread.
 
+Conversations with one BMC (address and port) are serialized in the
+process; one that cannot start before its caller's deadline never
+starts.
+
 Why a session per conversation: pyghmi caches logged-in sessions per
 BMC, user and password and keeps them alive from its IO thread. A cached
 session outlives the node lock, so two conductor threads (a power sync
@@ -25,6 +29,7 @@ on its own session.
 
 import concurrent.futures
 import threading
+import time
 
 from oslo_log import log
 
@@ -57,6 +62,9 @@ _REFUSED = ('Incorrect password provided', 'Unauthorized name',
 
 _executor = None
 _executor_lock = threading.Lock()
+# (address, port) -> the lock of conversations with that BMC.
+_locks = {}
+_locks_lock = threading.Lock()
 
 
 class BMCInfo:
@@ -141,17 +149,39 @@ def _open(bmc):
                            port=bmc.port)
 
 
-def _conversation(bmc, work):
-    client = _open(bmc)
+class _Expired(Exception):
+    """The caller stopped waiting before the conversation could start."""
+
+
+def _lock_for(bmc):
+    with _locks_lock:
+        return _locks.setdefault((bmc.address, bmc.port), threading.Lock())
+
+
+def _conversation(bmc, work, deadline_at):
+    # One conversation per BMC at a time in this process: pyghmi hands
+    # the same session to every caller with the same credentials, and
+    # one caller's log out would cut another's commands short. A
+    # conversation whose caller gave up waiting never starts, so a
+    # command the caller reported as failed is never sent late.
+    lock = _lock_for(bmc)
+    if not lock.acquire(timeout=max(deadline_at - time.monotonic(), 0)):
+        raise _Expired()
     try:
-        return work(client)
-    finally:
+        if time.monotonic() >= deadline_at:
+            raise _Expired()
+        client = _open(bmc)
         try:
-            client.ipmi_session.logout()
-        except Exception:
-            # The answer is what matters; a BMC that drops the log out
-            # expires the session itself.
-            LOG.debug('Log out from BMC %s failed', bmc, exc_info=True)
+            return work(client)
+        finally:
+            try:
+                client.ipmi_session.logout()
+            except Exception:
+                # The answer is what matters; a BMC that drops the log
+                # out expires the session itself.
+                LOG.debug('Log out from BMC %s failed', bmc, exc_info=True)
+    finally:
+        lock.release()
 
 
 def _explain(bmc, exc):
@@ -188,10 +218,11 @@ def converse(conf, bmc, work, what, retry=True):
     attempts = 1 + (conf.ipmi.command_retries if retry else 0)
     failure = None
     for attempt in range(attempts):
-        future = _pool().submit(_conversation, bmc, work)
+        deadline_at = time.monotonic() + deadline
+        future = _pool().submit(_conversation, bmc, work, deadline_at)
         try:
             return future.result(timeout=deadline)
-        except concurrent.futures.TimeoutError:
+        except (concurrent.futures.TimeoutError, _Expired):
             future.cancel()
             failure = exception.IPMIFailure(
                 bmc=bmc, error='no answer within %s seconds while %s'

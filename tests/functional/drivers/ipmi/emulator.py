@@ -10,7 +10,8 @@ It binds a free port on 127.0.0.1, prints ``port <n>`` and then answers
 IPMI forever; after each request it writes what it holds (power, boot
 device, firmware revision, HPM.1 upload) as JSON to the state file, so
 tests can check the BMC side without asking it over IPMI. ``--silent``
-binds the port and never answers.
+binds the port and never answers; ``--stuck-power`` accepts power
+changes and never makes them.
 
 Besides chassis power and boot flags (virtualbmc's subset) it answers
 the PICMG HPM.1 commands of a firmware upgrade of component 1: prepare
@@ -80,8 +81,9 @@ def make_image(major, minor, payload=b''):
 
 class EmulatedBMC(pyghmi_bmc.Bmc):
 
-    def __init__(self, authdata, state_file, **kwargs):
+    def __init__(self, authdata, state_file, stuck_power=False, **kwargs):
         super().__init__(authdata, **kwargs)
+        self.stuck_power = stuck_power
         # Sessions are filed under the port: make it the one bound.
         self.port = self.serversocket.getsockname()[1]
         self.state_file = state_file
@@ -105,10 +107,12 @@ class EmulatedBMC(pyghmi_bmc.Bmc):
         return self.power
 
     def power_on(self):
-        self.power = 'on'
+        if not self.stuck_power:
+            self.power = 'on'
 
     def power_off(self):
-        self.power = 'off'
+        if not self.stuck_power:
+            self.power = 'off'
 
     def power_shutdown(self):
         self.power = 'off'
@@ -238,6 +242,8 @@ def main(argv=None):
     parser.add_argument('--user', default='admin')
     parser.add_argument('--password', default='password')
     parser.add_argument('--silent', action='store_true')
+    parser.add_argument('--stuck-power', action='store_true',
+                        help='Accept power changes and never make them.')
     args = parser.parse_args(argv)
     if args.silent:
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -246,7 +252,8 @@ def main(argv=None):
         while True:
             sock.recvfrom(4096)
     bmc = EmulatedBMC({args.user: args.password}, args.state_file,
-                      port=0, address='127.0.0.1')
+                      stuck_power=args.stuck_power, port=0,
+                      address='127.0.0.1')
     print('port %d' % bmc.port, flush=True)
     bmc.listen()
 

@@ -22,11 +22,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 class BMC(fixtures.Fixture):
     """An emulated BMC: ``port``, ``state()``; ``driver_info()``."""
 
-    def __init__(self, user='admin', password='s3cret', silent=False):
+    def __init__(self, user='admin', password='s3cret', silent=False,
+                 stuck_power=False):
         super().__init__()
         self.user = user
         self.password = password
         self.silent = silent
+        self.stuck_power = stuck_power
 
     def _setUp(self):
         tmp = self.useFixture(fixtures.TempDir()).path
@@ -36,6 +38,8 @@ class BMC(fixtures.Fixture):
                 '--password', self.password]
         if self.silent:
             argv.append('--silent')
+        if self.stuck_power:
+            argv.append('--stuck-power')
         self.process = subprocess.Popen(
             argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True)
