@@ -468,6 +468,8 @@ class ConductorManager:
             management.validate(task)
             management.set_boot_device(task, device,
                                        persistent=bool(persistent))
+            # Interfaces may record what they did on the node.
+            task.node.save(context)
 
     def get_boot_device(self, context, node_id):
         """Read the next boot device from the hardware (shared lock).

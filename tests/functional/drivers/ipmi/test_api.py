@@ -166,6 +166,10 @@ class TestIPMINodes(IPMIAPITestCase):
 
     def test_missing_or_bad_driver_info(self):
         node = self.create({'ipmi_username': 'admin'})
+        self.assertError(self.put('/v1/nodes/%s/management/boot_device'
+                                  % node['uuid'], {'boot_device': 'pxe'}),
+                         400, 'baremetal.missing_parameter_value',
+                         'ipmi_address')
         self.provision(node['uuid'], 'manage')
         body = self.wait_state(node['uuid'], 'provision_state', 'enroll')
         self.assertIn('ipmi_address', body['last_error'])
