@@ -19,6 +19,8 @@ got to (``stage``, ``offset``...; never credentials, which stay in
 4. Finish Firmware Upload (the BMC checks the image), Activate Firmware;
 5. Query Self-test Results until the new firmware reports it is sound.
 
+A failure once the upgrade started sends Abort Firmware Upgrade.
+
 A long-duration command that answers "command in progress" (0x80) is
 polled with Get Upgrade Status every ``[ipmi]hpm_poll_interval`` seconds
 (a reschedule each); its last completion code decides. The image is
@@ -47,6 +49,7 @@ GET_DEVICE_ID = 0x01
 NETFN_PICMG = 0x2C
 PICMG_ID = 0x00
 GET_TARGET_UPGRADE_CAPABILITIES = 0x2E
+ABORT_FIRMWARE_UPGRADE = 0x30
 INITIATE_UPGRADE_ACTION = 0x31
 UPLOAD_FIRMWARE_BLOCK = 0x32
 FINISH_FIRMWARE_UPLOAD = 0x33
@@ -251,7 +254,8 @@ class IPMIFirmware(base.FirmwareInterface):
         try:
             result = common.converse(
                 self.conf, bmc,
-                lambda client: self._run(task, client, bmc, state, image),
+                lambda client: self._abort_on_failure(
+                    task, client, bmc, state, image),
                 'updating the BMC firmware (%s)' % state['stage'],
                 retry=False)
         except exception.IPMIFailure as exc:
@@ -278,6 +282,20 @@ class IPMIFirmware(base.FirmwareInterface):
         # A deferred action does not save the node it completes on.
         task.node.save(task.context)
         return result
+
+    def _abort_on_failure(self, task, client, bmc, state, image):
+        try:
+            return self._run(task, client, bmc, state, image)
+        except exception.FirmwareUpdateFailure:
+            if state['stage'] != 'start':
+                # Leave the BMC out of its upgrade: best effort, the
+                # failure is what the caller must see.
+                try:
+                    _picmg(client, ABORT_FIRMWARE_UPGRADE)
+                except Exception:
+                    LOG.warning('Node %s: Abort Firmware Upgrade failed',
+                                task.node.uuid, exc_info=True)
+            raise
 
     def _again(self, state, delay, **changes):
         args = dict(state, **changes)

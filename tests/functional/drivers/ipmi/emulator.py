@@ -162,6 +162,9 @@ class EmulatedBMC(pyghmi_bmc.Bmc):
         if command == 0x2e:  # Get Target Upgrade Capabilities
             return self._answer(session, [0x00, 0x00, 1, 1, 1, 1,
                                           COMPONENT_MASK])
+        if command == 0x30:  # Abort Firmware Upgrade
+            self.uploading, self.uploaded, self.pending = False, None, None
+            return self._answer(session)
         if command == 0x31:  # Initiate Upgrade Action
             mask, action = data[1], data[2]
             if mask & ~COMPONENT_MASK or not mask:

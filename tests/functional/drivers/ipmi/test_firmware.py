@@ -108,7 +108,11 @@ class FirmwareUpdateTestCase(base.ConductorTestCase):
         for part in (action.uuid, 'Finish Firmware Upload',
                      'completion code 0x82', 'integrity check'):
             self.assertIn(part, node.last_error)
-        self.assertEqual('1.00', self.bmc.state()['firmware'])
+        state = self.bmc.state()
+        self.assertEqual('1.00', state['firmware'])
+        # The driver left the BMC out of the upgrade, and never activated.
+        self.assertEqual(1, state['hpm_commands']['0x30'])
+        self.assertNotIn('0x35', state['hpm_commands'])
         self.assertEqual([{'component': 'bmc', 'current_version': '1.00'}],
                          self._components())
 
