@@ -138,15 +138,30 @@ def _pool():
 def _open(bmc):
     # Imported here: pyghmi starts its IO thread on first use only, but
     # its import is slow and only IPMI conductors need it.
+    from pyghmi import exceptions as pyghmi_exc
     from pyghmi.ipmi import command
-    # As bytes: pyghmi files a session being set up under the credentials
-    # it was given and forgets it under their encoded form; given text,
-    # a session that failed or logged out stayed filed and the next one
-    # for the same BMC got it back, broken.
-    return command.Command(bmc=bmc.address,
-                           userid=bmc.username.encode('utf-8'),
-                           password=bmc.password.encode('utf-8'),
-                           port=bmc.port)
+    for attempt in (1, 2):
+        try:
+            # As bytes: pyghmi files a session being set up under the
+            # credentials it was given and forgets it under their
+            # encoded form; given text, a session that failed or logged
+            # out stayed filed and the next one for the same BMC got it
+            # back, broken.
+            return command.Command(bmc=bmc.address,
+                                   userid=bmc.username.encode('utf-8'),
+                                   password=bmc.password.encode('utf-8'),
+                                   port=bmc.port)
+        except AttributeError as exc:
+            # pyghmi 1.6 marks a failed log in broken from its IO thread
+            # before it stores why; the caller may see the one without
+            # the other ("no attribute 'errormsg'"). The BMC answered:
+            # log in again to learn the reason.
+            if 'errormsg' not in str(exc):
+                raise
+            LOG.debug('Log in to BMC %s failed without a reason; attempt '
+                      '%d', bmc, attempt)
+    raise pyghmi_exc.IpmiException('the log in failed twice without a '
+                                   'reason from the IPMI library')
 
 
 class _Expired(Exception):
@@ -235,6 +250,14 @@ def converse(conf, bmc, work, what, retry=True):
             failure.no_answer = again
             if not again:
                 raise failure
+        except (exception.AllocFrameworkException, _Expired):
+            raise
+        except Exception as exc:
+            # A fault of the IPMI library, not an answer of the BMC.
+            LOG.exception('IPMI library error talking to BMC %s', bmc)
+            raise exception.IPMIFailure(
+                bmc=bmc, error='IPMI library error while %s: %s: %s'
+                % (what, type(exc).__name__, exc))
         LOG.warning('IPMI attempt %(n)d of %(all)d failed: %(error)s',
                     {'n': attempt + 1, 'all': attempts, 'error': failure})
     raise failure
