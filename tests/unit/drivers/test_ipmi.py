@@ -1,6 +1,7 @@
 """The ipmi interfaces' checks that need no BMC: driver_info, settings,
 the hardware type, and errors that never carry the password."""
 
+import fixtures
 from pyghmi import exceptions as pyghmi_exc
 
 from alloc_framework.conf import hardware as hardware_conf
@@ -155,3 +156,42 @@ class HardwareTypeTestCase(base.TestCase):
         self.assertEqual(set(common.PROPERTIES),
                          set(factory.get_properties('ipmi'))
                          - {'fake_fail_deploy', 'fake_fail_clean'})
+
+
+class _FakeSession:
+    def logout(self):
+        pass
+
+
+class _FakeClient:
+    ipmi_session = _FakeSession()
+
+
+class ConverseTestCase(base.TestCase):
+    """How a conversation's outcomes reach the caller (no BMC needed)."""
+
+    def setUp(self):
+        super().setUp()
+        hardware_conf.register_plugin_opts(self.conf)
+        self.useFixture(fixtures.MonkeyPatch(
+            'alloc_framework.drivers.modules.ipmi.common._open',
+            lambda bmc: _FakeClient()))
+        self.bmc = common.BMCInfo('192.0.2.7', 623, 'admin', 'hunter2')
+
+    def test_answer_returned(self):
+        self.assertEqual(42, common.converse(self.conf, self.bmc,
+                                             lambda client: 42, 'asking'))
+
+    def test_unexpected_error_becomes_ipmi_failure(self):
+        def work(client):
+            raise KeyError('data')
+        exc = self.assertRaises(exception.IPMIFailure, common.converse,
+                                self.conf, self.bmc, work, 'asking')
+        self.assertEqual("IPMI BMC 192.0.2.7:623: unexpected error while "
+                         "asking: KeyError: 'data'", str(exc))
+
+    def test_domain_errors_pass_through(self):
+        def work(client):
+            raise exception.PowerStateFailure(pstate='power on')
+        self.assertRaises(exception.PowerStateFailure, common.converse,
+                          self.conf, self.bmc, work, 'asking')

@@ -250,13 +250,14 @@ def converse(conf, bmc, work, what, retry=True):
             failure.no_answer = again
             if not again:
                 raise failure
-        except (exception.AllocFrameworkException, _Expired):
+        except exception.AllocFrameworkException:
             raise
         except Exception as exc:
-            # A fault of the IPMI library, not an answer of the BMC.
-            LOG.exception('IPMI library error talking to BMC %s', bmc)
+            # A fault of the IPMI library (or ours), not an answer of the
+            # BMC: the traceback goes to the log, a clear error up.
+            LOG.exception('Unexpected error talking to BMC %s', bmc)
             raise exception.IPMIFailure(
-                bmc=bmc, error='IPMI library error while %s: %s: %s'
+                bmc=bmc, error='unexpected error while %s: %s: %s'
                 % (what, type(exc).__name__, exc))
         LOG.warning('IPMI attempt %(n)d of %(all)d failed: %(error)s',
                     {'n': attempt + 1, 'all': attempts, 'error': failure})
