@@ -628,8 +628,10 @@ class ConductorManager:
         with self._acquire(context, node_id, 'set boot device') as task:
             self._require_driver(task)
             task.driver.management.validate(task)
-            task.driver.management.set_boot_device(task, device,
-                                                   persistent=persistent)
+            task.driver.management.set_boot_device(
+                task, device, persistent=bool(persistent))
+            # Interfaces may record what they did on the node.
+            task.node.save(context)
 
     def get_boot_device(self, context, node_id):
         """A node's next boot device: ``{'boot_device', 'persistent'}``.

@@ -301,3 +301,13 @@ class RedfishConnectionError(RedfishError):
 
 class RedfishAuthenticationError(RedfishError):
     """A Redfish BMC refused the node's credentials."""
+
+
+class IPMIFailure(AllocFrameworkException):
+    msg_fmt = 'IPMI BMC %(bmc)s: %(error)s'
+    # The class name would give baremetal.i_p_m_i_failure.
+    error_code = 'baremetal.ipmi_failure'
+
+
+class FirmwareUpdateFailure(AllocFrameworkException):
+    msg_fmt = 'Firmware update of node %(node)s failed: %(reason)s'

@@ -61,10 +61,11 @@ class LoadEnabledTestCase(base.TestCase):
     def test_unknown_names_namespace_names_and_available(self):
         exc = self.assertRaises(exception.DriverLoadError,
                                 loader.load_enabled, POWER,
-                                ['fake', 'ilo', 'ipmi'])
+                                ['fake', 'snmp', 'amt'])
         self.assertEqual(
-            'Plugin "ilo, ipmi" of the "%s" namespace could not be '
-            'loaded: no such entry point (available: fake, redfish)' % POWER,
+            'Plugin "amt, snmp" of the "%s" namespace could not be '
+            'loaded: no such entry point (available: fake, ipmi, redfish)'
+            % POWER,
             str(exc))
 
     def test_enabled_twice(self):

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 from alloc_framework.conf import hardware as hardware_conf
+from alloc_framework.conf import ipmi as ipmi_conf
 from alloc_framework.conf import opts as conf_opts
 from alloc_framework.conf import redfish as redfish_conf
 from alloc_framework.drivers import driver_factory
@@ -33,12 +34,14 @@ class PluginConfTestCase(base.TestCase):
                 self.assertIs(self.conf, iface.conf)
 
     def test_only_in_tree_plugin_options_without_other_plugins(self):
-        self.assertEqual([('redfish', redfish_conf.opts)],
-                         hardware_conf.plugin_opts())
+        self.assertEqual([('ipmi', ipmi_conf.opts),
+                          ('redfish', redfish_conf.opts)],
+                         sorted(hardware_conf.plugin_opts()))
 
     def test_installed_plugin_options_registered_and_used(self):
         self.useFixture(acme_fixture.Installed())
-        self.assertEqual([('acme', acme.opts), ('redfish', redfish_conf.opts)],
+        self.assertEqual([('acme', acme.opts), ('ipmi', ipmi_conf.opts),
+                          ('redfish', redfish_conf.opts)],
                          sorted(hardware_conf.plugin_opts()))
         self.assertIn(('acme', acme.opts), conf_opts.list_opts())
         self.config(enabled_hardware_types=['acme-hardware', 'fake-hardware'],

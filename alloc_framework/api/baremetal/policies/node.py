@@ -109,15 +109,17 @@ rules = [
           'View Node power and provision state', NODE + '/states', 'GET'),
     _rule('baremetal:node:set_power_state', base.SYSTEM_OR_PROJECT_MEMBER,
           'Change Node power status', NODE + '/states/power', 'PUT'),
-    _rule('baremetal:node:get_boot_device', base.SYSTEM_OR_PROJECT_MEMBER,
-          'Retrieve Node boot device metadata (the next boot device and '
-          'the supported ones)', NODE + '/management/boot_device', 'GET'),
-    _rule('baremetal:node:set_boot_device', base.SYSTEM_OR_PROJECT_MEMBER,
-          'Change Node boot device', NODE + '/management/boot_device',
-          'PUT'),
     _rule('baremetal:node:set_provision_state',
           base.SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
           'Change Node provision status', NODE + '/states/provision', 'PUT'),
+    _rule('baremetal:node:set_boot_device',
+          base.SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+          'Change Node boot device', NODE + '/management/boot_device',
+          'PUT'),
+    _rule('baremetal:node:get_boot_device',
+          base.SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+          'Retrieve Node boot device metadata (the next boot device and '
+          'the supported ones)', NODE + '/management/boot_device', 'GET'),
     _rule('baremetal:node:traits:list', base.SYSTEM_OR_PROJECT_READER,
           'List node traits', NODE + '/traits', 'GET'),
     policy.DocumentedRuleDefault(

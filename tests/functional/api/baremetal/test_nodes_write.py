@@ -404,6 +404,26 @@ class TestStates(NodeWriteTestCase):
         self.wait_state(node.uuid, 'power_state', 'power off')
         self.assertError(self.put(path, {'target': 'sleep'}), 400)
 
+    def test_boot_device(self):
+        node = self.make_node()
+        path = '/v1/nodes/%s/management/boot_device' % node.uuid
+        self.assertEqual({'boot_device': None, 'persistent': False},
+                         self.get(path, status=200).json_body)
+        self.assertEqual(
+            {'supported_boot_devices': ['pxe', 'disk', 'cdrom', 'bios']},
+            self.get(path + '/supported', status=200).json_body)
+        self.put(path, {'boot_device': 'cdrom', 'persistent': True},
+                 status=204)
+        self.assertEqual({'boot_device': 'cdrom', 'persistent': True},
+                         self.get(path, status=200).json_body)
+        self.assertError(self.put(path, {'boot_device': 'tape'}), 400,
+                         'baremetal.invalid_parameter_value', 'tape')
+        self.assertError(self.put(path, {'boot_device': 5}), 400,
+                         'baremetal.invalid_field', 'boot_device')
+        self.assertError(self.put(path, ['pxe']), 400)
+        self.assertError(self.get('/v1/nodes/nope/management/boot_device'),
+                         404)
+
     def test_maintenance(self):
         node = self.make_node()
         path = '/v1/nodes/%s/maintenance' % node.uuid

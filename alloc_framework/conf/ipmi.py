@@ -1,0 +1,79 @@
+"""Options of the [ipmi] group: the ``ipmi`` hardware type (pyghmi).
+
+They are registered through the hardware plugin options mechanism
+(``alloc_framework.hardware.opts`` entry point ``ipmi``, see
+:mod:`alloc_framework.conf.hardware`), like those of any other hardware
+plugin, so they exist wherever the ``ipmi`` interfaces can be loaded.
+"""
+
+from oslo_config import cfg
+
+GROUP = 'ipmi'
+
+opts = [
+    cfg.FloatOpt('command_deadline',
+                 default=20.0,
+                 min=1.0,
+                 help='Seconds one conversation with a BMC (log in, the '
+                      'commands of one driver call, log out) may take. A '
+                      'BMC that does not answer in time fails the driver '
+                      'call with an error naming the BMC; the conductor '
+                      'thread never waits longer than this.'),
+    cfg.IntOpt('command_retries',
+               default=0,
+               min=0,
+               max=5,
+               help='How many more times a conversation that failed '
+                    'because the BMC did not answer is tried, at once '
+                    '(there is no pause between attempts). A BMC that '
+                    'refuses the credentials is never retried.'),
+    cfg.IntOpt('power_state_reads',
+               default=3,
+               min=1,
+               max=20,
+               help='After a power change, how many times the power state '
+                    'is read back from the BMC, one read right after the '
+                    'other, before the change is declared failed.'),
+    cfg.IntOpt('hpm_component',
+               default=1,
+               min=0,
+               max=7,
+               help='The PICMG HPM.1 component number of the BMC '
+                    'operational firmware, updated for the ``bmc`` '
+                    'firmware component.'),
+    cfg.IntOpt('hpm_block_size',
+               default=64,
+               min=1,
+               max=200,
+               help='Bytes of firmware image sent per HPM.1 Upload '
+                    'Firmware Block command.'),
+    cfg.IntOpt('hpm_blocks_per_call',
+               default=256,
+               min=1,
+               help='At most this many firmware blocks are uploaded per '
+                    'call of the firmware update; a larger image is '
+                    'uploaded over several calls of the deferred action, '
+                    'which carries the offset reached.'),
+    cfg.IntOpt('hpm_poll_interval',
+               default=5,
+               min=0,
+               help='Seconds before the firmware update asks the BMC '
+                    'again whether a long HPM.1 operation (prepare, '
+                    'finish upload, activation, self-test) is over. The '
+                    'wait is a deferred action reschedule, never a sleep.'),
+    cfg.IntOpt('firmware_image_max_size',
+               default=64 * 1024 * 1024,
+               min=1,
+               help='Largest firmware image, in bytes, the firmware '
+                    'update downloads; a larger one fails the update.'),
+    cfg.FloatOpt('firmware_image_timeout',
+                 default=60.0,
+                 min=1.0,
+                 help='Seconds the download of a firmware image may take '
+                      '(connecting, each read, and the whole download).'),
+]
+
+
+def list_opts():
+    """``[(group, options)]`` for ``alloc_framework.hardware.opts``."""
+    return [(GROUP, opts)]

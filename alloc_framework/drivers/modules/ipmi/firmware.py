@@ -1,0 +1,429 @@
+"""The ``ipmi`` firmware interface: the BMC firmware revision, and its
+update with the PICMG HPM.1 upgrade commands.
+
+Upstream ironic has no IPMI firmware path; this follows PICMG HPM.1
+r1.0. Its commands are in the PICMG network function (0x2C), and the
+first byte of every request and response is the PICMG identifier 0x00.
+
+The update is a deferrable method: each call does one short
+conversation with the BMC and returns a ``Reschedule`` carrying where it
+got to (``stage``, ``offset``...; never credentials, which stay in
+``driver_info``) for every wait, so no thread ever sleeps:
+
+1. fetch the image (``settings[0]['url']``, size and time bounded) and
+   check that the BMC can upgrade ``[ipmi]hpm_component``;
+2. Initiate Upgrade Action *prepare*, then *upload for upgrade*;
+3. Upload Firmware Block, ``[ipmi]hpm_block_size`` bytes each, at most
+   ``[ipmi]hpm_blocks_per_call`` blocks per call: a large image takes
+   several calls, the offset reached travels in the reschedule;
+4. Finish Firmware Upload (the BMC checks the image), Activate Firmware;
+5. Query Self-test Results until the new firmware reports it is sound.
+
+A failure once the upgrade started sends Abort Firmware Upgrade.
+
+A long-duration command that answers "command in progress" (0x80) is
+polled with Get Upgrade Status every ``[ipmi]hpm_poll_interval`` seconds
+(a reschedule each); its last completion code decides. The image is
+downloaded again by each upload call (a conductor keeps nothing between
+calls, another may take the node over) and must keep its SHA-256.
+"""
+
+import hashlib
+import math
+import time
+import urllib.parse
+
+from oslo_log import log
+import requests
+
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.drivers import base
+from alloc_framework.drivers import deferred
+from alloc_framework.drivers.modules.ipmi import common
+
+LOG = log.getLogger(__name__)
+
+NETFN_APP = 0x06
+GET_DEVICE_ID = 0x01
+
+NETFN_PICMG = 0x2C
+PICMG_ID = 0x00
+GET_TARGET_UPGRADE_CAPABILITIES = 0x2E
+ABORT_FIRMWARE_UPGRADE = 0x30
+INITIATE_UPGRADE_ACTION = 0x31
+UPLOAD_FIRMWARE_BLOCK = 0x32
+FINISH_FIRMWARE_UPLOAD = 0x33
+GET_UPGRADE_STATUS = 0x34
+ACTIVATE_FIRMWARE = 0x35
+QUERY_SELFTEST_RESULTS = 0x36
+
+# Initiate Upgrade Action actions.
+ACTION_PREPARE = 0x01
+ACTION_UPLOAD_FOR_UPGRADE = 0x02
+
+# Completion code of a long-duration command still running.
+IN_PROGRESS = 0x80
+# Query Self-test Results: first result byte when all is well.
+SELFTEST_OK = 0x55
+SELFTEST_NOT_IMPLEMENTED = 0x56
+
+# HPM.1 timeouts are in units of 5 seconds.
+HPM_TIMEOUT_UNIT = 5
+# Polls allowed when the BMC declares no time-out.
+DEFAULT_POLLS = 60
+
+COMPONENT = 'bmc'
+
+_COMMAND_NAMES = {
+    INITIATE_UPGRADE_ACTION: 'Initiate Upgrade Action',
+    UPLOAD_FIRMWARE_BLOCK: 'Upload Firmware Block',
+    FINISH_FIRMWARE_UPLOAD: 'Finish Firmware Upload',
+    ACTIVATE_FIRMWARE: 'Activate Firmware',
+}
+
+_COMPLETION_CODES = {
+    0x81: 'the component or image size is not what the BMC expects',
+    0x82: 'the image failed the BMC\'s integrity check',
+    0x83: 'the image does not match the component',
+    0xc1: 'the BMC does not implement PICMG HPM.1',
+}
+
+_ARGSINFO = {
+    'settings': {
+        'description': 'A list with one object {"component": "bmc", '
+                       '"url": "http(s)://..."}: the firmware image of the '
+                       'BMC operational firmware (HPM.1 component '
+                       '[ipmi]hpm_component).',
+        'required': True,
+    },
+}
+
+
+def _fail(task, reason):
+    raise exception.FirmwareUpdateFailure(node=task.node.uuid, reason=reason)
+
+
+def _url_of(task, settings):
+    """The image URL of the only ``settings`` entry, checked."""
+    if (not isinstance(settings, list) or len(settings) != 1
+            or not isinstance(settings[0], dict)):
+        raise exception.InvalidParameterValue(
+            err='settings must be a list of one object {"component": '
+                '"bmc", "url": ...}, not %r.' % (settings,))
+    setting = settings[0]
+    unknown = set(setting) - {'component', 'url'}
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err='settings[0] has unknown key(s) %s.'
+                % ', '.join(sorted(unknown)))
+    if setting.get('component') != COMPONENT:
+        raise exception.InvalidParameterValue(
+            err='settings[0].component must be "bmc" (the only component '
+                'the ipmi firmware interface updates), not %r.'
+                % (setting.get('component'),))
+    url = setting.get('url')
+    parsed = urllib.parse.urlsplit(url if isinstance(url, str) else '')
+    if parsed.scheme not in ('http', 'https') or not parsed.hostname:
+        raise exception.InvalidParameterValue(
+            err='settings[0].url must be an http or https URL, not %r.'
+                % (url,))
+    if parsed.username or parsed.password:
+        # The settings are stored as the deferred action's arguments.
+        raise exception.InvalidParameterValue(
+            err='settings[0].url must not carry credentials.')
+    return url
+
+
+def fetch_image(conf, task, url):
+    """The image at ``url``: bounded in size and in time.
+
+    :raises: FirmwareUpdateFailure
+    """
+    limit = conf.ipmi.firmware_image_max_size
+    allowed = conf.ipmi.firmware_image_timeout
+    started = time.monotonic()
+    try:
+        with requests.get(url, stream=True, timeout=allowed) as resp:
+            if resp.status_code != 200:
+                _fail(task, 'downloading the image from %s answered HTTP '
+                            '%s' % (url, resp.status_code))
+            declared = resp.headers.get('Content-Length')
+            if declared and declared.isdigit() and int(declared) > limit:
+                _fail(task, 'the image at %s has %s bytes, more than '
+                            '[ipmi]firmware_image_max_size (%d)'
+                            % (url, declared, limit))
+            image = bytearray()
+            for chunk in resp.iter_content(65536):
+                image += chunk
+                if time.monotonic() - started > allowed:
+                    # requests bounds each read, not the whole download.
+                    _fail(task, 'downloading the image from %s took more '
+                                'than [ipmi]firmware_image_timeout (%s s)'
+                                % (url, allowed))
+                if len(image) > limit:
+                    _fail(task, 'the image at %s is larger than '
+                                '[ipmi]firmware_image_max_size (%d bytes)'
+                                % (url, limit))
+    except requests.RequestException as exc:
+        _fail(task, 'could not download the image from %s: %s' % (url, exc))
+    if not image:
+        _fail(task, 'the image at %s is empty' % url)
+    return bytes(image)
+
+
+def _digest(image):
+    return hashlib.sha256(image).hexdigest()
+
+
+def _picmg(client, command, data=()):
+    """A PICMG command: (completion code, data after the identifier)."""
+    response = client.raw_command(netfn=NETFN_PICMG, command=command,
+                                  data=[PICMG_ID] + list(data))
+    if response.get('error') == 'timeout':
+        from pyghmi import exceptions as pyghmi_exc
+        raise pyghmi_exc.IpmiException('timeout')
+    data = bytes(response.get('data') or b'')
+    return response.get('code', 0), data[1:]
+
+
+def _refused(task, command, code):
+    name = _COMMAND_NAMES.get(command, 'HPM.1 command 0x%02x' % command)
+    _fail(task, '%s: the BMC answered completion code 0x%02x%s'
+                % (name, code, ' (%s)' % _COMPLETION_CODES[code]
+                   if code in _COMPLETION_CODES else ''))
+
+
+def read_version(bmc, client):
+    """The firmware revision of Get Device ID, as ``major.minor``."""
+    data = common.check(bmc, client.raw_command(
+        netfn=NETFN_APP, command=GET_DEVICE_ID), 'Get Device ID')
+    if len(data) < 4:
+        raise exception.IPMIFailure(
+            bmc=bmc, error='Get Device ID answered %d bytes' % len(data))
+    # Major revision in bits 0-6, minor revision in BCD.
+    return '%d.%02x' % (data[2] & 0x7f, data[3])
+
+
+class IPMIFirmware(base.FirmwareInterface):
+    """BMC firmware revision and HPM.1 update."""
+
+    def get_properties(self):
+        return dict(common.PROPERTIES)
+
+    def validate(self, task):
+        common.parse_driver_info(task.node)
+
+    def get_components(self, task):
+        bmc = common.parse_driver_info(task.node)
+        version = common.converse(self.conf, bmc,
+                                  lambda client: read_version(bmc, client),
+                                  'reading the firmware revision')
+        return [{'component': COMPONENT, 'current_version': version}]
+
+    # --- update ---------------------------------------------------------
+
+    @base.clean_step(priority=0, abortable=False, argsinfo=_ARGSINFO)
+    @base.service_step(priority=0, abortable=False, argsinfo=_ARGSINFO)
+    @deferred.deferrable
+    def update(self, task, settings, stage=None, then=None, offset=0,
+               size=None, digest=None, polls=None):
+        """Update the BMC firmware with PICMG HPM.1 (see the module).
+
+        Only ``settings`` comes from the caller; the other arguments are
+        what the previous call left in its reschedule.
+        """
+        url = _url_of(task, settings)
+        bmc = common.parse_driver_info(task.node)
+        state = {'settings': settings, 'stage': stage, 'then': then,
+                 'offset': offset, 'size': size, 'digest': digest,
+                 'polls': polls}
+        image = None
+        if stage is None or stage == 'upload':
+            image = fetch_image(self.conf, task, url)
+            if digest is not None and _digest(image) != digest:
+                _fail(task, 'the image at %s changed during the update' % url)
+            state['size'], state['digest'] = len(image), _digest(image)
+            if stage is None:
+                state['stage'] = 'start'
+        try:
+            result = common.converse(
+                self.conf, bmc,
+                lambda client: self._abort_on_failure(
+                    task, client, bmc, state, image),
+                'updating the BMC firmware (%s)' % state['stage'],
+                retry=False)
+        except exception.IPMIFailure as exc:
+            if not (getattr(exc, 'no_answer', False)
+                    and state['stage'] == 'self-test'):
+                raise
+            # An activated BMC restarts: silence is expected for a while.
+            LOG.info('Node %(node)s: the BMC does not answer after '
+                     'activation yet: %(error)s',
+                     {'node': task.node.uuid, 'error': exc})
+            return self._poll(task, state, 'self-test')
+        if isinstance(result, deferred.Reschedule):
+            LOG.info('Node %(node)s: BMC firmware update at %(stage)s, '
+                     'offset %(offset)s of %(size)s',
+                     {'node': task.node.uuid, 'stage': result.arguments.get(
+                         'stage'), 'offset': result.arguments.get('offset'),
+                      'size': result.arguments.get('size')})
+            return result
+        # The step runner stores the new revision (it reads it again).
+        return result
+
+    def _abort_on_failure(self, task, client, bmc, state, image):
+        try:
+            return self._run(task, client, bmc, state, image)
+        except exception.FirmwareUpdateFailure:
+            if state['stage'] != 'start':
+                # Leave the BMC out of its upgrade: best effort, the
+                # failure is what the caller must see.
+                try:
+                    _picmg(client, ABORT_FIRMWARE_UPGRADE)
+                except Exception:
+                    LOG.warning('Node %s: Abort Firmware Upgrade failed',
+                                task.node.uuid, exc_info=True)
+            raise
+
+    def _again(self, state, delay, **changes):
+        args = dict(state, **changes)
+        return deferred.Reschedule(delay=delay, **args)
+
+    def _long(self, task, client, state, command, data, then):
+        """Run a long-duration command; go on with ``then`` when done."""
+        code, _ = _picmg(client, command, data)
+        if code == IN_PROGRESS:
+            return self._again(state, self.conf.ipmi.hpm_poll_interval,
+                               stage='wait', then=then,
+                               polls=state['polls'])
+        if code:
+            _refused(task, command, code)
+        return None
+
+    def _run(self, task, client, bmc, state, image):
+        stage = state['stage']
+        while True:
+            if stage == 'start':
+                code, caps = _picmg(client, GET_TARGET_UPGRADE_CAPABILITIES)
+                if code or len(caps) < 7:
+                    _fail(task, 'the BMC does not answer Get Target '
+                                'Upgrade Capabilities (completion code '
+                                '0x%02x): no PICMG HPM.1 support' % code)
+                component = self.conf.ipmi.hpm_component
+                if not caps[6] & (1 << component):
+                    _fail(task, 'the BMC does not offer HPM.1 component %d '
+                                '([ipmi]hpm_component) for upgrade; it '
+                                'offers the mask 0x%02x' % (component,
+                                                            caps[6]))
+                longest = max(caps[2], caps[3], caps[5]) * HPM_TIMEOUT_UNIT
+                interval = max(self.conf.ipmi.hpm_poll_interval, 1)
+                state['polls'] = (max(math.ceil(longest / interval) + 1, 3)
+                                  if longest else DEFAULT_POLLS)
+                stage = 'prepare'
+            elif stage == 'prepare':
+                wait = self._long(task, client, state,
+                                  INITIATE_UPGRADE_ACTION,
+                                  [self._mask(), ACTION_PREPARE],
+                                  'begin-upload')
+                if wait:
+                    return wait
+                stage = 'begin-upload'
+            elif stage == 'begin-upload':
+                wait = self._long(task, client, state,
+                                  INITIATE_UPGRADE_ACTION,
+                                  [self._mask(), ACTION_UPLOAD_FOR_UPGRADE],
+                                  'upload')
+                if wait:
+                    return wait
+                return self._again(state, 0, stage='upload', then=None,
+                                   offset=0)
+            elif stage == 'upload':
+                return self._upload(task, client, state, image)
+            elif stage == 'finish':
+                size = state['size']
+                wait = self._long(task, client, state,
+                                  FINISH_FIRMWARE_UPLOAD,
+                                  [self.conf.ipmi.hpm_component]
+                                  + list(size.to_bytes(4, 'little')),
+                                  'activate')
+                if wait:
+                    return wait
+                stage = 'activate'
+            elif stage == 'activate':
+                wait = self._long(task, client, state, ACTIVATE_FIRMWARE,
+                                  [], 'self-test')
+                if wait:
+                    return wait
+                stage = 'self-test'
+            elif stage == 'self-test':
+                return self._self_test(task, client, bmc, state)
+            elif stage == 'wait':
+                code, status = _picmg(client, GET_UPGRADE_STATUS)
+                if code:
+                    _fail(task, 'Get Upgrade Status answered completion '
+                                'code 0x%02x' % code)
+                if len(status) < 2:
+                    _fail(task, 'Get Upgrade Status answered %d bytes'
+                                % len(status))
+                if status[1] == IN_PROGRESS:
+                    return self._poll(task, state, 'wait')
+                if status[1]:
+                    _refused(task, status[0], status[1])
+                stage, state['then'] = state['then'], None
+                if stage == 'upload':
+                    return self._again(state, 0, stage='upload', offset=0)
+            else:
+                _fail(task, 'unknown update stage %r' % (stage,))
+
+    def _mask(self):
+        return 1 << self.conf.ipmi.hpm_component
+
+    def _poll(self, task, state, stage):
+        left = (state['polls'] if state['polls'] is not None
+                else DEFAULT_POLLS) - 1
+        if left < 0:
+            _fail(task, 'the BMC did not finish the HPM.1 %s in the time '
+                        'it declares' % (state['then'] or stage))
+        return self._again(state, self.conf.ipmi.hpm_poll_interval,
+                           stage=stage, polls=left)
+
+    def _upload(self, task, client, state, image):
+        block_size = self.conf.ipmi.hpm_block_size
+        offset = state['offset'] or 0
+        started = time.monotonic()
+        budget = self.conf.ipmi.command_deadline / 2
+        for _ in range(self.conf.ipmi.hpm_blocks_per_call):
+            if offset >= len(image):
+                break
+            block = (offset // block_size) % 256
+            code, _ = _picmg(client, UPLOAD_FIRMWARE_BLOCK,
+                             [block] + list(image[offset:offset
+                                                  + block_size]))
+            if code == IN_PROGRESS:
+                # The BMC is writing: come back for the same block.
+                return self._again(state, 0, stage='upload', offset=offset)
+            if code:
+                _refused(task, UPLOAD_FIRMWARE_BLOCK, code)
+            offset += block_size
+            if time.monotonic() - started > budget:
+                break
+        offset = min(offset, len(image))
+        if offset < len(image):
+            return self._again(state, 0, stage='upload', offset=offset)
+        state['offset'] = offset
+        return self._again(state, 0, stage='finish')
+
+    def _self_test(self, task, client, bmc, state):
+        code, result = _picmg(client, QUERY_SELFTEST_RESULTS)
+        if code == IN_PROGRESS:
+            return self._poll(task, state, 'self-test')
+        if code:
+            _fail(task, 'Query Self-test Results answered completion code '
+                        '0x%02x' % code)
+        if not result or result[0] not in (SELFTEST_OK,
+                                           SELFTEST_NOT_IMPLEMENTED):
+            _fail(task, 'the new firmware failed its self-test (result '
+                        '0x%s)' % result.hex())
+        return {'component': COMPONENT,
+                'current_version': read_version(bmc, client),
+                'size': state['size'], 'sha256': state['digest']}

@@ -1,0 +1,108 @@
+"""The ipmi interfaces called directly, from several threads, against
+emulated BMCs: read-back, retries and concurrency."""
+
+import concurrent.futures
+import time
+
+import fixtures
+
+from alloc_framework.conf import hardware as hardware_conf
+from alloc_framework.drivers.modules.ipmi import common
+from alloc_framework.drivers.modules.ipmi import management
+from alloc_framework.drivers.modules.ipmi import power
+from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.objects.baremetal import states
+from tests import base
+from tests.functional.drivers.ipmi import base as ipmi_base
+from tests.functional.drivers.ipmi import fixture
+
+
+class _Task:
+    def __init__(self, driver_info):
+        self.node = objects.Node(uuid='0c9f6c8e-0b9f-4f0c-9a55-8f0e41f0a1d2',
+                                 driver='ipmi', driver_info=driver_info,
+                                 driver_internal_info={})
+
+
+class IPMIDriverTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        hardware_conf.register_plugin_opts(self.conf)
+        self.config(group='ipmi', **ipmi_base.IPMI_OPTIONS)
+        self.power = power.IPMIPower()
+        self.power.conf = self.conf
+        self.management = management.IPMIManagement()
+        self.management.conf = self.conf
+
+    def test_reboot_ends_powered_on(self):
+        bmc = self.useFixture(fixture.BMC())
+        task = _Task(bmc.driver_info())
+        for start in (states.POWER_OFF, states.POWER_ON):
+            self.power.set_power_state(task, start)
+            self.assertEqual(start, self.power.get_power_state(task))
+            self.power.reboot(task)
+            self.assertEqual(states.POWER_ON,
+                             self.power.get_power_state(task))
+            self.assertEqual('on', bmc.state()['power'])
+
+    def test_power_change_the_bmc_does_not_make_fails(self):
+        self.config(power_state_reads=4, group='ipmi')
+        bmc = self.useFixture(fixture.BMC(stuck_power=True))
+        task = _Task(bmc.driver_info())
+        exc = self.assertRaises(exception.PowerStateFailure,
+                                self.power.set_power_state, task,
+                                states.POWER_ON)
+        self.assertIn('accepted the command but still reports "power off" '
+                      'after 4 reads', str(exc))
+
+    def test_retries_a_silent_bmc_at_once(self):
+        self.config(command_deadline=1.0, command_retries=1, group='ipmi')
+        bmc = self.useFixture(fixture.BMC(silent=True))
+        task = _Task(bmc.driver_info())
+        started = time.monotonic()
+        exc = self.assertRaises(exception.IPMIFailure,
+                                self.power.get_power_state, task)
+        elapsed = time.monotonic() - started
+        self.assertIn('no answer within 1.0 seconds', str(exc))
+        # Two attempts of one second, no pause between them.
+        self.assertGreater(elapsed, 1.9)
+        self.assertLess(elapsed, 5)
+
+    def test_wrong_password_is_not_retried(self):
+        self.config(command_retries=3, group='ipmi')
+        bmc = self.useFixture(fixture.BMC())
+        task = _Task(bmc.driver_info(ipmi_password='wrong'))
+        logins = []
+        real_open = common._open
+
+        def counting_open(info):
+            logins.append(str(info))
+            return real_open(info)
+
+        self.useFixture(fixtures.MonkeyPatch(
+            'alloc_framework.drivers.modules.ipmi.common._open',
+            counting_open))
+        exc = self.assertRaises(exception.IPMIFailure,
+                                self.power.get_power_state, task)
+        self.assertIn('refused the credentials', str(exc))
+        self.assertEqual(['127.0.0.1:%d' % bmc.port], logins)
+
+    def test_concurrent_conversations_with_several_bmcs(self):
+        bmcs = [self.useFixture(fixture.BMC()) for _ in range(3)]
+        tasks = [_Task(bmc.driver_info()) for bmc in bmcs]
+        self.power.set_power_state(tasks[1], states.POWER_ON)
+        self.management.set_boot_device(tasks[2], 'cdrom', persistent=True)
+
+        def work(i):
+            task = tasks[i % 3]
+            return (i % 3, self.power.get_power_state(task),
+                    self.management.get_boot_device(task)['boot_device'])
+
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(work, range(24)))
+        expected = {0: (states.POWER_OFF, None), 1: (states.POWER_ON, None),
+                    2: (states.POWER_OFF, 'cdrom')}
+        for index, power_state, device in results:
+            self.assertEqual(expected[index], (power_state, device))
