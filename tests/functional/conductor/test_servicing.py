@@ -282,6 +282,13 @@ class DeferredStepTestCase(_Base):
         self.assertEqual({'bmc': ('1.0', 'bmc-2.0', 'bmc-2.0'),
                           'bios': ('1.0', '1.0', None)},
                          self._versions(node))
+        # The history keeps what the action did after it is purged.
+        [event] = [e for e in objects.NodeHistory.list_by_node_id(
+            self.ctx, node.id) if e.event_type == 'deferred_action']
+        self.assertEqual('INFO', event.severity)
+        self.assertIn(action.uuid, event.event)
+        self.assertIn('task.driver.firmware.update', event.event)
+        self.assertIn('"updated": ["bmc"]', event.event)
 
     def test_two_deferred_steps_in_a_row(self):
         second = {'interface': 'firmware', 'step': 'update',
