@@ -200,9 +200,15 @@ def deferred_step_ended(conf, task, action, error=None):
             % (flow.label, action.call, action.uuid, action.result),
             event_type=node_history.DEFERRED_ACTION,
             severity=node_history.INFO)
-    steps.step_done(task, getattr(node, flow.step_field) or {})
-    _move(task, states.RESUME)
-    _continue_steps(conf, task, flow, origin=action)
+    try:
+        steps.step_done(task, getattr(node, flow.step_field) or {})
+        _move(task, states.RESUME)
+        _continue_steps(conf, task, flow, origin=action)
+    except Exception as exc:
+        # Steps' own failures are handled in the flow: this is a bug or
+        # the database, and the node must not stay in a working state
+        # that nothing will end.
+        _fail_unexpected(task, 'the %s flow' % flow.name, exc)
 
 
 def _deploy_with(task, work):

@@ -7,6 +7,7 @@ time-outs that leave a node waiting for a live action alone.
 """
 
 import datetime
+from unittest import mock
 
 from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import steps
@@ -470,3 +471,18 @@ class WaitTimeoutTestCase(_Base):
         node = self._get(node)
         self.assertEqual(states.CLEANFAIL, node.provision_state)
         self.assertTrue(node.maintenance)
+
+
+class BrokenFlowTestCase(_Base):
+    """An unexpected error after an action completed fails the flow."""
+
+    def test_node_not_left_servicing(self):
+        node = self._node()
+        node = self._act(node, 'service', service_steps=[UPDATE])
+        with mock.patch.object(steps, 'step_done',
+                               side_effect=RuntimeError('db went away')):
+            self._launch()
+        node = self._get(node)
+        self.assertEqual(states.SERVICEFAIL, node.provision_state)
+        self.assertIn('db went away', node.last_error)
+        self.assertIsNone(node.reservation)
