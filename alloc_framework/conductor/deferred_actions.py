@@ -58,7 +58,7 @@ from alloc_framework.objects.baremetal import notification
 LOG = log.getLogger(__name__)
 
 # Node history event type of deferred action failures.
-EVENT_TYPE = 'deferred_action'
+EVENT_TYPE = node_history.DEFERRED_ACTION
 # Outcomes of one launched action, as counted by the completion log.
 REVERTED = 'reverted'
 GONE = 'gone'

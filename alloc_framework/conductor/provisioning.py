@@ -40,10 +40,11 @@ def _move(task, event):
     node.save(task.context)
 
 
-def _record(task, message, event_type=node_history.PROVISIONING):
+def _record(task, message, event_type=node_history.PROVISIONING,
+            severity=node_history.ERROR):
     try:
         objects.NodeHistory.record(task.context, task.node, message,
-                                   event_type=event_type,
+                                   event_type=event_type, severity=severity,
                                    conductor=task.host)
     except Exception:
         # History is for operators; never let it mask the real failure.
@@ -193,9 +194,21 @@ def deferred_step_ended(conf, task, action, error=None):
         steps.clear_progress(node)
         _fail(task, '%s failed: %s' % (flow.label, error), fault=flow.fault)
         return
-    steps.step_done(task, getattr(node, flow.step_field) or {})
-    _move(task, states.RESUME)
-    _continue_steps(conf, task, flow, origin=action)
+    # The action is purged after its retention; the history keeps what
+    # it did, as the specification asks of results.
+    _record(task, '%s step %s completed as deferred action %s: %s'
+            % (flow.label, action.call, action.uuid, action.result),
+            event_type=node_history.DEFERRED_ACTION,
+            severity=node_history.INFO)
+    try:
+        steps.step_done(task, getattr(node, flow.step_field) or {})
+        _move(task, states.RESUME)
+        _continue_steps(conf, task, flow, origin=action)
+    except Exception as exc:
+        # Steps' own failures are handled in the flow: this is a bug or
+        # the database, and the node must not stay in a working state
+        # that nothing will end.
+        _fail_unexpected(task, 'the %s flow' % flow.name, exc)
 
 
 def _deploy_with(task, work):

@@ -302,7 +302,10 @@ def run_steps(conf, task, flow, steps, start=0, origin=None):
             defer_step(conf, task, flow, step, origin=origin)
             return False
         node.save(task.context)
-        result = iface.execute_step(task, step)
+        # execute_clean_step of interfaces that override it still runs.
+        execute = getattr(iface, 'execute_%s_step' % flow.name,
+                          iface.execute_step)
+        result = execute(task, step)
         if result == flow.wait_state:
             _move(node, states.WAIT)
             node.save(task.context)

@@ -20,6 +20,7 @@ ERROR = 'ERROR'
 PROVISIONING = 'provisioning'
 POWER = 'power'
 ALLOCATION = 'allocation'
+DEFERRED_ACTION = 'deferred_action'
 
 
 @db_api.writer

@@ -8,6 +8,13 @@ from tests.functional.cli import base
 
 class TestActionCommands(base.BaremetalCLITestCase):
 
+    def configure(self):
+        super().configure()
+        # The actions are looked at, not run: a launcher run during the
+        # test (its first comes a second after the conductor starts)
+        # would fail them, their calls being no deferrable method.
+        self.config(launcher_interval=0, group='deferred_actions')
+
     def setUp(self):
         super().setUp()
         ctx = af_context.get_admin_context()

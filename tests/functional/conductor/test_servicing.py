@@ -7,6 +7,7 @@ time-outs that leave a node waiting for a live action alone.
 """
 
 import datetime
+from unittest import mock
 
 from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import steps
@@ -282,6 +283,13 @@ class DeferredStepTestCase(_Base):
         self.assertEqual({'bmc': ('1.0', 'bmc-2.0', 'bmc-2.0'),
                           'bios': ('1.0', '1.0', None)},
                          self._versions(node))
+        # The history keeps what the action did after it is purged.
+        [event] = [e for e in objects.NodeHistory.list_by_node_id(
+            self.ctx, node.id) if e.event_type == 'deferred_action']
+        self.assertEqual('INFO', event.severity)
+        self.assertIn(action.uuid, event.event)
+        self.assertIn('task.driver.firmware.update', event.event)
+        self.assertIn('"updated": ["bmc"]', event.event)
 
     def test_two_deferred_steps_in_a_row(self):
         second = {'interface': 'firmware', 'step': 'update',
@@ -463,3 +471,18 @@ class WaitTimeoutTestCase(_Base):
         node = self._get(node)
         self.assertEqual(states.CLEANFAIL, node.provision_state)
         self.assertTrue(node.maintenance)
+
+
+class BrokenFlowTestCase(_Base):
+    """An unexpected error after an action completed fails the flow."""
+
+    def test_node_not_left_servicing(self):
+        node = self._node()
+        node = self._act(node, 'service', service_steps=[UPDATE])
+        with mock.patch.object(steps, 'step_done',
+                               side_effect=RuntimeError('db went away')):
+            self._launch()
+        node = self._get(node)
+        self.assertEqual(states.SERVICEFAIL, node.provision_state)
+        self.assertIn('db went away', node.last_error)
+        self.assertIsNone(node.reservation)
