@@ -1,12 +1,15 @@
 """The deferred action launcher: fills a bounded pool with due actions.
 
 Each run of the launcher periodic (``[deferred_actions]launcher_interval``)
-reads launchable actions (CREATED, RESCHEDULE, PENDING_RETRY) of unlocked
-nodes, elapsed ``start_after`` first then lazy ones, keeps those of the
-nodes this conductor manages on the hash ring, as many as there are free
-threads in its pool (``[deferred_actions]pool_size``), claims them (see
+reads launchable actions (CREATED, RESCHEDULE, PENDING_RETRY) of the
+unlocked nodes this conductor manages on the hash ring (the ring filters
+in the query: :meth:`HashRingManager.hash_ranges`), elapsed
+``start_after`` first then lazy ones, keeps the first of each node, as
+many as there are free threads in its pool
+(``[deferred_actions]pool_size``), claims them (see
 :meth:`DeferredAction.claim`: exactly one conductor wins each) and runs
-each on a worker:
+each on a worker. A run makes the same few queries however many actions
+wait:
 
 * the node lock is taken without waiting; when another task holds it the
   action goes back to the state it was claimed in, without spending a
@@ -159,8 +162,9 @@ class Launcher:
 
     # --- the launcher periodic ---
 
-    def _owns(self, node_uuid, group):
-        return self.manager.owns(node_uuid, group)
+    def _owned(self):
+        """``{group: MD5 ranges}`` of the nodes the ring gives us."""
+        return self.ring.hash_ranges(self.host)
 
     def launch(self, context):
         """One launcher run; returns its :class:`_Iteration`."""
@@ -176,8 +180,14 @@ class Launcher:
         claimed = {}
         if free > 0 and executor is not None:
             rows = objects.DeferredAction.candidates(
-                context, self.conf.deferred_actions.candidates_per_iteration)
-            mine = [row[0] for row in rows if self._owns(row[1], row[2])]
+                context, self.conf.deferred_actions.candidates_per_iteration,
+                owned=self._owned())
+            # A node runs one action at a time: the others would only be
+            # claimed to be given back.
+            firsts = {}
+            for action_id, node_uuid, _group in rows:
+                firsts.setdefault(node_uuid, action_id)
+            mine = list(firsts.values())
             claimed = objects.DeferredAction.claim(context, mine[:free],
                                                    self.host)
             with self._lock:

@@ -244,7 +244,7 @@ class LauncherTestCase(_LauncherBase):
         other.driver_factory = self.manager.driver_factory
         launchers = [self.launcher, other.deferred_actions]
         for launcher in launchers:
-            launcher._owns = lambda uuid, group: True
+            launcher._owned = lambda: {'': [(None, None)]}
         nodes = [self.make_node() for _ in range(12)]
         for node in nodes:
             for _ in range(3):
