@@ -267,6 +267,154 @@ class LauncherTestCase(_LauncherBase):
                          objects.DeferredAction.count_by_state(self.ctx))
         self.assertEqual({n.uuid: 3 for n in nodes}, dict(self.power.calls))
 
+    def _two_conductors(self, nodes):
+        """Start ``other-host``; split ``nodes`` by the ring (ours, its).
+        """
+        other = self.start_conductor('other-host')
+        other.deferred_actions.stop()
+        self.launcher.ring.reset()
+        ring = self.launcher.ring
+        mine = [n for n in nodes
+                if ring.get_host_for_node(n.uuid) == self.manager.host]
+        theirs = [n for n in nodes if n not in mine]
+        self.assertTrue(mine and theirs)
+        return mine, theirs
+
+    def test_actions_of_other_nodes_do_not_hide_ours(self):
+        # The oldest actions are all of the other conductor's nodes, more
+        # of them than a run reads: ours are read and launched anyway.
+        self.config(candidates_per_iteration=5, group='deferred_actions')
+        mine, theirs = self._two_conductors(
+            [self.make_node() for _ in range(16)])
+        old = obj_base.utcnow() - datetime.timedelta(seconds=600)
+        for node in theirs:
+            self._action('echo', node=node, start_after=old)
+        ours = self._action('echo', node=mine[0])
+        report = self._launch()
+        self.assertEqual(1, report.launched)
+        self.assertEqual(da.COMPLETED, self._get(ours).state)
+        self.assertEqual({mine[0].uuid: 1}, dict(self.power.calls))
+
+    def test_one_action_per_node_and_run(self):
+        first = self._action('echo', arguments={'value': 1})
+        second = self._action('echo', arguments={'value': 2})
+        report = self._launch()
+        self.assertEqual(1, report.launched)
+        self.assertEqual({da.COMPLETED: 1}, report.outcomes)
+        self.assertEqual(da.COMPLETED, self._get(first).state)
+        self.assertEqual(da.CREATED, self._get(second).state)
+        self._launch()
+        self.assertEqual(da.COMPLETED, self._get(second).state)
+
+    def _queries_of_a_run(self, waiting, nodes):
+        """Statements the launcher's own thread sends in one run."""
+        for number in range(waiting):
+            self._action('echo', node=nodes[number % len(nodes)],
+                         arguments={'value': number})
+        self.launcher.ring.hash_ranges(self.manager.host)  # a warm ring
+        me = threading.get_ident()
+        sent = []
+
+        def count(conn, cursor, statement, *args):
+            if threading.get_ident() == me:
+                sent.append(statement)
+
+        engine = self.db.engine
+        sa.event.listen(engine, 'before_cursor_execute', count)
+        try:
+            report = self.launcher.launch(self.ctx)
+        finally:
+            sa.event.remove(engine, 'before_cursor_execute', count)
+        test_base.wait_for(lambda: self.launcher.busy == 0, 'idle')
+        return len(sent), report.launched
+
+    def test_queries_per_run_do_not_grow_with_waiting_actions(self):
+        self.config(hash_ring_reset_interval=3600, group='conductor')
+        nodes = [self.make_node() for _ in range(40)]
+        mine, _theirs = self._two_conductors(nodes)
+        few, launched_few = self._queries_of_a_run(10, nodes)
+        self.assertGreater(launched_few, 0)
+        # Start again from an empty table, with 100 times more waiting.
+        with self.db.engine.begin() as conn:
+            conn.execute(sa.delete(models.DeferredAction))
+        many, launched_many = self._queries_of_a_run(1000, nodes)
+        self.assertEqual(min(8, len(mine)), launched_many)
+        self.assertEqual(few, many)
+        self.assertLess(many, 12)
+
+    def test_racing_through_a_ring_rebalance(self):
+        # This conductor built its ring alone and keeps it: it believes
+        # every node is its own. The other one, started after, sees both.
+        # Half-way, this one rebuilds its ring (the rebalance).
+        self.config(hash_ring_reset_interval=3600, group='conductor')
+        self.assertEqual({'': [(None, None)]},
+                         self.launcher._owned())
+        other = self.start_conductor('other-host')
+        other.driver_factory = self.manager.driver_factory
+        self.assertNotEqual({'': [(None, None)]},
+                            other.deferred_actions._owned())
+        launchers = [self.launcher, other.deferred_actions]
+        nodes = [self.make_node() for _ in range(16)]
+        for node in nodes:
+            for number in range(3):
+                self._action('poll', node=node, arguments={'left': 1})
+        start = threading.Barrier(2)
+        launched = collections.Counter()
+
+        def run(launcher):
+            start.wait()
+            for number in range(12):
+                if number == 4 and launcher is self.launcher:
+                    launcher.ring.reset()
+                launched[launcher.host] += self._launch(launcher).launched
+
+        threads = [threading.Thread(target=run, args=(launcher,))
+                   for launcher in launchers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for _ in range(12):
+            self._launch()
+            self._launch(other.deferred_actions)
+        self.assertEqual({da.COMPLETED: 48},
+                         objects.DeferredAction.count_by_state(self.ctx))
+        # Each action: one call to start, one to finish; never more.
+        self.assertEqual({n.uuid: 6 for n in nodes}, dict(self.power.calls))
+        self.assertGreater(launched[self.manager.host], 0)
+        self.assertGreater(launched['other-host'], 0)
+
+    def test_node_locked_elsewhere_spends_no_retry(self):
+        action = self._action('echo', retries=2)
+        objects.Node.reserve(self.ctx, self.node.id, 'someone-else')
+        for _ in range(5):
+            self.assertEqual(0, self._launch().launched)
+        got = self._get(action)
+        self.assertEqual((da.CREATED, 2), (got.state, got.retry_remaining))
+        self.assertEqual(0, self.power.calls[self.node.uuid])
+        objects.Node.release(self.ctx, self.node.id, 'someone-else')
+        self._launch()
+        got = self._get(action)
+        self.assertEqual((da.COMPLETED, 2), (got.state, got.retry_remaining))
+
+    def test_locked_at_the_last_moment_in_every_launchable_state(self):
+        for state in (da.PENDING_RETRY, da.RESCHEDULE):
+            node = self.make_node()
+            action = self._action('echo', node=node, retries=1)
+            action.transition(da.RUNNING)
+            action.transition(state)
+            claimed = objects.DeferredAction.claim(
+                self.ctx, [action.id], self.manager.host)
+            self.assertEqual({action.id: state}, claimed)
+            objects.Node.reserve(self.ctx, node.id, 'someone-else')
+            outcome = self.launcher._execute(self.ctx, self._get(action),
+                                             state)
+            self.assertEqual(deferred_actions.REVERTED, outcome)
+            got = self._get(action)
+            self.assertEqual((state, 1, None),
+                             (got.state, got.retry_remaining, got.conductor))
+            self.assertEqual(0, self.power.calls[node.uuid])
+
     def test_launcher_periodic_runs_actions(self):
         self.manager.del_host()
         self.config(launcher_interval=0.05, group='deferred_actions')
@@ -345,6 +493,35 @@ class CleanupTestCase(_LauncherBase):
         self._age(action, 86401)
         self.assertEqual((0, 1, 1), self.launcher.cleanup(self.ctx))
 
+    def test_retention_as_configured_and_failures_outlive_the_purge(self):
+        self.config(retention=60, group='deferred_actions')
+        done = self._action('echo')
+        failed = self._action('boom', node=self.make_node())
+        self._launch()
+        self.assertEqual(da.FAILED, self._get(failed).state)
+        self._age(done, 59)
+        self._age(failed, 59)
+        self.assertEqual((0, 0, 0), self.launcher.cleanup(self.ctx))
+        self._age(done, 61)
+        self._age(failed, 61)
+        self.assertEqual((0, 2, 2), self.launcher.cleanup(self.ctx))
+        self.assertEqual(0, self._rows())
+        # The failure stays on the node after its action is gone.
+        history = objects.NodeHistory.list_by_node_id(self.ctx,
+                                                      failed.node_id)
+        self.assertEqual(1, len(history))
+        self.assertIn(failed.uuid, history[0].event)
+
+    def test_ceiling_holds_whatever_the_option_says(self):
+        # The option refuses more than a day; the clean-up caps it again
+        # in case a value got past that check.
+        action = self._action('echo')
+        self._launch()
+        self._age(action, 86401)
+        self.useFixture(fixtures.MockPatchObject(
+            self.launcher, 'conf', _Conf(self.conf, retention=10 ** 7)))
+        self.assertEqual((0, 1, 1), self.launcher.cleanup(self.ctx))
+
     def test_busy_pool_cleans_up_less_often(self):
         self.launcher.cleanup(self.ctx)
         self._action('hold')
@@ -356,6 +533,20 @@ class CleanupTestCase(_LauncherBase):
         self.gate.opened.set()
         test_base.wait_for(lambda: self.launcher.busy == 0, 'idle pool')
         self.assertIsNotNone(self.launcher.cleanup(self.ctx))
+
+
+class _Conf:
+    """``conf`` with some [deferred_actions] values replaced."""
+
+    def __init__(self, conf, **values):
+        self._conf = conf
+        group = conf.deferred_actions
+        self.deferred_actions = type('Group', (), {
+            name: values.get(name, getattr(group, name))
+            for name in group})()
+
+    def __getattr__(self, name):
+        return getattr(self._conf, name)
 
 
 class _Recorder(metrics.NoopEmitter):
