@@ -259,7 +259,12 @@ class Launcher:
     # --- the clean-up periodic ---
 
     def cleanup(self, context):
-        """Rescue stuck actions, delete old terminal ones, purge.
+        """Rescue stuck actions, free their nodes, delete old terminal
+        ones, purge.
+
+        Actions RUNNING for more than ``[deferred_actions]running_timeout``
+        go back to PENDING_RETRY (or FAILED); locks that dead conductors
+        left on nodes with launchable actions are released.
 
         Runs every ``[deferred_actions]idle_cleanup_interval`` seconds
         while the pool is idle, but only every
@@ -285,6 +290,7 @@ class Launcher:
             rescued += self._try_rescue(
                 context, action_id,
                 'running for more than %d seconds' % conf.running_timeout)
+        released = self._release_dead_locks(context)
         # The ceiling holds whatever the configuration says.
         retention = min(conf.retention, conf_deferred.MAX_RETENTION)
         deleted = objects.DeferredAction.soft_delete_terminal(
@@ -297,9 +303,38 @@ class Launcher:
             if count < conf.purge_batch_size:
                 break
         LOG.debug('Deferred actions clean-up: %(r)d stuck actions rescued, '
-                  '%(d)d ended actions deleted, %(p)d purged',
-                  {'r': rescued, 'd': deleted, 'p': purged})
+                  '%(l)d locks of dead conductors released, %(d)d ended '
+                  'actions deleted, %(p)d purged',
+                  {'r': rescued, 'l': released, 'd': deleted, 'p': purged})
         return rescued, deleted, purged
+
+    def _release_dead_locks(self, context):
+        """Release node locks of dead conductors that block actions.
+
+        A conductor killed while it ran an action leaves the node locked;
+        the action, rescued, could never take the node again. Such a lock
+        protects nothing: work under it died with its conductor.
+
+        :returns: how many locks were released.
+        """
+        blocked = objects.DeferredAction.locked_nodes(context)
+        if not blocked:
+            return 0
+        alive = {c.hostname for c in objects.Conductor.list_alive(
+            context, self.conf.conductor.heartbeat_timeout)}
+        released = 0
+        for node_id, holder in blocked.items():
+            if holder in alive or holder == self.host:
+                continue
+            try:
+                objects.Node.release(context, node_id, holder)
+            except (exception.NodeNotLocked, exception.NodeNotFound):
+                continue  # released meanwhile, or locked by someone else
+            LOG.warning('Released the lock of node %(node)s left by dead '
+                        'conductor %(host)s: deferred actions wait for it',
+                        {'node': node_id, 'host': holder})
+            released += 1
+        return released
 
     def _try_rescue(self, context, action_id, why):
         """:func:`_rescue`; returns 1 when done, 0 when not needed."""

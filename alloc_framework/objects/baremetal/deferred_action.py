@@ -218,6 +218,16 @@ def _running(context, before, conductor):
 
 
 @db_api.reader
+def _locked_nodes(context):
+    N = models.Node
+    return dict(context.session.execute(
+        sa.select(N.id, N.reservation).distinct()
+        .join(A, A.node_id == N.id)
+        .where(A.state.in_(LAUNCHABLE), A.deleted_at.is_(None),
+               N.reservation.is_not(None))).all())
+
+
+@db_api.reader
 def _count_by_state(context):
     return dict(context.session.execute(
         sa.select(A.state, sa.func.count())
@@ -399,6 +409,12 @@ class DeferredAction(base.AllocObject):
         """Ids of RUNNING actions, claimed before ``before`` and/or by
         ``conductor`` when given."""
         return _running(context, base.to_db_value(before), conductor)
+
+    @staticmethod
+    def locked_nodes(context):
+        """``{node id: lock holder}`` of locked nodes with launchable
+        actions (the clean-up frees those of dead conductors)."""
+        return _locked_nodes(context)
 
     @staticmethod
     def count_by_state(context):

@@ -3,6 +3,10 @@
 import collections
 import datetime
 import logging
+import os
+import signal
+import subprocess
+import sys
 import threading
 
 import fixtures
@@ -10,6 +14,7 @@ import oslo_messaging
 from oslo_messaging.notify import _impl_test as impl_test
 import sqlalchemy as sa
 
+import alloc_framework
 from alloc_framework.common import context as af_context
 from alloc_framework.common import metrics
 from alloc_framework.conductor import deferred_actions
@@ -60,6 +65,11 @@ class DeferrablePower(fake.FakePower):
 
     def not_marked(self, task):
         self._count(task)
+
+    @deferred.deferrable
+    def flash(self, task, marker=None):
+        self._count(task)
+        return 'flashed'
 
 
 class _LauncherBase(base.ConductorTestCase):
@@ -493,6 +503,24 @@ class CleanupTestCase(_LauncherBase):
         self._age(action, 86401)
         self.assertEqual((0, 1, 1), self.launcher.cleanup(self.ctx))
 
+    def test_locks_of_dead_conductors_blocking_actions_released(self):
+        other = self.start_conductor('other-host')
+        other.deferred_actions.stop()
+        live = self.make_node(reservation='other-host')
+        dead = self.make_node(reservation='dead-host')
+        idle = self.make_node(reservation='dead-host')
+        self._action('echo', node=live)
+        waiting = self._action('echo', node=dead)
+        done = self._action('echo', node=idle)
+        done.transition(da.RUNNING)
+        done.transition(da.COMPLETED)
+        self.launcher.cleanup(self.ctx)
+        self.assertEqual(
+            ['other-host', None, 'dead-host'],
+            [objects.Node.get_by_id(self.ctx, n.id).reservation
+             for n in (live, dead, idle)])
+        self.assertEqual(da.CREATED, self._get(waiting).state)
+
     def test_retention_as_configured_and_failures_outlive_the_purge(self):
         self.config(retention=60, group='deferred_actions')
         done = self._action('echo')
@@ -678,3 +706,122 @@ class RestartTestCase(_LauncherBase):
         self.assertEqual(da.RUNNING, self._get(elsewhere).state)
         self._launch(self.manager.deferred_actions)
         self.assertEqual(da.COMPLETED, self._get(mine).state)
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(
+    alloc_framework.__file__)))
+
+
+class KilledConductorTestCase(_LauncherBase):
+    """A conductor process killed (SIGKILL) while it runs an action."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(heartbeat_interval=1, heartbeat_timeout=4,
+                    hash_ring_reset_interval=1, group='conductor')
+        self.config(running_timeout=2, group='deferred_actions')
+        # Periodics (the heartbeat) take the new intervals on a restart.
+        self.manager.del_host()
+        self.manager.init_host()
+        self.launcher = self.manager.deferred_actions
+        self.victim = 'victim-%d' % os.getpid()
+
+    def _spawn_victim(self):
+        url = self.db.engine.url.render_as_string(hide_password=False)
+        config = os.path.join(self.state_path, 'victim.conf')
+        with open(config, 'w') as f:
+            f.write('\n'.join([
+                '[DEFAULT]', 'host = %s' % self.victim,
+                'state_path = %s' % self.state_path,
+                'rpc_transport = local',
+                'log_file = %s' % os.path.join(self.state_path,
+                                               'victim.log'),
+                '[database]', 'connection = %s' % url,
+                '[conductor]', 'heartbeat_interval = 1',
+                'hash_ring_reset_interval = 1',
+                'check_allocations_interval = 0',
+                'check_provision_state_interval = 0',
+                '[deferred_actions]', 'launcher_interval = 0.1',
+                'cleanup_interval = 0', '']))
+        env = dict(os.environ)
+        env.pop('OS_TEST_TIMEOUT', None)
+        env['PYTHONPATH'] = os.pathsep.join(
+            [ROOT] + [p for p in [env.get('PYTHONPATH')] if p])
+        with open(os.path.join(self.state_path, 'victim.out'), 'w') as out:
+            proc = subprocess.Popen(
+                [sys.executable, '-m',
+                 'tests.functional.conductor.deferred_process',
+                 '--config-file', config],
+                stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
+                start_new_session=True)
+        self.addCleanup(self._kill, proc)
+        return proc
+
+    @staticmethod
+    def _kill(proc):
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+    def _victim_log(self):
+        path = os.path.join(self.state_path, 'victim.log')
+        if not os.path.exists(path):
+            return ''
+        with open(path) as f:
+            return f.read()[-3000:]
+
+    def test_killed_while_running_is_retried_elsewhere(self):
+        nodes = [self.make_node() for _ in range(12)]
+        proc = self._spawn_victim()
+
+        def victim_alive():
+            if proc.poll() is not None:
+                self.fail('the victim exited:\n%s' % self._victim_log())
+            return self.victim in [c.hostname for c in
+                                   objects.Conductor.list_alive(
+                                       self.ctx, 4)]
+        test_base.wait_for(victim_alive, 'the victim conductor', 60)
+        self.launcher.ring.reset()
+        node = next(n for n in nodes if self.launcher.ring.get_host_for_node(
+            n.uuid) == self.victim)
+        marker = os.path.join(self.state_path, 'flashing')
+        action = self._action('flash', node=node, retries=1,
+                              arguments={'marker': marker})
+        test_base.wait_for(lambda: os.path.exists(marker),
+                           'the victim to run the action', 60)
+        running = self._get(action)
+        self.assertEqual((da.RUNNING, self.victim),
+                         (running.state, running.conductor))
+        self.assertEqual(self.victim, objects.Node.get_by_id(
+            self.ctx, node.id).reservation)
+
+        os.killpg(proc.pid, signal.SIGKILL)
+        self.assertEqual(-signal.SIGKILL, proc.wait(30))
+
+        # The clean-up of this conductor: once the action has been
+        # RUNNING for running_timeout, back to PENDING_RETRY; once the
+        # victim's heartbeat is old, its lock on the node released.
+        def rescued():
+            self.launcher.cleanup(self.ctx)
+            got = self._get(action)
+            unlocked = objects.Node.get_by_id(
+                self.ctx, node.id).reservation is None
+            return got.state == da.PENDING_RETRY and unlocked and got
+        got = test_base.wait_for(rescued, 'the clean-up to retry', 30,
+                                 interval=0.5)
+        self.assertEqual(0, got.retry_remaining)
+        self.assertIn('running for more than 2 seconds on %s' % self.victim,
+                      got.result)
+
+        # The ring moves the node here; this conductor runs the retry.
+        def completed():
+            self._launch()
+            return self._get(action).state == da.COMPLETED
+        test_base.wait_for(completed, 'the retry to complete', 30,
+                           interval=0.5)
+        got = self._get(action)
+        self.assertEqual(('flashed', 0, self.manager.host),
+                         (got.result, got.retry_remaining, got.conductor))
+        self.assertEqual({node.uuid: 1}, dict(self.power.calls))
+        self.assertIsNone(objects.Node.get_by_id(self.ctx,
+                                                 node.id).reservation)
