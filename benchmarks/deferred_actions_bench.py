@@ -12,7 +12,9 @@ the deadline) until the job is done. Nothing sleeps. The conductor has
 
 It prints:
 
-* the wall time until every action is COMPLETED, and the calls made;
+* the wall time until every action is COMPLETED, the calls made, and
+  the CPU time of the process (with the machine's load average: on a
+  busy machine the wall time follows the CPU the process gets);
 * the peak of ``threading.active_count()`` (sampled every 10 ms) against
   the threads before the conductor started: the pool bounds it;
 * the database statements each launcher run sent from its own thread,
@@ -245,8 +247,10 @@ def run(conf, ctx, nodes, call, pool_size, bmc_seconds, poll, timeout):
     threads_before = threading.active_count()
     manager = manager_mod.ConductorManager(HOST, conf,
                                            driver_factory=factory)
+    load = os.getloadavg()[0]
     with ThreadPeak() as peak, QueryCounter(engine) as queries:
         started = time.monotonic()
+        cpu = time.process_time()
         manager.init_host()
         manager.deferred_actions.metrics = _Gauges(conf)
         queries.wrap(manager.deferred_actions)
@@ -259,11 +263,13 @@ def run(conf, ctx, nodes, call, pool_size, bmc_seconds, poll, timeout):
                 break
             time.sleep(0.2)  # the benchmark's own loop, not a worker
         elapsed = time.monotonic() - started
+        cpu = time.process_time() - cpu
         manager.del_host()
     counts = objects.DeferredAction.count_by_state(ctx)
     return {'elapsed': elapsed, 'counts': counts, 'calls': firmware.calls,
             'threads_before': threads_before, 'peak': peak.peak,
-            'names': peak.names,
+            'names': peak.names, 'cpu': cpu,
+            'load': (load, os.getloadavg()[0]),
             'queries': queries.runs}
 
 
@@ -293,6 +299,9 @@ def _print(title, nodes, pool, result):
     print('  all completed: %s (%s) in %.1f s, %d calls' % (
         counts.get(da.COMPLETED, 0) == nodes, counts, result['elapsed'],
         result['calls']))
+    print('  CPU time of this process: %.1f s (machine load average %.1f '
+          'at the start, %.1f at the end)' % ((result['cpu'],)
+                                              + result['load']))
     print('  threads: %d before the conductor, peak %d (+%d): %s' % (
         result['threads_before'], result['peak'],
         result['peak'] - result['threads_before'],
