@@ -1,12 +1,15 @@
 """The deferred action launcher: fills a bounded pool with due actions.
 
 Each run of the launcher periodic (``[deferred_actions]launcher_interval``)
-reads launchable actions (CREATED, RESCHEDULE, PENDING_RETRY) of unlocked
-nodes, elapsed ``start_after`` first then lazy ones, keeps those of the
-nodes this conductor manages on the hash ring, as many as there are free
-threads in its pool (``[deferred_actions]pool_size``), claims them (see
+reads launchable actions (CREATED, RESCHEDULE, PENDING_RETRY) of the
+unlocked nodes this conductor manages on the hash ring (the ring filters
+in the query: :meth:`HashRingManager.hash_ranges`), elapsed
+``start_after`` first then lazy ones, keeps the first of each node, as
+many as there are free threads in its pool
+(``[deferred_actions]pool_size``), claims them (see
 :meth:`DeferredAction.claim`: exactly one conductor wins each) and runs
-each on a worker:
+each on a worker. A run makes the same few queries however many actions
+wait:
 
 * the node lock is taken without waiting; when another task holds it the
   action goes back to the state it was claimed in, without spending a
@@ -175,8 +178,9 @@ class Launcher:
 
     # --- the launcher periodic ---
 
-    def _owns(self, node_uuid, group):
-        return self.manager.owns(node_uuid, group)
+    def _owned(self):
+        """``{group: MD5 ranges}`` of the nodes the ring gives us."""
+        return self.ring.hash_ranges(self.host)
 
     def launch(self, context):
         """One launcher run; returns its :class:`_Iteration`."""
@@ -192,8 +196,14 @@ class Launcher:
         claimed = {}
         if free > 0 and executor is not None:
             rows = objects.DeferredAction.candidates(
-                context, self.conf.deferred_actions.candidates_per_iteration)
-            mine = [row[0] for row in rows if self._owns(row[1], row[2])]
+                context, self.conf.deferred_actions.candidates_per_iteration,
+                owned=self._owned())
+            # A node runs one action at a time: the others would only be
+            # claimed to be given back.
+            firsts = {}
+            for action_id, node_uuid, _group in rows:
+                firsts.setdefault(node_uuid, action_id)
+            mine = list(firsts.values())
             claimed = objects.DeferredAction.claim(context, mine[:free],
                                                    self.host)
             with self._lock:
@@ -265,7 +275,12 @@ class Launcher:
     # --- the clean-up periodic ---
 
     def cleanup(self, context):
-        """Rescue stuck actions, delete old terminal ones, purge.
+        """Rescue stuck actions, free their nodes, delete old terminal
+        ones, purge.
+
+        Actions RUNNING for more than ``[deferred_actions]running_timeout``
+        go back to PENDING_RETRY (or FAILED); locks that dead conductors
+        left on nodes with launchable actions are released.
 
         Runs every ``[deferred_actions]idle_cleanup_interval`` seconds
         while the pool is idle, but only every
@@ -291,6 +306,7 @@ class Launcher:
             rescued += self._try_rescue(
                 context, action_id,
                 'running for more than %d seconds' % conf.running_timeout)
+        released = self._release_dead_locks(context)
         # The ceiling holds whatever the configuration says.
         retention = min(conf.retention, conf_deferred.MAX_RETENTION)
         deleted = objects.DeferredAction.soft_delete_terminal(
@@ -303,9 +319,38 @@ class Launcher:
             if count < conf.purge_batch_size:
                 break
         LOG.debug('Deferred actions clean-up: %(r)d stuck actions rescued, '
-                  '%(d)d ended actions deleted, %(p)d purged',
-                  {'r': rescued, 'd': deleted, 'p': purged})
+                  '%(l)d locks of dead conductors released, %(d)d ended '
+                  'actions deleted, %(p)d purged',
+                  {'r': rescued, 'l': released, 'd': deleted, 'p': purged})
         return rescued, deleted, purged
+
+    def _release_dead_locks(self, context):
+        """Release node locks of dead conductors that block actions.
+
+        A conductor killed while it ran an action leaves the node locked;
+        the action, rescued, could never take the node again. Such a lock
+        protects nothing: work under it died with its conductor.
+
+        :returns: how many locks were released.
+        """
+        blocked = objects.DeferredAction.locked_nodes(context)
+        if not blocked:
+            return 0
+        alive = {c.hostname for c in objects.Conductor.list_alive(
+            context, self.conf.conductor.heartbeat_timeout)}
+        released = 0
+        for node_id, holder in blocked.items():
+            if holder in alive or holder == self.host:
+                continue
+            try:
+                objects.Node.release(context, node_id, holder)
+            except (exception.NodeNotLocked, exception.NodeNotFound):
+                continue  # released meanwhile, or locked by someone else
+            LOG.warning('Released the lock of node %(node)s left by dead '
+                        'conductor %(host)s: deferred actions wait for it',
+                        {'node': node_id, 'host': holder})
+            released += 1
+        return released
 
     def _try_rescue(self, context, action_id, why):
         """:func:`_rescue`; returns 1 when done, 0 when not needed."""

@@ -5,6 +5,11 @@ of each conductor group (a conductor is live while it is online and its
 heartbeat is younger than ``[conductor]heartbeat_timeout``). They are
 cached and rebuilt every ``[conductor]hash_ring_reset_interval`` seconds,
 so a dead conductor's nodes move to the others within that time.
+
+A node maps to the conductor of the first ring point above the MD5 of
+its UUID; :meth:`HashRingManager.hash_ranges` turns that into MD5 ranges
+a query can filter on, so a periodic reads only the rows of its own
+nodes.
 """
 
 import threading
@@ -20,6 +25,53 @@ LOG = log.getLogger(__name__)
 
 # Partitions per conductor; more gives a smoother spread of nodes.
 PARTITIONS = 2 ** 5
+# Ring points and node hashes are MD5 digests (tooz's default hash).
+_HEX_DIGITS = 32
+
+
+def _hex(point):
+    return '%0*x' % (_HEX_DIGITS, point)
+
+
+def owned_ranges(ring, host):
+    """The MD5 ranges of the keys ``ring`` maps to ``host``.
+
+    tooz maps a key to the owner of the first ring point strictly above
+    the key's MD5 (wrapping round to the first point). ``host`` therefore
+    owns ``[previous point, its point)`` for each of its points.
+
+    Reads the ring's points (``_partitions``, ``_ring``): tooz has no
+    public accessor. The unit tests check the ranges against
+    ``get_nodes`` for many keys, so a change of tooz fails them.
+
+    :returns: a list of ``(low, high)`` lowercase 32-digit hexadecimal
+        bounds, ``low`` included and ``high`` excluded, None for no
+        bound, adjacent ranges merged; ``[(None, None)]`` when ``host``
+        owns every key, ``[]`` when it is not on the ring.
+    """
+    points = ring._partitions
+    owners = [ring._ring[p] for p in points]
+    if host not in owners:
+        return []
+    if all(owner == host for owner in owners):
+        return [(None, None)]
+    ranges = []
+    for index, (point, owner) in enumerate(zip(points, owners)):
+        if owner != host:
+            continue
+        low = None if index == 0 else _hex(points[index - 1])
+        if ranges and ranges[-1][1] == low:
+            ranges[-1] = (ranges[-1][0], _hex(point))
+        else:
+            ranges.append((low, _hex(point)))
+    if owners[0] == host:
+        # Keys above the last point wrap round to the first one.
+        top = _hex(points[-1])
+        if ranges[-1][1] == top:
+            ranges[-1] = (ranges[-1][0], None)
+        else:
+            ranges.append((top, None))
+    return ranges
 
 
 class HashRingManager:
@@ -81,6 +133,24 @@ class HashRingManager:
             raise exception.TemporaryFailure(
                 'No conductor is alive in conductor group "%s".' % group)
         return next(iter(ring.get_nodes(node_uuid.encode('utf-8'))))
+
+    def hash_ranges(self, host):
+        """Where ``host`` sits on the rings: ``{group: MD5 ranges}``.
+
+        The ranges (see :func:`owned_ranges`) select the nodes of
+        ``group`` the ring maps to ``host``: the same answer as
+        :meth:`get_host_for_node`, for a query to filter on. Empty when
+        ``host`` is not alive on any ring.
+        """
+        rings, _conductors = self._load()
+        if not any(host in ring.nodes for ring in rings.values()):
+            # The ring may be older than a conductor that just started.
+            self.reset()
+            rings, _conductors = self._load()
+        # Node groups are looked up in lowercase (get_host_for_node).
+        return {group: owned_ranges(ring, host)
+                for group, ring in rings.items()
+                if host in ring.nodes and group == group.lower()}
 
     def get_hosts(self, driver=None, conductor_group=None):
         """Host names of the live conductors (with ``driver``, in a group).

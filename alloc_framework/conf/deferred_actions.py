@@ -21,9 +21,10 @@ opts = [
     cfg.IntOpt('candidates_per_iteration',
                default=200,
                min=1,
-               help='At most this many launchable actions are read per '
-                    'launcher run before the hash ring keeps those of the '
-                    'nodes this conductor manages.'),
+               help='At most this many launchable actions of the nodes '
+                    'this conductor manages are read per launcher run; '
+                    'the first of each node is launched while threads are '
+                    'free.'),
     cfg.IntOpt('step_retries',
                default=2,
                min=0,

@@ -4,6 +4,7 @@ Every database access goes through ``reader`` or ``writer`` from this module;
 the transaction belongs to the outermost decorated function.
 """
 
+import hashlib
 import os
 import time
 
@@ -58,6 +59,13 @@ def retrying(max_retries=DEADLOCK_MAX_RETRIES, exception_checker=None):
 retry_on_deadlock = retrying()
 
 
+def _md5_hex(value):
+    if value is None:
+        return None
+    return hashlib.md5(str(value).encode('utf-8'),
+                       usedforsecurity=False).hexdigest()
+
+
 def _sqlite_setup(engine):
     """Make SQLite safe for concurrent writers.
 
@@ -66,6 +74,8 @@ def _sqlite_setup(engine):
     is locked" instead of waiting. Taking the write lock at BEGIN
     (``BEGIN IMMEDIATE``) serializes transactions, and the busy timeout lets
     them queue rather than fail. WAL keeps readers of other processes going.
+    ``md5()`` is defined as on PostgreSQL and MariaDB (a hash ring filter
+    in SQL: :meth:`DeferredAction.candidates`).
     """
     if engine.dialect.name != 'sqlite':
         return
@@ -79,6 +89,7 @@ def _sqlite_setup(engine):
             cur.execute('PRAGMA journal_mode = WAL')
         cur.execute('PRAGMA foreign_keys = ON')
         cur.close()
+        dbapi_conn.create_function('md5', 1, _md5_hex, deterministic=True)
 
     # Runs before oslo.db's own hook, which then sees the marker and does
     # not emit a second, plain BEGIN.

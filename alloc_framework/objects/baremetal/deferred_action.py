@@ -114,10 +114,39 @@ def node_uuids(context, node_ids):
         sa.select(N.id, N.uuid).where(N.id.in_(list(node_ids)))).all())
 
 
+def _ring_filter(context, owned):
+    """The nodes ``owned`` (``{group: MD5 ranges}``) selects, in SQL.
+
+    A node is selected when its group is one of ``owned`` and the MD5 of
+    its UUID falls in one of the group's ranges (see
+    :func:`alloc_framework.conductor.hash_ring.owned_ranges`).
+    """
+    N = models.Node
+    digest = sa.func.md5(N.uuid)
+    if context.session.get_bind().dialect.name == 'postgresql':
+        # Compare hexadecimal digits by code point, whatever the locale.
+        digest = digest.collate('C')
+    by_group = []
+    for group, ranges in sorted(owned.items()):
+        matches = []
+        for low, high in ranges:
+            bounds = [c for c in (None if low is None else digest >= low,
+                                  None if high is None else digest < high)
+                      if c is not None]
+            matches.append(sa.and_(*bounds) if bounds else sa.true())
+        if matches:
+            by_group.append(sa.and_(
+                sa.func.coalesce(N.conductor_group, '') == group,
+                sa.or_(*matches)))
+    return sa.or_(*by_group) if by_group else sa.false()
+
+
 @db_api.reader
-def _candidates(context, now, limit):
+def _candidates(context, now, limit, owned):
     """Launchable actions on unlocked nodes, timed first, then lazy.
 
+    :param owned: ``{conductor group: MD5 ranges}`` of the nodes to
+        consider, or None for every node.
     :returns: rows of ``(id, node uuid, node conductor_group)``.
     """
     N = models.Node
@@ -129,6 +158,8 @@ def _candidates(context, now, limit):
              # Elapsed start_after first (oldest first), lazy ones last.
              .order_by(A.start_after.is_(None), A.start_after, A.id)
              .limit(limit))
+    if owned is not None:
+        query = query.where(_ring_filter(context, owned))
     return context.session.execute(query).all()
 
 
@@ -185,6 +216,16 @@ def _running(context, before, conductor):
     if conductor is not None:
         query = query.where(A.conductor == conductor)
     return context.session.execute(query.order_by(A.id)).scalars().all()
+
+
+@db_api.reader
+def _locked_nodes(context):
+    N = models.Node
+    return dict(context.session.execute(
+        sa.select(N.id, N.reservation).distinct()
+        .join(A, A.node_id == N.id)
+        .where(A.state.in_(LAUNCHABLE), A.deleted_at.is_(None),
+               N.reservation.is_not(None))).all())
 
 
 @db_api.reader
@@ -319,13 +360,19 @@ class DeferredAction(base.AllocObject):
                 for row in _list(context, filters or {}, limit, marker)]
 
     @staticmethod
-    def candidates(context, limit):
+    def candidates(context, limit, owned=None):
         """Launchable actions, due and on unlocked nodes.
 
+        :param owned: ``{conductor group: MD5 ranges}`` from
+            :meth:`HashRingManager.hash_ranges`: only actions of the
+            nodes the hash ring gives the caller are read. None reads
+            those of every node.
         :returns: ``(id, node uuid, conductor group)`` rows, elapsed
             ``start_after`` first then lazy actions, at most ``limit``.
         """
-        return _candidates(context, base.utcnow(), limit)
+        if owned is not None and not owned:
+            return []  # not on any ring: no node is ours
+        return _candidates(context, base.utcnow(), limit, owned)
 
     @staticmethod
     def claim(context, ids, host):
@@ -375,6 +422,12 @@ class DeferredAction(base.AllocObject):
         """Ids of RUNNING actions, claimed before ``before`` and/or by
         ``conductor`` when given."""
         return _running(context, base.to_db_value(before), conductor)
+
+    @staticmethod
+    def locked_nodes(context):
+        """``{node id: lock holder}`` of locked nodes with launchable
+        actions (the clean-up frees those of dead conductors)."""
+        return _locked_nodes(context)
 
     @staticmethod
     def count_by_state(context):

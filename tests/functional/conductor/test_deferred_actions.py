@@ -3,6 +3,10 @@
 import collections
 import datetime
 import logging
+import os
+import signal
+import subprocess
+import sys
 import threading
 
 import fixtures
@@ -10,6 +14,7 @@ import oslo_messaging
 from oslo_messaging.notify import _impl_test as impl_test
 import sqlalchemy as sa
 
+import alloc_framework
 from alloc_framework.common import context as af_context
 from alloc_framework.common import metrics
 from alloc_framework.conductor import deferred_actions
@@ -60,6 +65,11 @@ class DeferrablePower(fake.FakePower):
 
     def not_marked(self, task):
         self._count(task)
+
+    @deferred.deferrable
+    def flash(self, task, marker=None):
+        self._count(task)
+        return 'flashed'
 
 
 class _LauncherBase(base.ConductorTestCase):
@@ -244,7 +254,7 @@ class LauncherTestCase(_LauncherBase):
         other.driver_factory = self.manager.driver_factory
         launchers = [self.launcher, other.deferred_actions]
         for launcher in launchers:
-            launcher._owns = lambda uuid, group: True
+            launcher._owned = lambda: {'': [(None, None)]}
         nodes = [self.make_node() for _ in range(12)]
         for node in nodes:
             for _ in range(3):
@@ -266,6 +276,154 @@ class LauncherTestCase(_LauncherBase):
         self.assertEqual({da.COMPLETED: 36},
                          objects.DeferredAction.count_by_state(self.ctx))
         self.assertEqual({n.uuid: 3 for n in nodes}, dict(self.power.calls))
+
+    def _two_conductors(self, nodes):
+        """Start ``other-host``; split ``nodes`` by the ring (ours, its).
+        """
+        other = self.start_conductor('other-host')
+        other.deferred_actions.stop()
+        self.launcher.ring.reset()
+        ring = self.launcher.ring
+        mine = [n for n in nodes
+                if ring.get_host_for_node(n.uuid) == self.manager.host]
+        theirs = [n for n in nodes if n not in mine]
+        self.assertTrue(mine and theirs)
+        return mine, theirs
+
+    def test_actions_of_other_nodes_do_not_hide_ours(self):
+        # The oldest actions are all of the other conductor's nodes, more
+        # of them than a run reads: ours are read and launched anyway.
+        self.config(candidates_per_iteration=5, group='deferred_actions')
+        mine, theirs = self._two_conductors(
+            [self.make_node() for _ in range(16)])
+        old = obj_base.utcnow() - datetime.timedelta(seconds=600)
+        for node in theirs:
+            self._action('echo', node=node, start_after=old)
+        ours = self._action('echo', node=mine[0])
+        report = self._launch()
+        self.assertEqual(1, report.launched)
+        self.assertEqual(da.COMPLETED, self._get(ours).state)
+        self.assertEqual({mine[0].uuid: 1}, dict(self.power.calls))
+
+    def test_one_action_per_node_and_run(self):
+        first = self._action('echo', arguments={'value': 1})
+        second = self._action('echo', arguments={'value': 2})
+        report = self._launch()
+        self.assertEqual(1, report.launched)
+        self.assertEqual({da.COMPLETED: 1}, report.outcomes)
+        self.assertEqual(da.COMPLETED, self._get(first).state)
+        self.assertEqual(da.CREATED, self._get(second).state)
+        self._launch()
+        self.assertEqual(da.COMPLETED, self._get(second).state)
+
+    def _queries_of_a_run(self, waiting, nodes):
+        """Statements the launcher's own thread sends in one run."""
+        for number in range(waiting):
+            self._action('echo', node=nodes[number % len(nodes)],
+                         arguments={'value': number})
+        self.launcher.ring.hash_ranges(self.manager.host)  # a warm ring
+        me = threading.get_ident()
+        sent = []
+
+        def count(conn, cursor, statement, *args):
+            if threading.get_ident() == me:
+                sent.append(statement)
+
+        engine = self.db.engine
+        sa.event.listen(engine, 'before_cursor_execute', count)
+        try:
+            report = self.launcher.launch(self.ctx)
+        finally:
+            sa.event.remove(engine, 'before_cursor_execute', count)
+        test_base.wait_for(lambda: self.launcher.busy == 0, 'idle')
+        return len(sent), report.launched
+
+    def test_queries_per_run_do_not_grow_with_waiting_actions(self):
+        self.config(hash_ring_reset_interval=3600, group='conductor')
+        nodes = [self.make_node() for _ in range(40)]
+        mine, _theirs = self._two_conductors(nodes)
+        few, launched_few = self._queries_of_a_run(10, nodes)
+        self.assertGreater(launched_few, 0)
+        # Start again from an empty table, with 100 times more waiting.
+        with self.db.engine.begin() as conn:
+            conn.execute(sa.delete(models.DeferredAction))
+        many, launched_many = self._queries_of_a_run(1000, nodes)
+        self.assertEqual(min(8, len(mine)), launched_many)
+        self.assertEqual(few, many)
+        self.assertLess(many, 12)
+
+    def test_racing_through_a_ring_rebalance(self):
+        # This conductor built its ring alone and keeps it: it believes
+        # every node is its own. The other one, started after, sees both.
+        # Half-way, this one rebuilds its ring (the rebalance).
+        self.config(hash_ring_reset_interval=3600, group='conductor')
+        self.assertEqual({'': [(None, None)]},
+                         self.launcher._owned())
+        other = self.start_conductor('other-host')
+        other.driver_factory = self.manager.driver_factory
+        self.assertNotEqual({'': [(None, None)]},
+                            other.deferred_actions._owned())
+        launchers = [self.launcher, other.deferred_actions]
+        nodes = [self.make_node() for _ in range(16)]
+        for node in nodes:
+            for number in range(3):
+                self._action('poll', node=node, arguments={'left': 1})
+        start = threading.Barrier(2)
+        launched = collections.Counter()
+
+        def run(launcher):
+            start.wait()
+            for number in range(12):
+                if number == 4 and launcher is self.launcher:
+                    launcher.ring.reset()
+                launched[launcher.host] += self._launch(launcher).launched
+
+        threads = [threading.Thread(target=run, args=(launcher,))
+                   for launcher in launchers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for _ in range(12):
+            self._launch()
+            self._launch(other.deferred_actions)
+        self.assertEqual({da.COMPLETED: 48},
+                         objects.DeferredAction.count_by_state(self.ctx))
+        # Each action: one call to start, one to finish; never more.
+        self.assertEqual({n.uuid: 6 for n in nodes}, dict(self.power.calls))
+        self.assertGreater(launched[self.manager.host], 0)
+        self.assertGreater(launched['other-host'], 0)
+
+    def test_node_locked_elsewhere_spends_no_retry(self):
+        action = self._action('echo', retries=2)
+        objects.Node.reserve(self.ctx, self.node.id, 'someone-else')
+        for _ in range(5):
+            self.assertEqual(0, self._launch().launched)
+        got = self._get(action)
+        self.assertEqual((da.CREATED, 2), (got.state, got.retry_remaining))
+        self.assertEqual(0, self.power.calls[self.node.uuid])
+        objects.Node.release(self.ctx, self.node.id, 'someone-else')
+        self._launch()
+        got = self._get(action)
+        self.assertEqual((da.COMPLETED, 2), (got.state, got.retry_remaining))
+
+    def test_locked_at_the_last_moment_in_every_launchable_state(self):
+        for state in (da.PENDING_RETRY, da.RESCHEDULE):
+            node = self.make_node()
+            action = self._action('echo', node=node, retries=1)
+            action.transition(da.RUNNING)
+            action.transition(state)
+            claimed = objects.DeferredAction.claim(
+                self.ctx, [action.id], self.manager.host)
+            self.assertEqual({action.id: state}, claimed)
+            objects.Node.reserve(self.ctx, node.id, 'someone-else')
+            outcome = self.launcher._execute(self.ctx, self._get(action),
+                                             state)
+            self.assertEqual(deferred_actions.REVERTED, outcome)
+            got = self._get(action)
+            self.assertEqual((state, 1, None),
+                             (got.state, got.retry_remaining, got.conductor))
+            self.assertEqual(0, self.power.calls[node.uuid])
 
     def test_launcher_periodic_runs_actions(self):
         self.manager.del_host()
@@ -345,6 +503,53 @@ class CleanupTestCase(_LauncherBase):
         self._age(action, 86401)
         self.assertEqual((0, 1, 1), self.launcher.cleanup(self.ctx))
 
+    def test_locks_of_dead_conductors_blocking_actions_released(self):
+        other = self.start_conductor('other-host')
+        other.deferred_actions.stop()
+        live = self.make_node(reservation='other-host')
+        dead = self.make_node(reservation='dead-host')
+        idle = self.make_node(reservation='dead-host')
+        self._action('echo', node=live)
+        waiting = self._action('echo', node=dead)
+        done = self._action('echo', node=idle)
+        done.transition(da.RUNNING)
+        done.transition(da.COMPLETED)
+        self.launcher.cleanup(self.ctx)
+        self.assertEqual(
+            ['other-host', None, 'dead-host'],
+            [objects.Node.get_by_id(self.ctx, n.id).reservation
+             for n in (live, dead, idle)])
+        self.assertEqual(da.CREATED, self._get(waiting).state)
+
+    def test_retention_as_configured_and_failures_outlive_the_purge(self):
+        self.config(retention=60, group='deferred_actions')
+        done = self._action('echo')
+        failed = self._action('boom', node=self.make_node())
+        self._launch()
+        self.assertEqual(da.FAILED, self._get(failed).state)
+        self._age(done, 59)
+        self._age(failed, 59)
+        self.assertEqual((0, 0, 0), self.launcher.cleanup(self.ctx))
+        self._age(done, 61)
+        self._age(failed, 61)
+        self.assertEqual((0, 2, 2), self.launcher.cleanup(self.ctx))
+        self.assertEqual(0, self._rows())
+        # The failure stays on the node after its action is gone.
+        history = objects.NodeHistory.list_by_node_id(self.ctx,
+                                                      failed.node_id)
+        self.assertEqual(1, len(history))
+        self.assertIn(failed.uuid, history[0].event)
+
+    def test_ceiling_holds_whatever_the_option_says(self):
+        # The option refuses more than a day; the clean-up caps it again
+        # in case a value got past that check.
+        action = self._action('echo')
+        self._launch()
+        self._age(action, 86401)
+        self.useFixture(fixtures.MockPatchObject(
+            self.launcher, 'conf', _Conf(self.conf, retention=10 ** 7)))
+        self.assertEqual((0, 1, 1), self.launcher.cleanup(self.ctx))
+
     def test_busy_pool_cleans_up_less_often(self):
         self.launcher.cleanup(self.ctx)
         self._action('hold')
@@ -356,6 +561,20 @@ class CleanupTestCase(_LauncherBase):
         self.gate.opened.set()
         test_base.wait_for(lambda: self.launcher.busy == 0, 'idle pool')
         self.assertIsNotNone(self.launcher.cleanup(self.ctx))
+
+
+class _Conf:
+    """``conf`` with some [deferred_actions] values replaced."""
+
+    def __init__(self, conf, **values):
+        self._conf = conf
+        group = conf.deferred_actions
+        self.deferred_actions = type('Group', (), {
+            name: values.get(name, getattr(group, name))
+            for name in group})()
+
+    def __getattr__(self, name):
+        return getattr(self._conf, name)
 
 
 class _Recorder(metrics.NoopEmitter):
@@ -487,3 +706,122 @@ class RestartTestCase(_LauncherBase):
         self.assertEqual(da.RUNNING, self._get(elsewhere).state)
         self._launch(self.manager.deferred_actions)
         self.assertEqual(da.COMPLETED, self._get(mine).state)
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(
+    alloc_framework.__file__)))
+
+
+class KilledConductorTestCase(_LauncherBase):
+    """A conductor process killed (SIGKILL) while it runs an action."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(heartbeat_interval=1, heartbeat_timeout=4,
+                    hash_ring_reset_interval=1, group='conductor')
+        self.config(running_timeout=2, group='deferred_actions')
+        # Periodics (the heartbeat) take the new intervals on a restart.
+        self.manager.del_host()
+        self.manager.init_host()
+        self.launcher = self.manager.deferred_actions
+        self.victim = 'victim-%d' % os.getpid()
+
+    def _spawn_victim(self):
+        url = self.db.engine.url.render_as_string(hide_password=False)
+        config = os.path.join(self.state_path, 'victim.conf')
+        with open(config, 'w') as f:
+            f.write('\n'.join([
+                '[DEFAULT]', 'host = %s' % self.victim,
+                'state_path = %s' % self.state_path,
+                'rpc_transport = local',
+                'log_file = %s' % os.path.join(self.state_path,
+                                               'victim.log'),
+                '[database]', 'connection = %s' % url,
+                '[conductor]', 'heartbeat_interval = 1',
+                'hash_ring_reset_interval = 1',
+                'check_allocations_interval = 0',
+                'check_provision_state_interval = 0',
+                '[deferred_actions]', 'launcher_interval = 0.1',
+                'cleanup_interval = 0', '']))
+        env = dict(os.environ)
+        env.pop('OS_TEST_TIMEOUT', None)
+        env['PYTHONPATH'] = os.pathsep.join(
+            [ROOT] + [p for p in [env.get('PYTHONPATH')] if p])
+        with open(os.path.join(self.state_path, 'victim.out'), 'w') as out:
+            proc = subprocess.Popen(
+                [sys.executable, '-m',
+                 'tests.functional.conductor.deferred_process',
+                 '--config-file', config],
+                stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
+                start_new_session=True)
+        self.addCleanup(self._kill, proc)
+        return proc
+
+    @staticmethod
+    def _kill(proc):
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+    def _victim_log(self):
+        path = os.path.join(self.state_path, 'victim.log')
+        if not os.path.exists(path):
+            return ''
+        with open(path) as f:
+            return f.read()[-3000:]
+
+    def test_killed_while_running_is_retried_elsewhere(self):
+        nodes = [self.make_node() for _ in range(12)]
+        proc = self._spawn_victim()
+
+        def victim_alive():
+            if proc.poll() is not None:
+                self.fail('the victim exited:\n%s' % self._victim_log())
+            return self.victim in [c.hostname for c in
+                                   objects.Conductor.list_alive(
+                                       self.ctx, 4)]
+        test_base.wait_for(victim_alive, 'the victim conductor', 60)
+        self.launcher.ring.reset()
+        node = next(n for n in nodes if self.launcher.ring.get_host_for_node(
+            n.uuid) == self.victim)
+        marker = os.path.join(self.state_path, 'flashing')
+        action = self._action('flash', node=node, retries=1,
+                              arguments={'marker': marker})
+        test_base.wait_for(lambda: os.path.exists(marker),
+                           'the victim to run the action', 60)
+        running = self._get(action)
+        self.assertEqual((da.RUNNING, self.victim),
+                         (running.state, running.conductor))
+        self.assertEqual(self.victim, objects.Node.get_by_id(
+            self.ctx, node.id).reservation)
+
+        os.killpg(proc.pid, signal.SIGKILL)
+        self.assertEqual(-signal.SIGKILL, proc.wait(30))
+
+        # The clean-up of this conductor: once the action has been
+        # RUNNING for running_timeout, back to PENDING_RETRY; once the
+        # victim's heartbeat is old, its lock on the node released.
+        def rescued():
+            self.launcher.cleanup(self.ctx)
+            got = self._get(action)
+            unlocked = objects.Node.get_by_id(
+                self.ctx, node.id).reservation is None
+            return got.state == da.PENDING_RETRY and unlocked and got
+        got = test_base.wait_for(rescued, 'the clean-up to retry', 30,
+                                 interval=0.5)
+        self.assertEqual(0, got.retry_remaining)
+        self.assertIn('running for more than 2 seconds on %s' % self.victim,
+                      got.result)
+
+        # The ring moves the node here; this conductor runs the retry.
+        def completed():
+            self._launch()
+            return self._get(action).state == da.COMPLETED
+        test_base.wait_for(completed, 'the retry to complete', 30,
+                           interval=0.5)
+        got = self._get(action)
+        self.assertEqual(('flashed', 0, self.manager.host),
+                         (got.result, got.retry_remaining, got.conductor))
+        self.assertEqual({node.uuid: 1}, dict(self.power.calls))
+        self.assertIsNone(objects.Node.get_by_id(self.ctx,
+                                                 node.id).reservation)

@@ -4,6 +4,7 @@ import collections
 import datetime
 import threading
 
+from alloc_framework.conductor import hash_ring
 from alloc_framework.objects.baremetal import base as obj_base
 from alloc_framework.objects.baremetal import deferred_action as da
 from alloc_framework.objects.baremetal import exception
@@ -175,6 +176,43 @@ class TestCandidates(base.DBTestCase):
         self.assertEqual(self.node.uuid, rows[0][1])
         self.assertEqual(2, len(objects.DeferredAction.candidates(
             self.ctx, 2)))
+
+    def test_only_the_nodes_the_ring_gives(self):
+        # Three conductors in the default group, two in "rack-b": each
+        # reads the actions of its own nodes, and only those, as the
+        # ring (MD5 in the database) maps them.
+        groups = {'': ['c1', 'c2', 'c3'], 'rack-b': ['b1', 'b2']}
+        for group, hosts in groups.items():
+            for host in hosts:
+                objects.Conductor.register(self.ctx, host, group)
+        ring = hash_ring.HashRingManager(self.conf, self.ctx)
+        nodes = ([self.node] + [f.make_node(self.ctx) for _ in range(59)]
+                 + [f.make_node(self.ctx, conductor_group='Rack-B')
+                    for _ in range(30)])
+        for node in nodes:
+            _new(self.ctx, node)
+        ids = {n.id: n for n in nodes}
+        seen = []
+        for group, hosts in groups.items():
+            for host in hosts:
+                owned = ring.hash_ranges(host)
+                self.assertEqual([group], list(owned))
+                rows = objects.DeferredAction.candidates(self.ctx, 1000,
+                                                         owned=owned)
+                got = sorted(r[1] for r in rows)
+                expected = sorted(
+                    n.uuid for n in nodes
+                    if ring.get_host_for_node(n.uuid, n.conductor_group)
+                    == host)
+                self.assertEqual(expected, got, host)
+                self.assertTrue(got, host)
+                seen.extend(got)
+        # Every action is read by exactly one conductor.
+        self.assertEqual(sorted(n.uuid for n in ids.values()), sorted(seen))
+        self.assertEqual([], objects.DeferredAction.candidates(
+            self.ctx, 1000, owned={}))
+        self.assertEqual([], objects.DeferredAction.candidates(
+            self.ctx, 1000, owned=ring.hash_ranges('not-a-conductor')))
 
 
 class TestClaimRace(base.DBTestCase):
