@@ -324,7 +324,8 @@ class Launcher:
             with task_manager.TaskManager(
                     context, node.id, self.host,
                     purpose='deferred action %s failure' % action.uuid,
-                    retry_attempts=0, retry_interval=0) as task:
+                    retry_attempts=0, retry_interval=0,
+                    on_release=self.manager._node_changed) as task:
                 task.node.last_error = message
                 task.node.save(context)
         except exception.NodeLocked:
@@ -353,7 +354,8 @@ class Launcher:
                 context, action.node_id, self.host,
                 purpose='deferred action %s' % action.uuid,
                 driver_factory=self.manager.driver_factory,
-                retry_attempts=0, retry_interval=0)
+                retry_attempts=0, retry_interval=0,
+                on_release=self.manager._node_changed)
         except exception.NodeLocked:
             # Locked at the last moment: not the action's fault.
             action.revert_claim(previous)
