@@ -48,6 +48,7 @@ from oslo_utils import uuidutils
 from alloc_framework.drivers.allocation import base
 from alloc_framework.drivers.allocation import placement_client
 from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework.objects.baremetal import states
@@ -66,6 +67,9 @@ _PLACEMENT_ERRORS = (placement_client.PlacementError,
 
 # Tries of a provider sync whose generation changed meanwhile.
 _SYNC_ATTEMPTS = 3
+
+# How many free nodes a failed allocation checks in Placement.
+_CHECKED_FREE_NODES = 5
 
 
 def resource_class_name(resource_class):
@@ -124,10 +128,10 @@ def _inventory_matches(current, wanted):
 class PlacementBackend(base.AllocationBackend):
     """Claim nodes as resource providers of a Placement service."""
 
-    # When every node Placement offered was claimed by concurrent
-    # allocations whose reservations are not committed yet, the
-    # allocation looks again this many times, pausing a little (a wait
-    # on the conductor's stop event) as the database backend does.
+    # When free nodes exist but were claimed by concurrent allocations
+    # whose reservations are not committed yet, the allocation looks
+    # again this many times, pausing a little (a wait on the conductor's
+    # stop event) as the database backend does.
     busy_attempts = 6
     busy_pause = 0.02
 
@@ -166,22 +170,28 @@ class PlacementBackend(base.AllocationBackend):
             return ['deleted'] if self.remove_provider(node_uuid) else []
         return self.sync_provider(node)
 
-    def sync_provider(self, node, in_use=None):
-        """Make the provider of ``node`` (an object) match it."""
+    def sync_provider(self, node, in_use=None, dry_run=False):
+        """Make the provider of ``node`` (an object) match it.
+
+        :param dry_run: only say what differs; change nothing.
+        :returns: what differed, a list of words.
+        """
         for attempt in range(_SYNC_ATTEMPTS):
             try:
-                return self._sync_provider(node, in_use)
+                return self._sync_provider(node, in_use, dry_run)
             except placement_client.PlacementError as exc:
                 if (exc.code != 'placement.concurrent_update'
                         or attempt == _SYNC_ATTEMPTS - 1):
                     raise
 
-    def _sync_provider(self, node, in_use):
+    def _sync_provider(self, node, in_use, dry_run):
         wanted = desired_provider(node, in_use)
         client = self.client
         changed = []
         provider = client.get_provider(node.uuid)
         if provider is None:
+            if dry_run:
+                return ['missing']
             try:
                 client.create_provider(node.uuid, wanted['name'])
             except placement_client.PlacementError as exc:
@@ -191,31 +201,36 @@ class PlacementBackend(base.AllocationBackend):
                 client.create_provider(node.uuid, node.uuid)
             changed.append('created')
         elif provider['name'] not in (wanted['name'], node.uuid):
-            try:
-                client.rename_provider(node.uuid, wanted['name'])
-                changed.append('name')
-            except placement_client.PlacementError as exc:
-                if exc.code != 'placement.duplicate_name':
-                    raise
+            changed.append('name')
+            if not dry_run:
+                try:
+                    client.rename_provider(node.uuid, wanted['name'])
+                except placement_client.PlacementError as exc:
+                    if exc.code != 'placement.duplicate_name':
+                        raise
+                    changed.remove('name')
         inventories, generation = client.get_inventories(node.uuid)
         if not _inventory_matches(inventories, wanted['inventories']):
-            for name in wanted['inventories']:
-                client.ensure_resource_class(name)
-            client.set_inventories(node.uuid, generation,
-                                   wanted['inventories'])
             changed.append('inventory')
+            if not dry_run:
+                for name in wanted['inventories']:
+                    client.ensure_resource_class(name)
+                client.set_inventories(node.uuid, generation,
+                                       wanted['inventories'])
         traits, generation = client.get_traits(node.uuid)
         if set(traits) != wanted['traits']:
-            for name in sorted(wanted['traits'] - set(traits)):
-                if name.startswith('CUSTOM_'):
-                    client.ensure_trait(name)
-            client.set_traits(node.uuid, generation, wanted['traits'])
             changed.append('traits')
+            if not dry_run:
+                for name in sorted(wanted['traits'] - set(traits)):
+                    if name.startswith('CUSTOM_'):
+                        client.ensure_trait(name)
+                client.set_traits(node.uuid, generation, wanted['traits'])
         aggregates, generation = client.get_aggregates(node.uuid)
         if set(aggregates) != wanted['aggregates']:
-            client.set_aggregates(node.uuid, generation,
-                                  wanted['aggregates'])
             changed.append('aggregates')
+            if not dry_run:
+                client.set_aggregates(node.uuid, generation,
+                                      wanted['aggregates'])
         return changed
 
     def remove_provider(self, provider_uuid):
@@ -270,6 +285,11 @@ class PlacementBackend(base.AllocationBackend):
                                      project, user)
         return False
 
+    def claim_node(self, allocation, node):
+        """Claim ``node`` (an object) for ``allocation``; False on 409."""
+        return self._claim(allocation, node.uuid,
+                           resource_class_name(node.resource_class))
+
     def _unclaim(self, allocation):
         try:
             self.client.delete_claim(allocation.uuid)
@@ -285,29 +305,65 @@ class PlacementBackend(base.AllocationBackend):
 
     def allocate(self, context, allocation):
         rc_name = resource_class_name(allocation.resource_class)
-        seen = set()
         for attempt in range(self.busy_attempts):
             try:
-                node = self._allocate_once(context, allocation, rc_name,
-                                           seen)
+                node = self._allocate_once(context, allocation, rc_name)
+                if node is not None:
+                    return node
+                error = node_reservation.explain_no_node(context,
+                                                         allocation)
+                if not error.startswith(node_reservation.BUSY_ERROR):
+                    break
+                # The database has free matching nodes that Placement did
+                # not let this allocation claim: find out why.
+                healed, drift = self._check_free_nodes(context, allocation)
             except _PLACEMENT_ERRORS as exc:
                 raise exception.AllocationFailed(
                     error='the Placement service failed: %s' % exc)
-            if node is not None:
-                return node
-            error = self._explain(context, allocation, bool(seen))
-            if not (seen and error.startswith(node_reservation.BUSY_ERROR)):
+            if drift:
+                error = drift
                 break
-            # Placement offered nodes that other allocations claimed, and
-            # the database still shows some of them free: their
-            # reservations are being committed. Look again shortly.
+            if healed:
+                continue
+            # Claimed by concurrent allocations whose reservations are not
+            # committed yet (or locked a moment): look again shortly.
             if attempt < self.busy_attempts - 1:
                 self.stop_event.wait(random.uniform(0.5, 1.5)
                                      * self.busy_pause * (attempt + 1))
         raise exception.AllocationFailed(error=error)
 
-    def _allocate_once(self, context, allocation, rc_name, seen):
-        """Claim and reserve a node, or None; adds the offered to seen."""
+    def _check_free_nodes(self, context, allocation):
+        """Why free matching nodes were not claimed.
+
+        Brings the providers of a few of them up to date.
+
+        :returns: (whether a provider was out of date and is now right,
+            a ``last_error`` when a claim that belongs to no allocation
+            blocks a node, else None).
+        """
+        free = node_reservation.free_nodes(context, allocation,
+                                           limit=_CHECKED_FREE_NODES)
+        healed = False
+        for node_uuid in sorted(free):
+            if self.sync_node(context, node_uuid):
+                healed = True
+                continue
+            for consumer in self.client.provider_allocations(node_uuid):
+                try:
+                    owner = objects.Allocation.get_by_uuid(context,
+                                                           consumer)
+                except exception.AllocationNotFound:
+                    owner = None
+                if owner is None or owner.state != alloc_obj.ALLOCATING:
+                    return healed, (
+                        'node %s is free in the database, but Placement '
+                        'holds a claim of consumer %s on it that belongs '
+                        'to no allocation in progress (see alloc-manage '
+                        'placement drift --heal)' % (node_uuid, consumer))
+        return healed, None
+
+    def _allocate_once(self, context, allocation, rc_name):
+        """Claim and reserve a node; None when none could be."""
         tried = set()
         for batch in self._batches(allocation, rc_name):
             new = [u for u in batch if u not in tried]
@@ -315,7 +371,6 @@ class PlacementBackend(base.AllocationBackend):
                 if _get(allocation, 'candidate_nodes'):
                     continue
                 return None
-            seen.update(new)
             tried.update(new)
             free = node_reservation.free_nodes(context, allocation, new)
             # Placement offered nodes that the database says are not
@@ -346,21 +401,6 @@ class PlacementBackend(base.AllocationBackend):
         LOG.debug('Node %(node)s claimed and reserved for allocation '
                   '%(alloc)s', {'node': node, 'alloc': allocation.uuid})
         return node
-
-    def _explain(self, context, allocation, seen_any):
-        error = node_reservation.explain_no_node(context, allocation)
-        traits = sorted(set(_get(allocation, 'traits') or ()))
-        if not seen_any and error.startswith(node_reservation.BUSY_ERROR):
-            # The database has matching nodes Placement does not offer.
-            return ('Placement has no allocation candidate for resource '
-                    'class %s (%s)%s although nodes match in the database: '
-                    'their resource providers are missing or out of date '
-                    '(see alloc-manage placement drift)'
-                    % (allocation.resource_class,
-                       resource_class_name(allocation.resource_class),
-                       ' with the traits %s' % ', '.join(traits)
-                       if traits else ''))
-        return error
 
     def backfill(self, context, allocation, node_id):
         node = objects.Node.get_by_id(context, node_id)

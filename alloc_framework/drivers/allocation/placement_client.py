@@ -208,10 +208,15 @@ class PlacementClient:
         return self._json(resp) if resp.status_code == 200 else None
 
     def list_providers(self, required=None):
-        """Every provider, or those with all the ``required`` traits."""
+        """Every provider, or those with all the ``required`` traits.
+
+        A trait Placement does not know (400) means no provider has it.
+        """
         params = {'required': required} if required else None
-        resp = self._call('GET', '/resource_providers', (200,),
+        resp = self._call('GET', '/resource_providers', (200, 400),
                           params=params)
+        if resp.status_code == 400:
+            return []
         return resp.json()['resource_providers']
 
     def create_provider(self, uuid, name):

@@ -361,19 +361,24 @@ def reserve_node(context, allocation, randomize=True, node_uuid=None):
 
 
 @db_api.reader.connection
-def free_nodes(context, allocation, uuids):
-    """Which of the nodes ``uuids`` could serve ``allocation`` now.
+def free_nodes(context, allocation, uuids=None, limit=None):
+    """Which nodes (of ``uuids`` when given) could serve ``allocation`` now.
 
     The filter of :func:`reserve_node` (locked nodes included: a lock is
-    short), narrowed to ``uuids``; for a backend that gets candidates
-    from elsewhere and must not spend claims on nodes that are busy here.
+    short); for a backend that gets candidates from elsewhere and must
+    not spend claims on nodes that are busy here.
 
+    :param limit: return at most that many (those with the lowest ids).
     :returns: a set of node UUIDs.
     """
-    free = _Filter(allocation, with_unlocked=False, among=list(uuids))
+    free = _Filter(allocation, with_unlocked=False,
+                   among=None if uuids is None else list(uuids))
     if free.empty:
         return set()
-    query = sa.select(NODES.c.uuid).where(*_free_conditions(free.shape))
+    query = (sa.select(NODES.c.uuid).where(*_free_conditions(free.shape))
+             .order_by(NODES.c.id))
+    if limit:
+        query = query.limit(limit)
     rows = context.connection.execute(query, free.params)
     return {row.uuid for row in rows}
 
