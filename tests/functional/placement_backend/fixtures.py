@@ -9,8 +9,9 @@ and points ``[placement]`` at one of:
   (``tests.base.Server``), reached with keystoneauth1's ``admin_token``
   plugin;
 * ``upstream``: upstream openstack-placement (a test requirement) served
-  on 127.0.0.1 by a child process (``upstream_server.py``) over its own
-  SQLite database, with ``noauth2``.
+  on 127.0.0.1 by a child process (``upstream_server.py``, one per test
+  process, emptied for each test) over its own SQLite database, with
+  ``noauth2``.
 
 Nodes the tests write straight to the database bypass the conductor's
 mirroring, so the fixture patches the node factories to mirror what they
@@ -18,9 +19,12 @@ create (:meth:`PlacementBackendFixture.sync`), as the conductor does for
 nodes created through the API.
 """
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import fixtures
 from keystoneauth1 import loading as ks_loading
@@ -36,40 +40,85 @@ _SERVER_SCRIPT = os.path.join(os.path.dirname(__file__),
                               'upstream_server.py')
 
 
-class UpstreamPlacement(fixtures.Fixture):
-    """Upstream openstack-placement over HTTP on 127.0.0.1, noauth2."""
+class _UpstreamServer:
+    """One upstream Placement process per test process, started once.
 
-    def _setUp(self):
-        tmp = self.useFixture(fixtures.TempDir()).path
+    Starting it costs seconds (imports, schema); each test empties it
+    instead (:class:`UpstreamPlacement`).
+    """
+
+    process = None
+    url = None
+
+    @classmethod
+    def get(cls):
+        if cls.process is None or cls.process.poll() is not None:
+            cls._start()
+        return cls.url
+
+    @classmethod
+    def _start(cls):
+        tmp = tempfile.mkdtemp(prefix='alloc-upstream-placement-')
+        atexit.register(shutil.rmtree, tmp, True)
         port = base.free_port()
-        self.url = 'http://127.0.0.1:%d' % port
-        log = open(os.path.join(tmp, 'placement.log'), 'wb')
-        self.addCleanup(log.close)
-        self.process = subprocess.Popen(
-            [sys.executable, _SERVER_SCRIPT, str(port),
-             os.path.join(tmp, 'placement.sqlite')],
-            stdout=log, stderr=subprocess.STDOUT)
-        self.addCleanup(self._stop)
+        url = 'http://127.0.0.1:%d' % port
+        log_path = os.path.join(tmp, 'placement.log')
+        with open(log_path, 'wb') as log:
+            process = subprocess.Popen(
+                [sys.executable, _SERVER_SCRIPT, str(port),
+                 os.path.join(tmp, 'placement.sqlite')],
+                stdout=log, stderr=subprocess.STDOUT)
+        atexit.register(cls._stop, process)
 
         def answers():
-            if self.process.poll() is not None:
-                with open(log.name) as out:
+            if process.poll() is not None:
+                with open(log_path) as out:
                     raise AssertionError('upstream Placement exited: %s'
                                          % out.read()[-2000:])
             try:
-                return requests.get(self.url, timeout=2).status_code == 200
+                return requests.get(url, timeout=2).status_code == 200
             except requests.ConnectionError:
                 return False
         base.wait_for(answers, 'upstream Placement to answer', timeout=60,
                       interval=0.1)
+        cls.process, cls.url = process, url
 
-    def _stop(self):
-        self.process.terminate()
+    @staticmethod
+    def _stop(process):
+        process.terminate()
         try:
-            self.process.wait(10)
+            process.wait(10)
         except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+            process.kill()
+            process.wait()
+
+
+class UpstreamPlacement(fixtures.Fixture):
+    """Upstream openstack-placement over HTTP on 127.0.0.1, noauth2.
+
+    Empty when the test starts: every provider and allocation is
+    deleted before and after it.
+    """
+
+    def _setUp(self):
+        self.url = _UpstreamServer.get()
+        self._empty()
+        self.addCleanup(self._empty)
+
+    def _empty(self):
+        headers = {'x-auth-token': 'admin',
+                   'OpenStack-API-Version': 'placement 1.36'}
+        providers = requests.get(self.url + '/resource_providers',
+                                 headers=headers, timeout=30).json()
+        for rp in providers['resource_providers']:
+            allocations = requests.get(
+                self.url + '/resource_providers/%s/allocations' % rp['uuid'],
+                headers=headers, timeout=30).json()['allocations']
+            for consumer in allocations:
+                requests.delete(self.url + '/allocations/%s' % consumer,
+                                headers=headers, timeout=30)
+            requests.delete(self.url + '/resource_providers/%s' % rp['uuid'],
+                            headers=headers, timeout=30)
 
 
 def configure_http(test, url):

@@ -163,21 +163,29 @@ class AllocateTests:
             self.assertEqual(expected, exc.kwargs['error'])
         self.assertEqual({}, self.placement.claims())
 
-    def test_node_without_provider_is_named_as_drift(self):
-        f.make_node(self.ctx)
+    def test_node_without_provider_is_mirrored_when_needed(self):
+        node = f.make_node(self.ctx, traits=['CUSTOM_GPU'])
+        self.client.delete_provider(node.uuid)
+        allocation, got = self.allocate(traits=['CUSTOM_GPU'])
+        self.assertEqual(node.uuid, got)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_claim_without_allocation_is_named(self):
         node = f.make_node(self.ctx)
-        for rp in self.client.list_providers():
-            self.client.delete_provider(rp['uuid'])
+        stray = uuidutils.generate_uuid()
+        project = self.conf.placement.incomplete_consumer_project_id
+        self.assertTrue(self.client.claim(stray, node.uuid, RC, project,
+                                          project))
         allocation = f.make_allocation(self.ctx)
         exc = self.assertRaises(exception.AllocationFailed,
                                 self.backend.allocate, self.ctx, allocation)
-        self.assertIn('Placement has no allocation candidate for resource '
-                      'class baremetal (CUSTOM_BAREMETAL)',
-                      exc.kwargs['error'])
-        self.assertIn('alloc-manage placement drift', exc.kwargs['error'])
-        self.backend.sync_node(self.ctx, node.uuid)
-        self.assertEqual(node.uuid,
-                         self.backend.allocate(self.ctx, allocation))
+        self.assertEqual(
+            'node %s is free in the database, but Placement holds a claim '
+            'of consumer %s on it that belongs to no allocation in '
+            'progress (see alloc-manage placement drift --heal)'
+            % (node.uuid, stray), exc.kwargs['error'])
+        self.assertEqual({stray: node.uuid}, self.placement.claims())
 
     def test_stale_provider_is_skipped_and_refreshed(self):
         stale = f.make_node(self.ctx)
