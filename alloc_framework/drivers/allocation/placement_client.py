@@ -142,6 +142,9 @@ def get_adapter(conf):
     """
     headers = {'OpenStack-API-Version': MICROVERSION}
     if in_process_configured(conf):
+        # The one use of the API layer from a driver: the application
+        # itself is the in-process Placement (as api/placement/direct.py
+        # serves it to tools), imported only when it is used.
         from alloc_framework.api.placement import deploy
 
         transport = InProcessTransport(
