@@ -80,7 +80,7 @@ def register_opts(conf):
     conf.register_opts(opts, group=GROUP)
     ks_loading.register_session_conf_options(conf, GROUP)
     ks_loading.register_auth_conf_options(conf, GROUP)
+    # Unset, service_type and valid_interfaces mean "placement" and
+    # "internal, public" (see placement_client.get_adapter).
     ks_loading.register_adapter_conf_options(conf, GROUP,
                                              include_deprecated=False)
-    conf.set_default('service_type', 'placement', group=GROUP)
-    conf.set_default('valid_interfaces', ['internal', 'public'], group=GROUP)

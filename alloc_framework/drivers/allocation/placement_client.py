@@ -163,7 +163,9 @@ def get_adapter(conf):
     sess = ks_loading.load_session_from_conf_options(
         conf, group, auth=auth, additional_headers=headers)
     return ks_loading.load_adapter_from_conf_options(
-        conf, group, session=sess, auth=auth, raise_exc=False)
+        conf, group, session=sess, auth=auth, raise_exc=False,
+        service_type=conf[group].service_type or 'placement',
+        interface=conf[group].valid_interfaces or ['internal', 'public'])
 
 
 def _error(resp):
