@@ -4,7 +4,10 @@
 builds the reference implementation's WSGI application with its own
 configuration (``[placement_database]connection`` a SQLite file ``DB``,
 schema made at start; ``[api]auth_strategy = noauth2``, where the token
-``admin`` is the admin) and serves it with cheroot until killed. Nothing
+``admin`` is the admin) and serves it with cheroot, one request at a
+time, until killed: the reference implementation does not serialize its
+writers on SQLite, and concurrent writes would fail there with "database
+is locked" (on PostgreSQL or MySQL it needs no such care). Nothing
 of this project is imported: what the tests reach is upstream's service.
 """
 
@@ -27,7 +30,7 @@ def main(port, db_path):
     conf.set_override('auth_strategy', 'noauth2', group='api')
     db_api.configure(conf)
     app = deploy.loadapp(conf)
-    server = wsgi.Server(('127.0.0.1', port), app, numthreads=16)
+    server = wsgi.Server(('127.0.0.1', port), app, numthreads=1)
     print('serving', flush=True)
     server.start()
 
