@@ -38,6 +38,7 @@ deletes the consumer's allocations.
 """
 
 import random
+import threading
 import uuid
 
 import os_resource_classes
@@ -138,14 +139,16 @@ class PlacementBackend(base.AllocationBackend):
     def __init__(self, conf):
         super().__init__(conf)
         self._client = None
+        self._client_lock = threading.Lock()
 
     @property
     def client(self):
         """The :class:`placement_client.PlacementClient`, built once."""
-        if self._client is None:
-            self._client = placement_client.PlacementClient(
-                placement_client.get_adapter(self.conf))
-        return self._client
+        with self._client_lock:
+            if self._client is None:
+                self._client = placement_client.PlacementClient(
+                    placement_client.get_adapter(self.conf))
+            return self._client
 
     # --- mirroring -------------------------------------------------------
 
@@ -168,7 +171,39 @@ class PlacementBackend(base.AllocationBackend):
             node = objects.Node.get_by_uuid(context, node_uuid)
         except exception.NodeNotFound:
             return ['deleted'] if self.remove_provider(node_uuid) else []
-        return self.sync_provider(node)
+        changed = self.sync_provider(node)
+        if self._drop_stray_claims(context, node):
+            changed.append('claims')
+        return changed
+
+    def _drop_stray_claims(self, context, node):
+        """Delete claims on the node that no allocation stands behind.
+
+        A node change can end its allocation without the backend (an
+        update clearing ``instance_uuid`` deletes the allocation); its
+        claim must go too. Claims of allocations still ``allocating``
+        stay: they are being reserved.
+
+        :returns: whether a claim was deleted.
+        """
+        consumers = self.client.provider_allocations(node.uuid)
+        dropped = False
+        for consumer in consumers:
+            try:
+                allocation = objects.Allocation.get_by_uuid(context,
+                                                            consumer)
+            except exception.AllocationNotFound:
+                allocation = None
+            if allocation is not None and (
+                    allocation.state == alloc_obj.ALLOCATING
+                    or allocation.node_id == node.id):
+                continue
+            LOG.info('Deleting the claim of %(consumer)s on node %(node)s: '
+                     'no allocation of the node stands behind it',
+                     {'consumer': consumer, 'node': node.uuid})
+            self.client.delete_claim(consumer)
+            dropped = True
+        return dropped
 
     def sync_provider(self, node, in_use=None, dry_run=False):
         """Make the provider of ``node`` (an object) match it.

@@ -66,6 +66,20 @@ class MirroringTests:
         self.delete('/v1/nodes/%s' % uuid, status=204)
         self.assertIsNone(self.client.get_provider(uuid))
 
+    def test_allocation_ended_by_a_node_update_loses_its_claim(self):
+        node = self.make_node()
+        self.placement.sync(node.uuid)
+        body = self.post('/v1/allocations', {'resource_class': 'baremetal'},
+                         status=201).json_body
+        tests_base.wait_for(
+            lambda: self.get('/v1/allocations/%s' % body['uuid']).json_body[
+                'state'] == 'active', 'the allocation')
+        self.assertEqual({body['uuid']: node.uuid}, self.placement.claims())
+        self.patch('/v1/nodes/%s' % node.uuid,
+                   [{'op': 'remove', 'path': '/instance_uuid'}], status=200)
+        self.get('/v1/allocations/%s' % body['uuid'], status=404)
+        self.assertEqual({}, self.placement.claims())
+
 
 class TestInProcess(MirroringTests, MirroringTestCase):
     mode = 'in-process'
