@@ -350,14 +350,12 @@ class PlacementBackend(base.AllocationBackend):
                 if not error.startswith(node_reservation.BUSY_ERROR):
                     break
                 # The database has free matching nodes that Placement did
-                # not let this allocation claim: find out why.
-                healed, drift = self._check_free_nodes(context, allocation)
+                # not let this allocation claim: their providers may be
+                # missing or out of date.
+                healed = self._heal_free_nodes(context, allocation)
             except _PLACEMENT_ERRORS as exc:
                 raise exception.AllocationFailed(
                     error='the Placement service failed: %s' % exc)
-            if drift:
-                error = drift
-                break
             if healed:
                 continue
             # Claimed by concurrent allocations whose reservations are not
@@ -367,14 +365,11 @@ class PlacementBackend(base.AllocationBackend):
                                      * self.busy_pause * (attempt + 1))
         raise exception.AllocationFailed(error=error)
 
-    def _check_free_nodes(self, context, allocation):
-        """Why free matching nodes were not claimed.
+    def _heal_free_nodes(self, context, allocation):
+        """Bring the providers of a few free matching nodes up to date.
 
-        Brings the providers of a few of them up to date.
-
-        :returns: (whether a provider was out of date and is now right,
-            a ``last_error`` when a claim that belongs to no allocation
-            blocks a node, else None).
+        :returns: whether one was out of date (or held a claim that no
+            allocation stands behind) and is now right.
         """
         free = node_reservation.free_nodes(context, allocation,
                                            limit=_CHECKED_FREE_NODES)
@@ -382,20 +377,7 @@ class PlacementBackend(base.AllocationBackend):
         for node_uuid in sorted(free):
             if self.sync_node(context, node_uuid):
                 healed = True
-                continue
-            for consumer in self.client.provider_allocations(node_uuid):
-                try:
-                    owner = objects.Allocation.get_by_uuid(context,
-                                                           consumer)
-                except exception.AllocationNotFound:
-                    owner = None
-                if owner is None or owner.state != alloc_obj.ALLOCATING:
-                    return healed, (
-                        'node %s is free in the database, but Placement '
-                        'holds a claim of consumer %s on it that belongs '
-                        'to no allocation in progress (see alloc-manage '
-                        'placement drift --heal)' % (node_uuid, consumer))
-        return healed, None
+        return healed
 
     def _allocate_once(self, context, allocation, rc_name):
         """Claim and reserve a node; None when none could be."""

@@ -171,21 +171,29 @@ class AllocateTests:
         self.assertEqual({allocation.uuid: node.uuid},
                          self.placement.claims())
 
-    def test_claim_without_allocation_is_named(self):
+    def test_claim_without_allocation_is_dropped_when_needed(self):
         node = f.make_node(self.ctx)
         stray = uuidutils.generate_uuid()
         project = self.conf.placement.incomplete_consumer_project_id
         self.assertTrue(self.client.claim(stray, node.uuid, RC, project,
                                           project))
+        allocation, got = self.allocate()
+        self.assertEqual(node.uuid, got)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_claim_of_an_allocation_in_progress_is_kept(self):
+        node = f.make_node(self.ctx)
+        other = f.make_allocation(self.ctx)
+        project = self.conf.placement.incomplete_consumer_project_id
+        self.assertTrue(self.client.claim(other.uuid, node.uuid, RC,
+                                          project, project))
         allocation = f.make_allocation(self.ctx)
         exc = self.assertRaises(exception.AllocationFailed,
                                 self.backend.allocate, self.ctx, allocation)
-        self.assertEqual(
-            'node %s is free in the database, but Placement holds a claim '
-            'of consumer %s on it that belongs to no allocation in '
-            'progress (see alloc-manage placement drift --heal)'
-            % (node.uuid, stray), exc.kwargs['error'])
-        self.assertEqual({stray: node.uuid}, self.placement.claims())
+        self.assertTrue(exc.kwargs['error'].startswith(
+            node_reservation.BUSY_ERROR + ' of resource class baremetal'))
+        self.assertEqual({other.uuid: node.uuid}, self.placement.claims())
 
     def test_stale_provider_is_skipped_and_refreshed(self):
         stale = f.make_node(self.ctx)
