@@ -13,13 +13,15 @@ opts = [
                     'claims them there before reserving them in the '
                     'database; third parties can add their own.'),
     cfg.IntOpt('placement_candidates_limit',
-               default=50,
+               default=20,
                min=1,
                help='With the placement backend: how many allocation '
                     'candidates one allocation asks Placement for (the '
                     '``limit`` of GET /allocation_candidates). They are '
                     'tried in random order, so concurrent allocations '
-                    'rarely claim the same node.'),
+                    'rarely claim the same node. Placement\'s cost grows '
+                    'with it; each retry asks again (see '
+                    'placement_claim_retries).'),
     cfg.IntOpt('placement_claim_retries',
                default=5,
                min=0,

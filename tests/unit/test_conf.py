@@ -71,5 +71,5 @@ class TestPlacementGroup(base.TestCase):
         self.assertFalse(placement_client.in_process_configured(self.conf))
 
     def test_placement_backend_options(self):
-        self.assertEqual(50, self.conf.allocation.placement_candidates_limit)
+        self.assertEqual(20, self.conf.allocation.placement_candidates_limit)
         self.assertEqual(5, self.conf.allocation.placement_claim_retries)
