@@ -19,7 +19,12 @@ each on a worker:
   its creation unless it set its own) or rescheduled more than
   ``[deferred_actions]max_reschedules`` times FAILED;
 * FAILED writes ``last_error`` and an error in the node history naming the
-  action, the error, and the request id and user that asked for it.
+  action, the error, and the request id and user that asked for it;
+* an action that a provisioning flow waits for (its ``flow``: a
+  deferrable clean or service step, see :mod:`conductor.steps`) hands the
+  node back to that flow when it ends, in the same task, under the lock
+  it ran with (:data:`FLOW_HANDLERS`): COMPLETED goes on with the next
+  step, FAILED fails the flow.
 
 Every run logs a launch line and, once the last action it launched ended,
 a completion line, both with the run's iteration number; its duration
@@ -40,6 +45,7 @@ from oslo_serialization import jsonutils
 
 from alloc_framework.common import metrics
 from alloc_framework.conf import deferred_actions as conf_deferred
+from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import task_manager
 from alloc_framework.drivers import deferred
 from alloc_framework.objects import baremetal as objects
@@ -65,6 +71,16 @@ GAUGES = {
     'DeferredActionsRetryCount': (da.PENDING_RETRY,),
     'DeferredActionsCompletedCount': (da.COMPLETED,),
 }
+
+
+FLOW_HANDLERS = {
+    'clean': provisioning.deferred_step_ended,
+    'service': provisioning.deferred_step_ended,
+}
+"""``flow`` of an action -> what goes on when the action ends, called as
+``handler(conf, task, action, error)`` with the node's task: ``error`` is
+None for COMPLETED and the failure message for FAILED. The one place
+where the end of an action moves a provisioning flow."""
 
 
 def failure_message(action, error):
@@ -328,6 +344,7 @@ class Launcher:
                     on_release=self.manager._node_changed) as task:
                 task.node.last_error = message
                 task.node.save(context)
+                self._flow_ended(task, action, message)
         except exception.NodeLocked:
             LOG.warning('Node %(node)s is locked: its last_error does not '
                         'show that %(msg)s', {'node': node.uuid,
@@ -355,6 +372,7 @@ class Launcher:
                 purpose='deferred action %s' % action.uuid,
                 driver_factory=self.manager.driver_factory,
                 retry_attempts=0, retry_interval=0,
+                stop_event=self._stop_event,
                 on_release=self.manager._node_changed)
         except exception.NodeLocked:
             # Locked at the last moment: not the action's fault.
@@ -393,7 +411,24 @@ class Launcher:
                       ' completed', {'uuid': action.uuid,
                                      'call': action.call,
                                      'node': task.node.uuid})
+            self._flow_ended(task, action)
             return da.COMPLETED
+
+    def _flow_ended(self, task, action, error=None):
+        """Hand the node back to the flow waiting for ``action``, if any.
+        """
+        handler = FLOW_HANDLERS.get(action.flow)
+        if handler is None:
+            return
+        try:
+            handler(self.conf, task, action, error)
+        except Exception:
+            # The action's own state is already final; the flow's
+            # failure to go on must not be reported as the action's.
+            LOG.exception('Node %(node)s: could not go on with the %(flow)s '
+                          'flow after deferred action %(uuid)s',
+                          {'node': task.node.uuid, 'flow': action.flow,
+                           'uuid': action.uuid})
 
     def _deadline(self, action):
         if action.deadline is not None:
@@ -425,6 +460,7 @@ class Launcher:
         task.node.last_error = message
         task.node.save(task.context)
         self.notify(task.context, action, task.node.uuid)
+        self._flow_ended(task, action, message)
         return da.FAILED
 
 

@@ -33,6 +33,7 @@ from alloc_framework.conductor import hash_ring
 from alloc_framework.conductor import deferred_actions
 from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import rpcapi
+from alloc_framework.conductor import steps
 from alloc_framework.conductor import task_manager
 from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import driver_factory as df
@@ -48,7 +49,7 @@ _INTERNAL_FIELDS = frozenset([
     'id', 'uuid', 'reservation', 'allocation_id', 'conductor_affinity',
     'created_at', 'updated_at', 'provision_updated_at', 'traits',
     'provision_state', 'target_provision_state', 'target_power_state',
-    'clean_step', 'deploy_step', 'driver_internal_info'])
+    'clean_step', 'deploy_step', 'service_step', 'driver_internal_info'])
 _INTERFACE_FIELDS = tuple('%s_interface' % t
                           for t in drivers_base.INTERFACE_TYPES)
 # States in which a node's driver and interfaces may change (or any state
@@ -214,13 +215,17 @@ class ConductorManager:
         """Fail this conductor's nodes left waiting for too long.
 
         A wait state ends when something resumes the node
-        (``continue_node_deploy``, ``continue_node_clean``); when nothing
-        does within the configured time, the node moves to the failure
-        state of its flow. Nodes in maintenance are left alone.
+        (``continue_node_deploy``, ``continue_node_clean``, the end of the
+        deferred action it waits for); when nothing does within the
+        configured time, the node moves to the failure state of its flow.
+        Nodes in maintenance are left alone, and so are nodes waiting for
+        a deferred action that can still run.
         """
         timeouts = (
             (states.DEPLOYWAIT, self.conf.conductor.deploy_callback_timeout),
-            (states.CLEANWAIT, self.conf.conductor.clean_callback_timeout))
+            (states.CLEANWAIT, self.conf.conductor.clean_callback_timeout),
+            (states.SERVICEWAIT,
+             self.conf.conductor.service_callback_timeout))
         for wait_state, timeout in timeouts:
             if timeout:
                 self._fail_timed_out(context, wait_state, timeout)
@@ -243,6 +248,15 @@ class ConductorManager:
                             or node.maintenance
                             or timeutils.normalize_time(
                                 node.provision_updated_at) >= limit):
+                        continue
+                    # A deferred action that can still run governs its
+                    # own time (retries, deadline); its end moves the
+                    # node on.
+                    if steps.waits_on_live_action(context, node):
+                        LOG.debug('Node %(node)s waits for deferred action '
+                                  '%(action)s: not timed out',
+                                  {'node': node.uuid,
+                                   'action': steps.waiting_on(node)})
                         continue
                     provisioning.fail_wait_timeout(task, timeout)
             except (exception.NodeLocked, exception.NodeNotFound) as exc:
@@ -363,7 +377,9 @@ class ConductorManager:
                 node.protected_reason = None
             if not node.retired:
                 node.retired_reason = None
-            if ({'driver'} | set(_INTERFACE_FIELDS)) & changed:
+            # driver_info names the implementations of plugin interface
+            # kinds (drivers.base.node_interface): check them too.
+            if ({'driver', 'driver_info'} | set(_INTERFACE_FIELDS)) & changed:
                 if 'driver' in changed:
                     # Interfaces not chosen explicitly follow the new
                     # hardware type's defaults.
@@ -464,7 +480,7 @@ class ConductorManager:
             raise
 
     def do_provisioning_action(self, context, node_id, action,
-                               clean_steps=None):
+                               clean_steps=None, service_steps=None):
         """Start a provisioning action.
 
         Checks are made before anything changes and are raised. Then the
@@ -474,9 +490,9 @@ class ConductorManager:
         Failures of the work itself end in a failure state with
         ``last_error``.
 
-        :raises: InvalidParameterValue (unknown action, bad clean steps),
-            InvalidStateRequested, NodeInMaintenance, NodeProtected,
-            NodeLocked, NodeNotFound, DriverNotFound,
+        :raises: InvalidParameterValue (unknown action, bad clean or
+            service steps), InvalidStateRequested, NodeInMaintenance,
+            NodeProtected, NodeLocked, NodeNotFound, DriverNotFound,
             NoFreeConductorWorker
         """
         event = states.event_for_verb(action)
@@ -489,7 +505,8 @@ class ConductorManager:
                     action=action, node=node.uuid,
                     state=node.provision_state)
             if node.maintenance and event in (states.DEPLOY, states.REBUILD,
-                                              states.PROVIDE, states.CLEAN):
+                                              states.PROVIDE, states.CLEAN,
+                                              states.SERVICE):
                 raise exception.NodeInMaintenance(op=action, node=node.uuid)
             if node.protected and event in (states.DELETE, states.REBUILD):
                 raise exception.NodeProtected(node=node.uuid)
@@ -501,17 +518,24 @@ class ConductorManager:
                 raise exception.InvalidParameterValue(
                     err='clean_steps are only accepted with the clean '
                         'action.')
+            if event == states.SERVICE:
+                service_steps = provisioning.validate_service_steps(
+                    task, service_steps)
+            elif service_steps:
+                raise exception.InvalidParameterValue(
+                    err='service_steps are only accepted with the service '
+                        'action.')
             if event in (states.DEPLOY, states.REBUILD):
                 task.driver.power.validate(task)
                 task.driver.boot.validate(task)
                 task.driver.deploy.validate(task)
             node.last_error = None
-            self._start_flow(task, event, clean_steps)
+            self._start_flow(task, event, clean_steps, service_steps)
         except Exception:
             task.release_resources()
             raise
 
-    def _start_flow(self, task, event, clean_steps=None):
+    def _start_flow(self, task, event, clean_steps=None, service_steps=None):
         """Save the first move of ``event``; hand the rest to a worker.
 
         Releases the task when the move ended the request. When no worker
@@ -525,7 +549,7 @@ class ConductorManager:
             return
         try:
             self._hand_over(task, provisioning.run, self.conf, task, event,
-                            clean_steps)
+                            clean_steps, service_steps)
         except exception.NoFreeConductorWorker:
             provisioning.undo_begin(task, *before)
             raise
@@ -538,6 +562,12 @@ class ConductorManager:
                 raise exception.InvalidStateRequested(
                     action='continue %s' % what, node=node.uuid,
                     state=node.provision_state)
+            if steps.waits_on_live_action(context, node):
+                # The action's end resumes the node, not a call-back.
+                raise exception.InvalidStateRequested(
+                    action='continue %s (the node waits for deferred '
+                           'action %s)' % (what, steps.waiting_on(node)),
+                    node=node.uuid, state=node.provision_state)
             self._require_driver(task)
             self._start_flow(task, states.RESUME)
         except Exception:
@@ -559,6 +589,14 @@ class ConductorManager:
             DriverNotFound, NoFreeConductorWorker
         """
         self._continue(context, node_id, states.CLEANWAIT, 'cleaning')
+
+    def continue_node_service(self, context, node_id):
+        """Resume servicing waiting in ``service wait`` (in a worker).
+
+        :raises: InvalidStateRequested, NodeLocked, NodeNotFound,
+            DriverNotFound, NoFreeConductorWorker
+        """
+        self._continue(context, node_id, states.SERVICEWAIT, 'servicing')
 
     def add_node_traits(self, context, node_id, traits, replace=False):
         """Add traits to a node, or replace all of them.
@@ -582,6 +620,48 @@ class ConductorManager:
             else:
                 for trait in traits:
                     trait_obj.remove_trait(context, node_id, trait)
+
+    # --- management ---
+    #
+    # Answered in the RPC call, under the node lock (shared for reads):
+    # one request to the hardware, bounded by the interface's timeouts.
+
+    def set_boot_device(self, context, node_id, device, persistent=False):
+        """Set a node's next boot device.
+
+        :raises: NodeLocked, NodeNotFound, DriverNotFound,
+            InvalidParameterValue (unsupported device, bad driver_info),
+            and the driver's errors reaching the hardware.
+        """
+        with self._acquire(context, node_id, 'set boot device') as task:
+            self._require_driver(task)
+            task.driver.management.validate(task)
+            task.driver.management.set_boot_device(task, device,
+                                                   persistent=persistent)
+
+    def get_boot_device(self, context, node_id):
+        """A node's next boot device: ``{'boot_device', 'persistent'}``.
+
+        :raises: NodeNotFound, DriverNotFound, InvalidParameterValue, and
+            the driver's errors reaching the hardware.
+        """
+        with self._acquire(context, node_id, 'get boot device',
+                           shared=True) as task:
+            self._require_driver(task)
+            task.driver.management.validate(task)
+            return task.driver.management.get_boot_device(task)
+
+    def get_supported_boot_devices(self, context, node_id):
+        """The boot devices a node supports (list of strings).
+
+        :raises: as :meth:`get_boot_device`.
+        """
+        with self._acquire(context, node_id, 'get supported boot devices',
+                           shared=True) as task:
+            self._require_driver(task)
+            task.driver.management.validate(task)
+            return list(task.driver.management.get_supported_boot_devices(
+                task))
 
     # --- allocations ---
 

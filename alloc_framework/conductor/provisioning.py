@@ -12,19 +12,22 @@ Every move of ``provision_state`` goes through the state machine of
 to the failure state of its flow, sets ``last_error`` and records a node
 history entry; it is never raised to the API, which already answered 202. An
 interface that returns a wait state leaves the node waiting (lock
-released) until the matching ``continue_*`` call.
+released) until the matching ``continue_*`` call. Cleaning and servicing
+run interface steps through :mod:`steps`; a deferrable step becomes a
+deferred action, whose end goes on with the flow
+(:func:`deferred_step_ended`).
 """
 
 from oslo_log import log
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.conductor import steps
 from alloc_framework.objects.baremetal import states
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import node_history
 
 LOG = log.getLogger(__name__)
 
-CLEAN_FAILURE = 'clean failure'
+CLEAN_FAILURE = steps.CLEAN_FAILURE
 """The ``fault`` of a node put in maintenance by a cleaning failure."""
 
 
@@ -61,23 +64,20 @@ def _fail(task, message, fault=None):
         node.fault = fault
     node.clean_step = {}
     node.deploy_step = {}
+    node.service_step = {}
     _move(task, states.FAIL)
     _record(task, message)
 
 
-# --- cleaning ----------------------------------------------------------------
+# --- cleaning and servicing --------------------------------------------------
+#
+# Both run a list of interface steps with the one runner of
+# :mod:`steps`; they differ in their names and in where they end.
 
 def automated_clean_enabled(conf, node):
     if node.automated_clean is not None:
         return node.automated_clean
     return conf.conductor.automated_clean
-
-
-def _all_steps(task):
-    steps = []
-    for iface in task.driver.all_interfaces().values():
-        steps.extend(iface.get_clean_steps(task))
-    return steps
 
 
 def validate_manual_clean_steps(task, clean_steps):
@@ -86,94 +86,50 @@ def validate_manual_clean_steps(task, clean_steps):
     :returns: the steps with ``args`` filled in.
     :raises: InvalidParameterValue naming the bad step.
     """
-    if not isinstance(clean_steps, list) or not clean_steps:
-        raise exception.InvalidParameterValue(
-            err='clean_steps must be a non-empty list of steps.')
-    known = {(s['interface'], s['step']): s for s in _all_steps(task)}
-    result = []
-    for step in clean_steps:
-        if not isinstance(step, dict):
-            raise exception.InvalidParameterValue(
-                err='Each clean step must be an object, not %r.' % (step,))
-        key = (step.get('interface'), step.get('step'))
-        if key not in known:
-            raise exception.InvalidParameterValue(
-                err='Clean step %(step)s of interface %(iface)s is not '
-                    'supported by node %(node)s. Supported steps: %(ok)s'
-                    % {'step': key[1], 'iface': key[0],
-                       'node': task.node.uuid,
-                       'ok': ', '.join('%s.%s' % k for k in sorted(known))})
-        args = step.get('args') or {}
-        if not isinstance(args, dict):
-            raise exception.InvalidParameterValue(
-                err='The args of clean step %s must be an object.' % key[1])
-        argsinfo = known[key]['argsinfo']
-        unknown = set(args) - set(argsinfo)
-        if unknown:
-            raise exception.InvalidParameterValue(
-                err='Clean step %s does not accept the argument(s) %s.'
-                    % (key[1], ', '.join(sorted(unknown))))
-        missing = [a for a, info in argsinfo.items()
-                   if info.get('required') and a not in args]
-        if missing:
-            raise exception.InvalidParameterValue(
-                err='Clean step %s requires the argument(s) %s.'
-                    % (key[1], ', '.join(missing)))
-        result.append({'interface': key[0], 'step': key[1], 'args': args})
-    return result
+    return steps.validate_steps(task, steps.CLEAN, clean_steps)
 
 
-# Keys of driver_internal_info that remember the cleaning in progress, so
-# that a step that waits can be resumed with the steps after it.
-_STEPS_KEY = 'clean_steps'
-_INDEX_KEY = 'clean_step_index'
+def validate_service_steps(task, service_steps):
+    """Check service steps against the node's interfaces.
+
+    :returns: the steps with ``args`` filled in.
+    :raises: InvalidParameterValue naming the bad step.
+    """
+    return steps.validate_steps(task, steps.SERVICE, service_steps)
 
 
-def _set_progress(node, steps=None, index=None):
-    info = dict(node.driver_internal_info or {})
-    if steps is None:
-        info.pop(_STEPS_KEY, None)
-        info.pop(_INDEX_KEY, None)
-    else:
-        info[_STEPS_KEY] = steps
-        info[_INDEX_KEY] = index
-    node.driver_internal_info = info
+def _finish_steps(conf, task, flow, step_list, start=0, origin=None):
+    """Run the flow's steps from ``start``; end, fail or leave it waiting.
 
-
-def _run_clean_steps(task, steps, start=0):
-    """Run ``steps[start:]`` in order; True when all ran, False on a wait."""
-    node = task.node
-    for index in range(start, len(steps)):
-        step = steps[index]
-        node.clean_step = step
-        _set_progress(node, steps, index)
-        node.save(task.context)
-        iface = getattr(task.driver, step['interface'])
-        result = iface.execute_clean_step(task, step)
-        if result == states.CLEANWAIT:
-            _move(task, states.WAIT)
-            return False
-    node.clean_step = {}
-    _set_progress(node)
-    return True
-
-
-def _finish_cleaning(task, steps, start=0):
+    :param origin: the deferred action whose end resumed the flow (see
+        :func:`steps.run_steps`).
+    """
     node = task.node
     try:
-        if not _run_clean_steps(task, steps, start):
+        if not steps.run_steps(conf, task, flow, step_list, start,
+                               origin=origin):
             return
     except Exception as exc:
-        _set_progress(node)
-        _fail(task, 'Cleaning failed: %s' % exc, fault=CLEAN_FAILURE)
+        steps.clear_progress(node)
+        _fail(task, '%s failed: %s' % (flow.label, exc), fault=flow.fault)
         return
-    # Manual cleaning returns to manageable, automated goes on to
-    # available: the target set when cleaning started tells which.
-    done = (states.MANAGE if node.target_provision_state
-            == states.MANAGEABLE else states.DONE)
+    if flow is steps.SERVICE:
+        done = states.DONE
+    else:
+        # Manual cleaning returns to manageable, automated goes on to
+        # available: the target set when cleaning started tells which.
+        done = (states.MANAGE if node.target_provision_state
+                == states.MANAGEABLE else states.DONE)
     _move(task, done)
-    LOG.info('Node %(node)s cleaned, now %(state)s',
-             {'node': node.uuid, 'state': node.provision_state})
+    LOG.info('Node %(node)s: %(label)s done, now %(state)s',
+             {'node': node.uuid, 'label': flow.label.lower(),
+              'state': node.provision_state})
+
+
+def _continue_steps(conf, task, flow, origin=None):
+    """Go on with the step after the one the node waited for."""
+    step_list, index = steps.progress(task.node, flow)
+    _finish_steps(conf, task, flow, step_list, index + 1, origin=origin)
 
 
 def do_cleaning(conf, task, manual_steps=None):
@@ -185,27 +141,61 @@ def do_cleaning(conf, task, manual_steps=None):
     """
     node = task.node
     if manual_steps is not None:
-        steps = manual_steps
+        step_list = manual_steps
     elif automated_clean_enabled(conf, node):
         try:
-            steps = [s for s in _all_steps(task) if s['priority'] > 0]
+            step_list = [s for s in steps.all_steps(task, steps.CLEAN)
+                         if s['priority'] > 0]
         except Exception as exc:
             _fail(task, 'Cleaning failed: %s' % exc, fault=CLEAN_FAILURE)
             return
-        steps.sort(key=lambda s: -s['priority'])
-        steps = [{'interface': s['interface'], 'step': s['step'],
-                  'args': {}} for s in steps]
+        step_list.sort(key=lambda s: -s['priority'])
+        step_list = [{'interface': s['interface'], 'step': s['step'],
+                      'args': {}} for s in step_list]
     else:
-        steps = []
-    _finish_cleaning(task, steps)
+        step_list = []
+    _finish_steps(conf, task, steps.CLEAN, step_list)
 
 
 def continue_cleaning(conf, task):
     """Resume cleaning after the step that returned ``clean wait``."""
-    info = task.node.driver_internal_info or {}
-    steps = info.get(_STEPS_KEY) or []
-    start = info.get(_INDEX_KEY, -1) + 1
-    _finish_cleaning(task, steps, start)
+    _continue_steps(conf, task, steps.CLEAN)
+
+
+def do_servicing(conf, task, service_steps):
+    """Service an active node that is in ``servicing``; back to active."""
+    _finish_steps(conf, task, steps.SERVICE, service_steps)
+
+
+def continue_servicing(conf, task):
+    """Resume servicing after the step that returned ``service wait``."""
+    _continue_steps(conf, task, steps.SERVICE)
+
+
+def deferred_step_ended(conf, task, action, error=None):
+    """A deferred action of a clean or service step ended (under its lock).
+
+    Called by the launcher with the node's task, once the action is
+    COMPLETED (``error`` None) or FAILED (``error`` is the failure
+    message naming it). A node that no longer waits for this action
+    (aborted, timed out, resumed by hand) is left alone.
+    """
+    flow = steps.FLOWS[action.flow]
+    node = task.node
+    if (node.provision_state != flow.wait_state
+            or steps.waiting_on(node) != action.uuid):
+        LOG.info('Node %(node)s no longer waits for deferred action '
+                 '%(action)s (it is %(state)s): nothing to go on with',
+                 {'node': node.uuid, 'action': action.uuid,
+                  'state': node.provision_state})
+        return
+    if error is not None:
+        steps.clear_progress(node)
+        _fail(task, '%s failed: %s' % (flow.label, error), fault=flow.fault)
+        return
+    steps.step_done(task, getattr(node, flow.step_field) or {})
+    _move(task, states.RESUME)
+    _continue_steps(conf, task, flow, origin=action)
 
 
 def _deploy_with(task, work):
@@ -239,7 +229,11 @@ def continue_deploy(conf, task):
 # begin() has already made and saved.
 
 def do_verify(conf, task):
-    """Verifying: the node's credentials work, its power state is readable."""
+    """Verifying: the node's credentials work, its power state is readable.
+
+    The node's firmware components are read then, so that a managed node
+    shows them (``GET /v1/nodes/{node}/firmware``).
+    """
     node = task.node
     try:
         task.driver.power.validate(task)
@@ -248,6 +242,7 @@ def do_verify(conf, task):
     except Exception as exc:
         _fail(task, 'Failed to verify node %s: %s' % (node.uuid, exc))
         return
+    steps.cache_firmware(task)
     _move(task, states.DONE)
 
 
@@ -284,14 +279,18 @@ def do_tear_down(conf, task):
 
 
 def do_abort(task):
-    """Abort a waiting flow: bookkeeping only, made in the RPC call."""
+    """Abort a waiting flow: bookkeeping only, made in the RPC call.
+
+    A deferred action the node waited for is not stopped (a firmware
+    update cannot be interrupted half way); when it ends, the node no
+    longer waits for it and its end changes nothing.
+    """
     node = task.node
+    before = node.provision_state
     _move(task, states.ABORT)
-    node.last_error = 'Aborted by request in state %s.' % (
-        node.provision_state)
-    node.clean_step = {}
+    node.last_error = 'Aborted by request in state %s.' % before
     node.deploy_step = {}
-    _set_progress(node)
+    steps.clear_progress(node)
     node.save(task.context)
     _record(task, node.last_error, event_type=node_history.PROVISIONING)
 
@@ -303,8 +302,8 @@ FLOWS = {
     states.REBUILD: do_deploy,
     states.DELETE: do_tear_down,
 }
-"""Machine event -> the work after its first move (``clean`` takes steps;
-``resume`` goes on with what waited)."""
+"""Machine event -> the work after its first move (``clean`` and
+``service`` take steps; ``resume`` goes on with what waited)."""
 
 NO_FREE_WORKER = 'No free conductor workers available'
 """``last_error`` of a node whose request found the worker pool full."""
@@ -361,12 +360,15 @@ def _fail_unexpected(task, event, exc):
 def fail_wait_timeout(task, timeout):
     """Fail a node nothing resumed within ``timeout`` seconds of waiting."""
     node = task.node
-    if node.provision_state == states.CLEANWAIT:
-        step = (node.clean_step or {}).get('step')
-        _set_progress(node)
-        _fail(task, 'Timeout reached while cleaning the node: nothing '
-                    'resumed it within %d seconds. Failed on step %s.'
-              % (timeout, step), fault=CLEAN_FAILURE)
+    flow = steps.flow_of(node)
+    if flow is not None:
+        step = (getattr(node, flow.step_field) or {}).get('step')
+        steps.clear_progress(node)
+        _fail(task, 'Timeout reached while %(doing)s the node: nothing '
+                    'resumed it within %(timeout)d seconds. Failed on step '
+                    '%(step)s.' % {'doing': flow.label.lower(),
+                                   'timeout': timeout, 'step': step},
+              fault=flow.fault)
     else:
         _fail(task, 'Timeout reached while waiting for callback for node '
                     '%s: nothing resumed the deployment within %d seconds.'
@@ -379,11 +381,10 @@ def fail_interrupted(task):
     message = ('The conductor %s stopped while the node was %s; the work '
                'was not finished.')
     if node.provision_state in states.WORKING_STATES:
-        fault = CLEAN_FAILURE if node.provision_state == states.CLEANING \
-            else None
-        _set_progress(node)
+        flow = steps.flow_of(node)
+        steps.clear_progress(node)
         _fail(task, message % (task.host, node.provision_state),
-              fault=fault)
+              fault=flow.fault if flow is not None else None)
     if node.target_power_state:
         node.last_error = message % (
             task.host, 'changing to %s' % node.target_power_state)
@@ -392,7 +393,7 @@ def fail_interrupted(task):
         _record(task, node.last_error, event_type=node_history.POWER)
 
 
-def run(conf, task, event, clean_steps=None):
+def run(conf, task, event, clean_steps=None, service_steps=None):
     """Go on with the flow :func:`begin` started; release the task.
 
     The worker's entry point: the node lock is released when it returns,
@@ -403,10 +404,14 @@ def run(conf, task, event, clean_steps=None):
             if event == states.RESUME:
                 if task.node.provision_state == states.CLEANING:
                     continue_cleaning(conf, task)
+                elif task.node.provision_state == states.SERVICING:
+                    continue_servicing(conf, task)
                 else:
                     continue_deploy(conf, task)
             elif event == states.CLEAN:
                 do_cleaning(conf, task, manual_steps=clean_steps)
+            elif event == states.SERVICE:
+                do_servicing(conf, task, service_steps)
             else:
                 FLOWS[event](conf, task)
         except Exception as exc:

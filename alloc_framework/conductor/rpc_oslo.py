@@ -65,7 +65,10 @@ class _Endpoint:
     METHODS = ('create_node', 'update_node', 'destroy_node',
                'change_node_power_state', 'do_provisioning_action',
                'continue_node_deploy', 'continue_node_clean',
+               'continue_node_service',
                'add_node_traits', 'remove_node_traits',
+               'set_boot_device', 'get_boot_device',
+               'get_supported_boot_devices',
                'create_allocation', 'destroy_allocation', 'ping')
 
     def __init__(self, manager):

@@ -43,7 +43,9 @@ TRANSPORTS_NAMESPACE = 'alloc_framework.rpc.transports'
 TOPIC = 'alloc_framework.conductor'
 # 1.0: initial version
 # 1.1: ping; create_allocation's generated_uuid
-RPC_API_VERSION = '1.1'
+# 1.2: do_provisioning_action's service_steps; continue_node_service
+# 1.3: set_boot_device, get_boot_device, get_supported_boot_devices
+RPC_API_VERSION = '1.3'
 # Conductors asked to create one allocation before giving up. Two silent
 # conductors at once are rare; more point at the broker or at this
 # service's own connection, which asking further conductors does not fix.
@@ -338,17 +340,48 @@ class ConductorAPI:
                                    'change_node_power_state',
                                    new_state=new_state)
 
+    def set_boot_device(self, context, node_id, device, persistent=False):
+        """Set a node's next boot device (synchronous).
+
+        :raises: NodeLocked, NodeNotFound, InvalidParameterValue,
+            DriverNotFound, TemporaryFailure, the driver's errors
+        """
+        return self._call_for_node(context, node_id, 'set_boot_device',
+                                   device=device, persistent=persistent)
+
+    def get_boot_device(self, context, node_id):
+        """``{'boot_device', 'persistent'}`` of a node (synchronous).
+
+        :raises: NodeNotFound, InvalidParameterValue, DriverNotFound,
+            TemporaryFailure, the driver's errors
+        """
+        return self._call_for_node(context, node_id, 'get_boot_device')
+
+    def get_supported_boot_devices(self, context, node_id):
+        """The boot devices a node supports (synchronous).
+
+        :raises: as :meth:`get_boot_device`
+        """
+        return self._call_for_node(context, node_id,
+                                   'get_supported_boot_devices')
+
     def do_provisioning_action(self, context, node_id, action,
-                               clean_steps=None):
+                               clean_steps=None, service_steps=None):
         """Run a provisioning action (``manage``, ``provide``, ``active``...).
 
+        :param clean_steps: the steps of ``clean``.
+        :param service_steps: the steps of ``service``.
         :raises: NodeLocked, NodeNotFound, InvalidStateRequested,
             InvalidParameterValue, NodeInMaintenance, NodeProtected,
             NoFreeConductorWorker, TemporaryFailure
         """
+        kwargs = {'clean_steps': clean_steps}
+        if service_steps is not None:
+            # Only then: a 1.1 conductor takes calls without it.
+            kwargs['service_steps'] = service_steps
         return self._call_for_node(context, node_id,
                                    'do_provisioning_action', action=action,
-                                   clean_steps=clean_steps)
+                                   **kwargs)
 
     def continue_node_deploy(self, context, node_id):
         """Resume a deployment waiting in ``wait call-back``.
@@ -365,6 +398,15 @@ class ConductorAPI:
             TemporaryFailure
         """
         return self._call_for_node(context, node_id, 'continue_node_clean')
+
+    def continue_node_service(self, context, node_id):
+        """Resume servicing waiting in ``service wait``.
+
+        :raises: InvalidStateRequested, NodeLocked, NodeNotFound,
+            TemporaryFailure
+        """
+        return self._call_for_node(context, node_id,
+                                   'continue_node_service')
 
     def add_node_traits(self, context, node_id, traits, replace=False):
         """Add traits to a node, or replace all of them.

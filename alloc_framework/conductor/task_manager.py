@@ -32,6 +32,8 @@ class TaskManager:
     Prefer :func:`acquire`. ``driver`` is None when the node's hardware
     type is not loaded by this conductor (or no factory was given), which
     is enough for work that needs no driver, such as allocations.
+    ``stop_event`` is set when the conductor stops: drivers that must
+    wait for the hardware within a call wait on it, never sleep.
     """
 
     def __init__(self, context, node_id, host, shared=False, purpose='',
@@ -45,8 +47,8 @@ class TaskManager:
         self.node = None
         self.driver = None
         self._locked = False
-        self._lock(node_id, retry_attempts, retry_interval,
-                   stop_event or threading.Event())
+        self.stop_event = stop_event or threading.Event()
+        self._lock(node_id, retry_attempts, retry_interval, self.stop_event)
         try:
             self.node = objects.Node.get_by_id(context, node_id)
             if driver_factory is not None:

@@ -49,8 +49,9 @@ opts = [
                min=0,
                help='Seconds between runs of the periodic task that fails '
                     'nodes left waiting too long (see '
-                    '``deploy_callback_timeout`` and '
-                    '``clean_callback_timeout``). 0 disables it.'),
+                    '``deploy_callback_timeout``, '
+                    '``clean_callback_timeout`` and '
+                    '``service_callback_timeout``). 0 disables it.'),
     cfg.IntOpt('deploy_callback_timeout',
                default=1800,
                min=0,
@@ -65,8 +66,22 @@ opts = [
                help='Seconds a node may stay in "clean wait" (a clean '
                     'step goes on asynchronously) before cleaning fails '
                     'into "clean failed", putting the node in maintenance. '
-                    'Nodes in maintenance are not timed out. 0 disables '
+                    'Nodes in maintenance are not timed out, nor nodes '
+                    'waiting for a deferred action that can still run '
+                    '(see ``service_callback_timeout``). 0 disables '
                     'the timeout.'),
+    cfg.IntOpt('service_callback_timeout',
+               default=1800,
+               min=0,
+               help='Seconds a node may stay in "service wait" (a service '
+                    'step goes on asynchronously) before servicing fails '
+                    'into "service failed". Nodes in maintenance are not '
+                    'timed out. A node waiting for a deferred action '
+                    '(a deferrable clean or service step) is not timed '
+                    'out while the action can still run: the action\'s '
+                    'own retries and deadline '
+                    '(``[deferred_actions]action_timeout``) govern it. '
+                    '0 disables the timeout.'),
     cfg.IntOpt('hash_ring_reset_interval',
                default=15,
                min=1,

@@ -24,6 +24,12 @@ opts = [
                help='At most this many launchable actions are read per '
                     'launcher run before the hash ring keeps those of the '
                     'nodes this conductor manages.'),
+    cfg.IntOpt('step_retries',
+               default=2,
+               min=0,
+               help='Retries of the deferred action that runs a deferrable '
+                    'clean or service step: a step that raises is called '
+                    'again this many times before its flow fails.'),
     cfg.IntOpt('max_reschedules',
                default=500,
                min=0,

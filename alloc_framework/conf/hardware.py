@@ -3,7 +3,9 @@ options of the plugins themselves.
 
 ``enabled_<kind>_interfaces`` and ``default_<kind>_interface`` exist for
 every kind of ``drivers.base.INTERFACE_KINDS``; they are generated from
-that list so a new kind gets its options with its namespace.
+that list so a new kind gets its options with its namespace. The kinds
+of installed plugins (``drivers.base.plugin_kinds``) get theirs the same
+way, registered with the plugins' own options.
 
 A hardware plugin package declares its own options with an entry point
 of the ``alloc_framework.hardware.opts`` namespace: a callable returning
@@ -21,9 +23,14 @@ from alloc_framework.drivers import loader
 PLUGIN_OPTS_NAMESPACE = 'alloc_framework.hardware.opts'
 
 
-def _kind_opts(kind):
+def _kind_opts(kind, plugin=False):
     namespace = 'alloc_framework.hardware.interfaces.%s' % kind.name
-    default = ['fake'] if kind.required else ['fake', kind.noop]
+    if plugin:
+        # We ship no implementation of a plugin's kind: installing the
+        # package enables nothing but the no-op.
+        default = [kind.noop]
+    else:
+        default = ['fake'] if kind.required else ['fake', kind.noop]
     fallback = ('' if kind.required else
                 ' The no-op ``%s`` is always loaded: it is what nodes of '
                 'a hardware type without an enabled %s interface get.'
@@ -61,12 +68,17 @@ def register_opts(conf):
 def plugin_opts():
     """``[(group name, [options])]`` of every installed hardware plugin.
 
+    The options of the plugins' interface kinds come first, in
+    ``DEFAULT``.
+
     :raises: DriverLoadError when a plugin's entry point cannot be loaded
         or called.
     """
-    return [item for items in
-            loader.load_all(PLUGIN_OPTS_NAMESPACE).values()
-            for item in items]
+    kind_opts = [opt for kind in base.plugin_kinds()
+                 for opt in _kind_opts(kind, plugin=True)]
+    return ([('DEFAULT', kind_opts)] if kind_opts else []) + [
+        item for items in loader.load_all(PLUGIN_OPTS_NAMESPACE).values()
+        for item in items]
 
 
 def register_plugin_opts(conf):

@@ -15,6 +15,13 @@ a no-op implementation ``no-<kind>`` that every hardware type supports
 implicitly, so a hardware type written before the kind existed keeps
 loading and its nodes get the no-op.
 
+A third-party package adds a kind without changing this code: an entry
+point of the ``alloc_framework.hardware.interface_kinds`` namespace names
+an optional :class:`InterfaceKind` (see :func:`plugin_kinds`); the package
+ships the kind's namespace with its ``no-<kind>`` no-op. Such a kind has
+no node column: a node names its implementation in
+``driver_info['<kind>_interface']`` (see ``doc/source/plugin-authors.rst``).
+
 Conductors load only the plugins named by the ``enabled_*`` options, once,
 at start; one instance of each interface serves every node, so
 implementations keep per-node state on the node (``driver_internal_info``)
@@ -25,6 +32,11 @@ that waits for the hardware returns a *wait* state and is resumed later.
 
 import abc
 import inspect
+import re
+
+from alloc_framework.drivers import loader
+from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import exception
 
 
 class InterfaceKind:
@@ -67,6 +79,63 @@ KINDS = {kind.name: kind for kind in INTERFACE_KINDS}
 
 INTERFACE_TYPES = tuple(kind.name for kind in INTERFACE_KINDS)
 """The names of ``INTERFACE_KINDS``."""
+
+KIND_NAMESPACE = 'alloc_framework.hardware.interface_kinds'
+"""Entry points naming the interface kinds of third-party packages."""
+
+_KIND_NAME = re.compile(r'^[a-z][a-z0-9_]{0,31}$')
+
+
+def plugin_kinds():
+    """The interface kinds installed packages declare, sorted by name.
+
+    Each entry point of ``KIND_NAMESPACE`` names an :class:`InterfaceKind`
+    instance whose ``name`` is the entry point's name. Such a kind must be
+    optional (existing hardware types know nothing of it) and must not
+    reuse the name of one of ``INTERFACE_KINDS``. Read each time it is
+    called: the driver factory calls it once, when it loads the plugins.
+
+    :raises: DriverLoadError for a kind that cannot be loaded or breaks
+        these rules.
+    """
+    kinds = []
+    for name, kind in loader.load_objects(KIND_NAMESPACE).items():
+        reason = None
+        if not isinstance(kind, InterfaceKind):
+            reason = 'not an InterfaceKind: %r' % (kind,)
+        elif kind.name != name:
+            reason = 'the kind is named %r' % kind.name
+        elif not _KIND_NAME.match(name):
+            reason = 'a kind name is lower case letters, digits and _'
+        elif name in KINDS or name == 'hardware':
+            reason = 'a kind of that name exists'
+        elif kind.required:
+            reason = 'a plugin kind must be optional (required=False)'
+        if reason:
+            raise exception.DriverLoadError(name=name,
+                                            namespace=KIND_NAMESPACE,
+                                            reason=reason)
+        kinds.append(kind)
+    return tuple(kinds)
+
+
+def interface_kinds():
+    """``INTERFACE_KINDS`` followed by :func:`plugin_kinds`."""
+    return INTERFACE_KINDS + plugin_kinds()
+
+
+def node_interface(node, kind):
+    """The implementation of ``kind`` a node names, or None.
+
+    Kinds of ``INTERFACE_KINDS`` have a node field ``<kind>_interface``;
+    plugin kinds are named in ``driver_info['<kind>_interface']``.
+    """
+    field = '%s_interface' % kind.name
+    if kind.name in KINDS:
+        return getattr(node, field) if node.obj_attr_is_set(field) else None
+    info = (node.driver_info if node.obj_attr_is_set('driver_info')
+            else None) or {}
+    return info.get(field) or None
 
 
 STEP_TYPES = ('clean', 'deploy', 'service')
@@ -164,6 +233,15 @@ class BaseInterface(abc.ABC):
                 steps.append(dict(info, interface=self.interface_type,
                                   step=name))
         return sorted(steps, key=lambda s: (-s['priority'], s['step']))
+
+    def validate_step_args(self, task, step_name, args):
+        """Check the arguments of a requested step beyond ``argsinfo``.
+
+        Called when a clean or service request is accepted, so bad
+        arguments are refused (400) before anything runs.
+
+        :raises: InvalidParameterValue naming the argument.
+        """
 
     def get_clean_steps(self, task):
         """The clean steps of this interface; see :meth:`get_steps`."""
@@ -353,6 +431,26 @@ class FirmwareInterface(BaseInterface):
         :returns: None when done, or a wait.
         """
 
+    def validate_step_args(self, task, step_name, args):
+        """``settings`` of ``update`` is a list of components and URLs."""
+        if step_name != 'update':
+            return
+        settings = args.get('settings')
+        if not isinstance(settings, list) or not settings:
+            raise exception.InvalidParameterValue(
+                err='args.settings must be a non-empty list of '
+                    '{"component": name, "url": URL}.')
+        for number, setting in enumerate(settings):
+            if (not isinstance(setting, dict)
+                    or set(setting) - {'component', 'url'}
+                    or not isinstance(setting.get('component'), str)
+                    or not setting['component']
+                    or not isinstance(setting.get('url'), str)
+                    or not setting['url']):
+                raise exception.InvalidParameterValue(
+                    err='args.settings[%d] must be {"component": name, '
+                        '"url": URL}, not %r.' % (number, setting))
+
     def get_components(self, task):
         """Read the firmware components from the hardware.
 
@@ -361,9 +459,20 @@ class FirmwareInterface(BaseInterface):
         """
         return []
 
-    @abc.abstractmethod
-    def cache_firmware_components(self, task):
-        """Read the component versions from the hardware and store them."""
+    def cache_firmware_components(self, task, flashed=()):
+        """Read the component versions from the hardware and store them.
+
+        The conductor calls it when a node is managed and after each
+        ``firmware.update`` step; the stored versions are what
+        ``GET /v1/nodes/{node}/firmware`` shows. The default stores what
+        :meth:`get_components` reads (see ``FirmwareComponent.sync``);
+        implementations only override :meth:`get_components`.
+
+        :param flashed: names of the components an update just installed.
+        """
+        objects.FirmwareComponent.sync(task.context, task.node.id,
+                                       self.get_components(task),
+                                       flashed=flashed)
 
 
 class HardwareType:
@@ -387,11 +496,13 @@ class HardwareType:
     def supported_interfaces(self, interface_type):
         """Names of supported implementations of ``interface_type``.
 
-        :raises: KeyError for an unknown kind.
+        A kind of a plugin (not in ``KINDS``) is optional: its no-op is
+        supported too.
         """
-        kind = KINDS[interface_type]
+        kind = KINDS.get(interface_type)
+        noop = kind.noop if kind is not None else 'no-%s' % interface_type
         names = list(getattr(self, 'supported_%s_interfaces'
                              % interface_type, None) or ())
-        if kind.noop is not None and kind.noop not in names:
-            names.append(kind.noop)
+        if noop is not None and noop not in names:
+            names.append(noop)
         return names

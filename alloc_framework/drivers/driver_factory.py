@@ -36,12 +36,15 @@ class Driver:
     def __init__(self, name, hardware_type, interfaces):
         self.name = name
         self.hardware_type = hardware_type
-        for iface_type in base.INTERFACE_TYPES:
+        self._types = tuple(base.INTERFACE_TYPES) + tuple(
+            t for t in interfaces if t not in base.INTERFACE_TYPES)
+        for iface_type in self._types:
             setattr(self, iface_type, interfaces.get(iface_type))
 
     def all_interfaces(self):
-        """``{type: instance}`` of the composed interfaces."""
-        return {t: getattr(self, t) for t in base.INTERFACE_TYPES}
+        """``{type: instance}`` of the composed interfaces (plugin kinds
+        included)."""
+        return {t: getattr(self, t) for t in self._types}
 
 
 class DriverFactory:
@@ -62,8 +65,13 @@ class DriverFactory:
                 HARDWARE_TYPES_NAMESPACE, conf.enabled_hardware_types)
         self.hardware_types = hardware_types
         if interfaces is None:
+            self.kinds = base.interface_kinds()
             interfaces = {kind.name: self._load_kind(kind)
-                          for kind in base.INTERFACE_KINDS}
+                          for kind in self.kinds}
+        else:
+            self.kinds = tuple(base.INTERFACE_KINDS) + tuple(
+                base.InterfaceKind(name, name) for name in interfaces
+                if name not in base.KINDS)
         self.interfaces = interfaces
         for plugin in itertools.chain(
                 self.hardware_types.values(),
@@ -72,7 +80,7 @@ class DriverFactory:
         for name, hw_type in self.hardware_types.items():
             # A hardware type without one usable implementation of a
             # required kind could never drive a node.
-            for kind in base.INTERFACE_KINDS:
+            for kind in self.kinds:
                 iface_type = kind.name
                 if (kind.required
                         and not self._enabled_supported(hw_type, iface_type)):
@@ -116,7 +124,8 @@ class DriverFactory:
         """
         hw_type = self.get_hardware_type(driver_name)
         candidates = self._enabled_supported(hw_type, iface_type)
-        preferred = getattr(self.conf, 'default_%s_interface' % iface_type)
+        preferred = getattr(self.conf, 'default_%s_interface' % iface_type,
+                            None)
         if preferred in candidates:
             return preferred
         return candidates[0]
@@ -125,7 +134,9 @@ class DriverFactory:
         """Validate the node's driver and interfaces, filling defaults.
 
         Unset interfaces get the hardware type's default. The node is
-        changed in place, not saved.
+        changed in place, not saved. The implementations of plugin kinds,
+        named in ``driver_info`` (see ``base.node_interface``), are checked
+        but never written: unset, they follow the default.
 
         :returns: whether the node was changed.
         :raises: DriverNotFound for an unknown hardware type.
@@ -135,14 +146,14 @@ class DriverFactory:
         """
         hw_type = self.get_hardware_type(node.driver)
         changed = False
-        for iface_type in base.INTERFACE_TYPES:
-            field = '%s_interface' % iface_type
-            value = getattr(node, field, None) if node.obj_attr_is_set(
-                field) else None
+        for kind in self.kinds:
+            iface_type = kind.name
+            value = base.node_interface(node, kind)
             if not value:
-                setattr(node, field,
-                        self.default_interface(node.driver, iface_type))
-                changed = True
+                if iface_type in base.KINDS:
+                    setattr(node, '%s_interface' % iface_type,
+                            self.default_interface(node.driver, iface_type))
+                    changed = True
                 continue
             enabled = self.interfaces.get(iface_type, {})
             if value not in enabled:
@@ -162,11 +173,10 @@ class DriverFactory:
         """
         hw_type = self.get_hardware_type(node.driver)
         interfaces = {}
-        for iface_type in base.INTERFACE_TYPES:
-            field = '%s_interface' % iface_type
-            name = (getattr(node, field, None) if node.obj_attr_is_set(field)
-                    else None) or self.default_interface(node.driver,
-                                                         iface_type)
+        for kind in self.kinds:
+            iface_type = kind.name
+            name = (base.node_interface(node, kind)
+                    or self.default_interface(node.driver, iface_type))
             try:
                 interfaces[iface_type] = self.interfaces[iface_type][name]
             except KeyError:
@@ -182,8 +192,8 @@ class DriverFactory:
         :raises: DriverNotFound
         """
         properties = {}
-        for iface_type in base.INTERFACE_TYPES:
-            name = self.default_interface(driver_name, iface_type)
+        for kind in self.kinds:
+            name = self.default_interface(driver_name, kind.name)
             properties.update(
-                self.interfaces[iface_type][name].get_properties())
+                self.interfaces[kind.name][name].get_properties())
         return properties

@@ -5,7 +5,8 @@ the RPC transport (exactly one active: :func:`load_one`, stevedore's
 ``DriverManager``), the hardware types and interfaces (an ``enabled_*``
 list: :func:`load_enabled`, ``NamedExtensionManager``) and the option
 lists of hardware plugins (every one installed: :func:`load_all`,
-``ExtensionManager``). Plugins are
+``ExtensionManager``) and the interface kinds of hardware plugins (data,
+not called: :func:`load_objects`). Plugins are
 instantiated with the arguments given. A plugin that is unknown, fails to
 import or fails to instantiate raises ``DriverLoadError`` naming the
 namespace and the plugin (and, when the name is unknown, the names the
@@ -86,6 +87,21 @@ def load_enabled(namespace, names, *args):
         on_load_failure_callback=_on_load_failure(namespace),
         on_missing_entrypoints_callback=_on_missing)
     return {ext.name: ext.obj for ext in manager}
+
+
+def load_objects(namespace):
+    """The objects the entry points of ``namespace`` name, not called.
+
+    For plugins that are data (an interface kind, for example).
+
+    :returns: ``{name: object}`` sorted by name.
+    :raises: DriverLoadError
+    """
+    manager = extension.ExtensionManager(
+        namespace, invoke_on_load=False,
+        on_load_failure_callback=_on_load_failure(namespace))
+    return {ext.name: ext.plugin
+            for ext in sorted(manager, key=lambda ext: ext.name)}
 
 
 def load_all(namespace, *args):

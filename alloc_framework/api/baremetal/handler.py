@@ -19,6 +19,7 @@ from alloc_framework.api.baremetal.handlers import allocation
 from alloc_framework.api.baremetal.handlers import deferred_action
 from alloc_framework.api.baremetal.handlers import node
 from alloc_framework.api.baremetal.handlers import node_extra
+from alloc_framework.api.baremetal.handlers import node_links
 from alloc_framework.api.baremetal.handlers import root
 from alloc_framework.api.baremetal import microversion
 from alloc_framework.api.baremetal import policy
@@ -44,10 +45,20 @@ ROUTES = {
     NODE + '/states': {'GET': node_extra.get_states},
     NODE + '/states/provision': {'PUT': node_extra.set_provision_state},
     NODE + '/states/power': {'PUT': node_extra.set_power_state},
+    NODE + '/management/boot_device': {
+        'GET': node_extra.get_boot_device,
+        'PUT': node_extra.set_boot_device},
+    NODE + '/management/boot_device/supported': {
+        'GET': node_extra.get_supported_boot_devices},
     NODE + '/maintenance': {'PUT': node_extra.set_maintenance,
                             'DELETE': node_extra.clear_maintenance},
     NODE + '/history': {'GET': node_extra.list_history},
     NODE + '/history/{event_ident}': {'GET': node_extra.get_history},
+    NODE + '/children': {'GET': node_links.list_children},
+    NODE + '/inventory': {'GET': node_links.get_inventory},
+    '/v1/shards': {'GET': node_links.list_shards},
+    '/v1/continue_inspection': {'POST': node_links.continue_inspection},
+    NODE + '/firmware': {'GET': node_extra.list_firmware},
     NODE + '/allocation': {'GET': allocation.get_node_allocation,
                            'DELETE': allocation.delete_node_allocation},
     '/v1/allocations': {'GET': allocation.list_allocations,
@@ -59,8 +70,10 @@ ROUTES = {
     '/v1/deferred_actions/{action_id}': {'GET': deferred_action.get_action},
 }
 
-# Paths answered without authentication (the version documents).
-PUBLIC_PATHS = ('/', '/v1', '/v1/', '/.json', '/v1.json')
+# Paths answered without authentication: the version documents, and the
+# inspection call-back, which ramdisks reach without credentials.
+PUBLIC_PATHS = ('/', '/v1', '/v1/', '/.json', '/v1.json',
+                '/v1/continue_inspection')
 
 
 class Request(webob.Request):

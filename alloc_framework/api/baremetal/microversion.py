@@ -55,6 +55,15 @@ VERSIONS = {
     65: 'node lessee and filter',
     73: 'deploy and undeploy provision verbs',
     78: 'node history',
+    79: 'an allocation prefers the node of its name',
+    80: 'project admins create and delete the nodes they own',
+    81: 'GET /v1/nodes/{node}/inventory',
+    82: 'node shard, shard and sharded filters, GET /v1/shards',
+    83: 'node parent_node, /v1/nodes/{node}/children, child nodes filters',
+    84: 'POST /v1/continue_inspection (ramdisk inspection call-back)',
+    85: 'unhold provision verb',
+    86: 'node firmware_interface; GET /v1/nodes/{node}/firmware',
+    87: 'service provision verb (service_steps); node service_step',
 }
 
 MIN_VERSION = (1, min(VERSIONS))
@@ -90,6 +99,15 @@ RETIRED = 61
 LESSEE = 65
 DEPLOY_VERBS = 73
 NODE_HISTORY = 78
+ALLOCATION_NODE_NAME = 79
+PROJECT_CREATE_DELETE_NODE = 80
+NODE_INVENTORY = 81
+SHARDS = 82
+CHILD_NODES = 83
+CONTINUE_INSPECTION = 84
+UNHOLD = 85
+FIRMWARE = 86
+SERVICE = 87
 
 _VERSION_RE = re.compile(r'^1\.[0-9]+$')
 

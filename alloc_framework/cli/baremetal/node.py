@@ -1,4 +1,7 @@
-"""``alloc baremetal node create|list|show|set|unset|delete``."""
+"""``alloc baremetal node create|list|show|set|unset|delete``,
+``... node children list`` and ``... node inventory save``."""
+
+import json
 
 from cliff import command
 from cliff import lister
@@ -22,13 +25,15 @@ FIELDS = (
     'deploy_interface', 'management_interface', 'boot_interface',
     'bios_interface', 'automated_clean',
     'protected', 'protected_reason', 'retired', 'retired_reason', 'traits',
-    'created_at', 'updated_at')
+    'shard', 'parent_node', 'created_at', 'updated_at')
 
 # Simple string fields: option name -> API field.
 STRING_FIELDS = ('name', 'description', 'driver', 'resource_class',
                  'conductor_group', 'owner', 'lessee', 'power_interface',
                  'deploy_interface', 'management_interface',
                  'boot_interface', 'bios_interface')
+# String fields of later microversions -> the version they need.
+VERSIONED_FIELDS = {'shard': '1.82', 'parent_node': '1.83'}
 # Dict fields set with repeated KEY=VALUE options.
 DICT_FIELDS = {'driver_info': '--driver-info', 'properties': '--property',
                'extra': '--extra', 'instance_info': '--instance-info'}
@@ -49,6 +54,22 @@ def _add_string_options(parser):
         parser.add_argument('--' + name.replace('_', '-'),
                             metavar='<%s>' % name,
                             help='Node %s.' % name.replace('_', ' '))
+    parser.add_argument('--shard', metavar='<shard>',
+                        help='Shard of the node (API 1.82).')
+    parser.add_argument('--parent-node', metavar='<node>',
+                        help='Name or UUID of the node this node is part '
+                             'of (API 1.83).')
+
+
+def _versioned_values(command, parsed_args):
+    """{field: value} of the versioned string options given."""
+    values = {}
+    for name, version in VERSIONED_FIELDS.items():
+        value = getattr(parsed_args, name)
+        if value is not None:
+            command.require_version(version, '--' + name.replace('_', '-'))
+            values[name] = value
+    return values
 
 
 def _add_dict_options(parser, removing=False):
@@ -83,6 +104,7 @@ class CreateNode(base.BaremetalMixin, show.ShowOne):
             value = getattr(parsed_args, name)
             if value is not None:
                 body[name] = value
+        body.update(_versioned_values(self, parsed_args))
         for name, flag in DICT_FIELDS.items():
             items = getattr(parsed_args, name)
             if items:
@@ -116,15 +138,48 @@ class ListNode(base.BaremetalMixin, lister.Lister):
                                 metavar='<%s>' % name,
                                 help='Only nodes with this %s.'
                                      % name.replace('_', ' '))
+        sharded = parser.add_mutually_exclusive_group()
+        sharded.add_argument('--sharded', dest='sharded',
+                             action='store_true', default=None,
+                             help='Only nodes with a shard (API 1.82).')
+        sharded.add_argument('--unsharded', dest='sharded',
+                             action='store_false',
+                             help='Only nodes without a shard (API 1.82).')
+        parser.add_argument('--shards', metavar='<shard>', nargs='+',
+                            help='Only nodes in these shards (API 1.82).')
+        children = parser.add_mutually_exclusive_group()
+        children.add_argument('--include-children', action='store_true',
+                              default=None,
+                              help='List child nodes too (API 1.83).')
+        children.add_argument('--parent-node', metavar='<node>',
+                              help='Only the child nodes of this node '
+                                   '(API 1.83).')
         detail = parser.add_mutually_exclusive_group()
         detail.add_argument('--long', action='store_true',
                             help='Show every field.')
         common.add_fields_argument(detail, FIELDS)
         return parser
 
+    def _versioned_params(self, parsed_args):
+        params = {}
+        if parsed_args.sharded is not None:
+            self.require_version('1.82', '--sharded/--unsharded')
+            params['sharded'] = str(parsed_args.sharded).lower()
+        if parsed_args.shards:
+            self.require_version('1.82', '--shards')
+            params['shard'] = ','.join(parsed_args.shards)
+        if parsed_args.include_children:
+            self.require_version('1.83', '--include-children')
+            params['include_children'] = 'true'
+        if parsed_args.parent_node:
+            self.require_version('1.83', '--parent-node')
+            params['parent_node'] = parsed_args.parent_node
+        return params
+
     def take_action(self, parsed_args):
         api = self.client()
         params = base.list_params(parsed_args)
+        params.update(self._versioned_params(parsed_args))
         for name in ('maintenance', 'associated'):
             value = getattr(parsed_args, name)
             if value is not None:
@@ -202,6 +257,8 @@ class SetNode(base.BaremetalMixin, show.ShowOne):
             if value is not None:
                 ops.append({'op': 'add', 'path': '/' + name,
                             'value': value})
+        for name, value in _versioned_values(self, parsed_args).items():
+            ops.append({'op': 'add', 'path': '/' + name, 'value': value})
         for name in DICT_FIELDS:
             ops += common.patch_ops('add', ['%s/%s' % (name, item)
                                             for item in getattr(parsed_args,
@@ -223,7 +280,8 @@ class UnsetNode(base.BaremetalMixin, show.ShowOne):
                   'conductor_group', 'owner', 'lessee', 'instance_uuid',
                   'power_interface', 'deploy_interface',
                   'management_interface', 'boot_interface',
-                  'bios_interface', 'protected', 'protected_reason')
+                  'bios_interface', 'protected', 'protected_reason',
+                  'shard', 'parent_node')
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -240,6 +298,10 @@ class UnsetNode(base.BaremetalMixin, show.ShowOne):
     def take_action(self, parsed_args):
         ops = [{'op': 'remove', 'path': '/' + name}
                for name in self.UNSETTABLE if getattr(parsed_args, name)]
+        for name, version in VERSIONED_FIELDS.items():
+            if getattr(parsed_args, name):
+                self.require_version(version,
+                                     '--' + name.replace('_', '-'))
         for name in DICT_FIELDS:
             ops += common.patch_ops('remove', ['%s/%s' % (name, key)
                                                for key in getattr(
@@ -272,3 +334,48 @@ class DeleteNode(base.BaremetalMixin, command.Command):
                 'Failed to delete %d of %d nodes:\n%s'
                 % (len(failures), len(parsed_args.nodes),
                    '\n'.join(failures)))
+
+
+class ListNodeChildren(base.BaremetalMixin, lister.Lister):
+    """List the child nodes of a node."""
+
+    min_version = '1.83'
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('node', metavar='<node>',
+                            help='Name or UUID of the parent node.')
+        return parser
+
+    def take_action(self, parsed_args):
+        children = self.client().get(
+            BASE_URL + '/' + parsed_args.node + '/children')['children']
+        return ('child_nodes',), [(uuid,) for uuid in children]
+
+
+class SaveNodeInventory(base.BaremetalMixin, command.Command):
+    """Write the hardware inventory of a node (JSON) to stdout or a file.
+
+    Inventories are recorded by in-band inspection; a node without one is
+    an error (404).
+    """
+
+    min_version = '1.81'
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('node', metavar='<node>',
+                            help='Name or UUID of the node.')
+        parser.add_argument('--file', metavar='<filename>',
+                            help='Write the inventory to this file '
+                                 '(default: stdout).')
+        return parser
+
+    def take_action(self, parsed_args):
+        inventory = self.client().get(
+            BASE_URL + '/' + parsed_args.node + '/inventory')
+        if parsed_args.file:
+            with open(parsed_args.file, 'w', encoding='utf-8') as stream:
+                json.dump(inventory, stream)
+        else:
+            json.dump(inventory, self.app.stdout)

@@ -1,7 +1,7 @@
 """Node actions: provisioning verbs, power, maintenance and history.
 
-``alloc baremetal node manage|provide|deploy|undeploy|clean|abort``,
-``... node power on|off``, ``... node reboot``,
+``alloc baremetal node manage|provide|deploy|undeploy|clean|service|abort``,
+``... node unhold``, ``... node power on|off``, ``... node reboot``,
 ``... node maintenance set|unset`` and ``... node history list|get``.
 
 The API answers 202 once a conductor has started the work; with
@@ -33,7 +33,9 @@ EXPECTED_STATE = {
     'active': 'active',
     'deleted': 'available',
     'clean': 'manageable',
+    'service': 'active',
     'abort': None,
+    'unhold': None,
 }
 # The power state each power target ends in.
 EXPECTED_POWER = {
@@ -147,6 +149,13 @@ class AbortNode(_ProvisionCommand):
     min_version = '1.13'
 
 
+class UnholdNode(_ProvisionCommand):
+    """Let a node in a hold state (clean, deploy or service hold) go on."""
+
+    verb = 'unhold'
+    min_version = '1.85'
+
+
 class CleanNode(_ProvisionCommand):
     """Run manual clean steps on a manageable node.
 
@@ -166,21 +175,50 @@ class CleanNode(_ProvisionCommand):
         return parser
 
     def body(self, parsed_args):
-        text = parsed_args.clean_steps
-        if text == '-':
-            text = self.app.stdin.read()
-        else:
-            try:
-                with open(text) as f:
-                    text = f.read()
-            except OSError:
-                pass
+        return {'target': 'clean', 'clean_steps': load_steps(
+            self.app.stdin, '--clean-steps', parsed_args.clean_steps)}
+
+
+class ServiceNode(_ProvisionCommand):
+    """Run service steps on an active node; it returns to active.
+
+    ``--service-steps`` is a JSON list such as ``'[{"interface":
+    "firmware", "step": "update", "args": {"settings": [{"component":
+    "bmc", "url": "http://..."}]}}]'``, or ``-`` to read it from standard
+    input, or the path of a file holding it.
+    """
+
+    verb = 'service'
+    min_version = '1.87'
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--service-steps', metavar='<steps>',
+                            required=True,
+                            help='JSON list of service steps, a file, or -.')
+        return parser
+
+    def body(self, parsed_args):
+        return {'target': 'service', 'service_steps': load_steps(
+            self.app.stdin, '--service-steps', parsed_args.service_steps)}
+
+
+def load_steps(stdin, option, text):
+    """A JSON list of steps from ``text``, a file it names, or stdin (-).
+    """
+    if text == '-':
+        text = stdin.read()
+    else:
         try:
-            steps = json.loads(text)
-        except ValueError as exc:
-            raise common.CommandError('--clean-steps is not valid JSON: %s'
-                                      % exc)
-        return {'target': 'clean', 'clean_steps': steps}
+            with open(text) as f:
+                text = f.read()
+        except OSError:
+            pass
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise common.CommandError('%s is not valid JSON: %s'
+                                  % (option, exc))
 
 
 class _PowerCommand(_WaitMixin, base.BaremetalMixin, command.Command):

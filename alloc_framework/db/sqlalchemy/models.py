@@ -53,6 +53,8 @@ class Node(BASE):
                  'instance_uuid', 'id'),
         sa.Index('nodes_reservation_idx', 'reservation'),
         sa.Index('nodes_conductor_group_idx', 'conductor_group'),
+        sa.Index('nodes_shard_idx', 'shard'),
+        sa.Index('nodes_parent_node_idx', 'parent_node'),
         TABLE_ARGS)
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)
@@ -77,6 +79,7 @@ class Node(BASE):
     last_error = sa.Column(sa.Text, nullable=True)
     clean_step = sa.Column(db_types.JsonEncodedDict)
     deploy_step = sa.Column(db_types.JsonEncodedDict)
+    service_step = sa.Column(db_types.JsonEncodedDict)
     # Hostname of the conductor holding the exclusive node lock.
     reservation = sa.Column(sa.String(255), nullable=True)
     conductor_affinity = sa.Column(sa.Integer,
@@ -99,6 +102,11 @@ class Node(BASE):
     protected_reason = sa.Column(sa.Text, nullable=True)
     retired = sa.Column(sa.Boolean, nullable=True, default=False)
     retired_reason = sa.Column(sa.Text, nullable=True)
+    # Operator-defined group of nodes that one client instance serves.
+    shard = sa.Column(sa.String(255), nullable=True)
+    # UUID of the node this node is a part of (a child node: a DPU, a
+    # BMC-managed card): not a foreign key, as upstream keeps it.
+    parent_node = sa.Column(sa.String(36), nullable=True)
 
 
 class NodeTrait(BASE):
@@ -207,6 +215,28 @@ class DeferredAction(BASE):
     deadline = sa.Column(sa.DateTime, nullable=True)
     conductor = sa.Column(sa.String(255), nullable=True)
     deleted_at = sa.Column(sa.DateTime, nullable=True)
+    # The provisioning flow (``clean``, ``service``) waiting for the
+    # action; None for an action no flow waits for.
+    flow = sa.Column(sa.String(15), nullable=True)
+
+
+class FirmwareComponent(BASE):
+    """A firmware component of a node and its versions."""
+
+    __tablename__ = 'firmware_information'
+    __table_args__ = (
+        sa.UniqueConstraint('node_id', 'component',
+                            name='uniq_firmware_information0node_id0'
+                                 'component'),
+        TABLE_ARGS)
+    id = sa.Column(sa.Integer, primary_key=True)
+    node_id = sa.Column(sa.Integer,
+                        sa.ForeignKey('nodes.id', ondelete='CASCADE'),
+                        nullable=False)
+    component = sa.Column(sa.String(255), nullable=False)
+    initial_version = sa.Column(sa.String(255), nullable=False)
+    current_version = sa.Column(sa.String(255), nullable=True)
+    last_version_flashed = sa.Column(sa.String(255), nullable=True)
 
 
 # --- placement ---------------------------------------------------------------

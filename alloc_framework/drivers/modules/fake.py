@@ -9,6 +9,7 @@ paths of the state machine.
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import states
 from alloc_framework.drivers import base
+from alloc_framework.drivers import deferred
 
 # How many past power actions are kept in driver_internal_info.
 _HISTORY = 10
@@ -17,6 +18,12 @@ FAIL_KEYS = {
     'fake_fail_power': 'Optional. When true, power actions fail.',
     'fake_fail_deploy': 'Optional. When true, deployment fails.',
     'fake_fail_clean': 'Optional. When true, cleaning steps fail.',
+    'fake_fail_firmware': 'Optional. When true, firmware updates fail.',
+    'fake_firmware_polls': 'Optional. How many times a firmware update '
+                           'asks to be called again before it finishes '
+                           '(default 0).',
+    'fake_firmware_poll_delay': 'Optional. Seconds between those calls '
+                                '(default 0).',
 }
 
 
@@ -179,17 +186,60 @@ class FakeBIOS(base.BIOSInterface):
 
 
 class FakeFirmware(base.FirmwareInterface):
-    """Records the components it was asked to update."""
+    """Firmware "updates" that take a few calls, kept on the node.
+
+    The versions of the node's components live in
+    ``driver_internal_info['fake_firmware_versions']`` (a BMC and a BIOS
+    at ``1.0`` until updated). An update installs, for each component,
+    the last path segment of its URL as the new version. It is
+    deferrable and, like a real BMC, does not finish at once: it asks to
+    be called again ``driver_info['fake_firmware_polls']`` times (0 by
+    default), ``driver_info['fake_firmware_poll_delay']`` seconds apart,
+    before the versions change.
+    """
+
+    INITIAL = {'bmc': '1.0', 'bios': '1.0'}
+    _SETTINGS = {'description': 'The components to update: a list of '
+                                '{"component": name, "url": image URL}.',
+                 'required': True}
 
     def get_properties(self):
-        return {}
+        return {k: FAIL_KEYS[k] for k in ('fake_fail_firmware',
+                                          'fake_firmware_polls',
+                                          'fake_firmware_poll_delay')}
 
     def validate(self, task):
         pass
 
-    def update(self, task, settings):
+    def _versions(self, task):
+        return dict(task.node.driver_internal_info.get(
+            'fake_firmware_versions') or self.INITIAL)
+
+    def get_components(self, task):
+        return [{'component': name, 'current_version': version}
+                for name, version in sorted(self._versions(task).items())]
+
+    @base.clean_step(priority=0, argsinfo={'settings': _SETTINGS})
+    @base.service_step(priority=0, argsinfo={'settings': _SETTINGS})
+    @deferred.deferrable
+    def update(self, task, settings, polls=None):
+        self.validate_step_args(task, 'update', {'settings': settings})
+        if _failing(task, 'fake_fail_firmware'):
+            raise exception.AllocFrameworkException(
+                'fake_fail_firmware is set in driver_info')
+        if polls is None:
+            polls = int(task.node.driver_info.get('fake_firmware_polls')
+                        or 0)
+        if polls > 0:
+            delay = task.node.driver_info.get('fake_firmware_poll_delay')
+            return deferred.Reschedule(
+                delay=float(delay) if delay is not None else 0,
+                settings=settings, polls=polls - 1)
+        versions = self._versions(task)
+        for setting in settings:
+            versions[setting['component']] = (
+                setting['url'].rstrip('/').rsplit('/', 1)[-1])
+        _record(task, 'fake_firmware_versions', versions)
         _append(task, 'fake_firmware_updates',
                 [s['component'] for s in settings])
-
-    def cache_firmware_components(self, task):
-        pass
+        return {'updated': sorted(s['component'] for s in settings)}

@@ -56,5 +56,5 @@ class NoFirmware(_NoInterface, base.FirmwareInterface):
 
     update = _NoInterface._unsupported
 
-    def cache_firmware_components(self, task):
+    def cache_firmware_components(self, task, flashed=()):
         pass

@@ -19,6 +19,7 @@ node change asking for them.
 import datetime
 
 from oslo_utils import uuidutils
+from oslo_utils import versionutils
 import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
@@ -226,7 +227,8 @@ class DeferredAction(base.AllocObject):
     """One deferred action of a node."""
 
     # Version 1.0: initial version
-    VERSION = '1.0'
+    # Version 1.1: flow
+    VERSION = '1.1'
 
     fields = {
         'id': fields.IntegerField(),
@@ -245,13 +247,20 @@ class DeferredAction(base.AllocObject):
         'reschedule_count': fields.IntegerField(),
         'deadline': fields.DateTimeField(nullable=True),
         'conductor': fields.StringField(nullable=True),
+        'flow': fields.StringField(nullable=True),
         'created_at': fields.DateTimeField(nullable=True),
         'updated_at': fields.DateTimeField(nullable=True),
     }
 
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+            primitive.pop('flow', None)
+
     @classmethod
     def new(cls, context, node_id, call, arguments=None, start_after=None,
-            retries=0, timeout=None, parent_action=None, created_by=None):
+            retries=0, timeout=None, parent_action=None, created_by=None,
+            flow=None):
         """An action in CREATED, not yet stored (see :func:`create_actions`).
 
         The request id and user of ``context`` are kept for the FAILED
@@ -260,6 +269,10 @@ class DeferredAction(base.AllocObject):
 
         :param timeout: seconds after which the action may not run or
             reschedule any more; None for no limit.
+        :param flow: the provisioning flow (``clean``, ``service``) that
+            waits for the action and goes on when it ends (see
+            ``conductor.deferred_actions.FLOW_HANDLERS``); None when no
+            flow waits.
         """
         now = base.utcnow()
         return cls(
@@ -270,7 +283,7 @@ class DeferredAction(base.AllocObject):
             created_by=created_by,
             request_id=getattr(context, 'request_id', None),
             user_id=getattr(context, 'user_id', None),
-            reschedule_count=0, created_at=now,
+            reschedule_count=0, created_at=now, flow=flow,
             deadline=(None if timeout is None
                       else now + datetime.timedelta(seconds=timeout)))
 

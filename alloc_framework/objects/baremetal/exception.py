@@ -132,6 +132,10 @@ class InstanceNotFound(NotFound):
     msg_fmt = 'Instance %(instance)s could not be found.'
 
 
+class NodeInventoryNotFound(NotFound):
+    msg_fmt = 'Node inventory for node %(node)s could not be found.'
+
+
 class AllocationNotFound(NotFound):
     msg_fmt = 'Allocation %(allocation)s could not be found.'
 
@@ -286,3 +290,19 @@ class InstanceDeployFailure(AllocFrameworkException):
 
 class NodeCleaningFailure(AllocFrameworkException):
     msg_fmt = 'Failed to clean node %(node)s: %(reason)s'
+
+
+class RedfishError(AllocFrameworkException):
+    """A Redfish BMC refused or failed a request."""
+    msg_fmt = '%(error)s'
+    # The BMC, not the service nor the client, is at fault.
+    code = 502
+
+
+class RedfishConnectionError(RedfishError):
+    """A Redfish BMC could not be reached or did not answer in time."""
+    code = 504
+
+
+class RedfishAuthenticationError(RedfishError):
+    """A Redfish BMC refused the node's credentials."""

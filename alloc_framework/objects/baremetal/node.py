@@ -35,7 +35,8 @@ _FILTERS = ('provision_state', 'provision_state_in', 'maintenance',
             'conductor_group', 'owner', 'lessee', 'project', 'fault',
             'reserved', 'reservation', 'uuid_in', 'allocation_id', 'traits',
             'name', 'power_state', 'retired', 'id_in',
-            'provisioned_before')
+            'provisioned_before', 'shard_in', 'sharded', 'parent_node',
+            'include_children')
 
 
 def _duplicate_to_domain(exc, values):
@@ -123,6 +124,16 @@ def _apply_filters(query, filters):
         elif key == 'retired':
             query = query.where(sa.func.coalesce(N.retired, False)
                                 == bool(value))
+        elif key == 'shard_in':
+            query = query.where(N.shard.in_(list(value)))
+        elif key == 'sharded':
+            query = query.where(N.shard.isnot(None) if value
+                                else N.shard.is_(None))
+        elif key == 'include_children':
+            # Child nodes are parts of other nodes: listings leave them
+            # out unless asked for.
+            if not value:
+                query = query.where(N.parent_node.is_(None))
         else:
             query = query.where(getattr(N, key) == value)
     return query
@@ -200,6 +211,8 @@ def _destroy_node(context, node_id):
                     .where(models.NodeTrait.node_id == node_id))
     session.execute(sa.delete(models.NodeHistory)
                     .where(models.NodeHistory.node_id == node_id))
+    session.execute(sa.delete(models.FirmwareComponent)
+                    .where(models.FirmwareComponent.node_id == node_id))
     # The node's allocation has nothing left to hold: it goes with the
     # node, in the same transaction.
     allocation_id = session.execute(
@@ -287,7 +300,9 @@ class Node(base.AllocObject):
 
     # Version 1.0: initial version
     # Version 1.1: boot_interface, bios_interface, firmware_interface
-    VERSION = '1.1'
+    # Version 1.2: shard, parent_node
+    # Version 1.3: service_step
+    VERSION = '1.3'
 
     fields = {
         'id': fields.IntegerField(),
@@ -313,6 +328,7 @@ class Node(base.AllocObject):
         'last_error': fields.StringField(nullable=True),
         'clean_step': fields.FlexibleDictField(nullable=True),
         'deploy_step': fields.FlexibleDictField(nullable=True),
+        'service_step': fields.FlexibleDictField(nullable=True),
         'reservation': fields.StringField(nullable=True),
         'conductor_affinity': fields.IntegerField(nullable=True),
         'conductor_group': fields.StringField(nullable=True),
@@ -330,6 +346,8 @@ class Node(base.AllocObject):
         'protected_reason': fields.StringField(nullable=True),
         'retired': fields.BooleanField(nullable=True),
         'retired_reason': fields.StringField(nullable=True),
+        'shard': fields.StringField(nullable=True),
+        'parent_node': fields.UUIDField(nullable=True),
         'traits': fields.ListOfStringsField(nullable=True),
         'created_at': fields.DateTimeField(nullable=True),
         'updated_at': fields.DateTimeField(nullable=True),
@@ -337,7 +355,13 @@ class Node(base.AllocObject):
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
-        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+        target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 3):
+            primitive.pop('service_step', None)
+        if target < (1, 2):
+            for field in ('shard', 'parent_node'):
+                primitive.pop(field, None)
+        if target < (1, 1):
             for field in ('boot_interface', 'bios_interface',
                           'firmware_interface'):
                 primitive.pop(field, None)
@@ -430,13 +454,33 @@ class Node(base.AllocObject):
             return cls.get_by_id(context, int(ident))
         raise exception.InvalidIdentity(identity=ident)
 
+    @staticmethod
+    @db_api.reader.connection
+    def shard_counts(context):
+        """How many nodes each shard has, the largest shards first.
+
+        Nodes without a shard are counted under the name ``"None"``, as
+        upstream's ``GET /v1/shards`` shows them.
+
+        :returns: a list of ``{"name": shard, "count": n}``.
+        """
+        N = models.Node
+        count = sa.func.count(N.id)
+        rows = context.connection.execute(
+            sa.select(N.shard, count).group_by(N.shard)
+            .order_by(count.desc(), N.shard)).all()
+        return [{'name': str(shard), 'count': n} for shard, n in rows]
+
     @classmethod
     def list(cls, context, filters=None, limit=None, marker=None,
              sort_key='id', sort_dir='asc'):
         """List nodes.
 
         :param filters: dict of filters (see ``_FILTERS``); ``traits``
-            matches nodes that have all the given traits.
+            matches nodes that have all the given traits, ``shard_in``
+            nodes in any of the given shards, ``sharded`` nodes with (or
+            without) a shard, ``include_children`` False leaves child
+            nodes (with a ``parent_node``) out.
         :param marker: UUID of the last node of the previous page.
         :raises: InvalidParameterValue for an unknown filter, sort key or
             marker.

@@ -33,26 +33,29 @@ INSPECTFAIL = 'inspect failed'
 RESCUE = 'rescue'
 RESCUEFAIL = 'rescue failed'
 UNRESCUEFAIL = 'unrescue failed'
+SERVICING = 'servicing'
+SERVICEWAIT = 'service wait'
+SERVICEFAIL = 'service failed'
 
 STABLE_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE, ERROR)
 """States that do not change unless a request arrives."""
 
 TRANSIENT_STATES = (VERIFYING, DEPLOYING, DEPLOYWAIT, DELETING, CLEANING,
-                    CLEANWAIT)
+                    CLEANWAIT, SERVICING, SERVICEWAIT)
 """States a node passes through while a conductor works on it."""
 
-WORKING_STATES = (VERIFYING, DEPLOYING, DELETING, CLEANING)
+WORKING_STATES = (VERIFYING, DEPLOYING, DELETING, CLEANING, SERVICING)
 """Transient states in which a conductor worker holds the node's lock and
 works on it; the other transient states wait for a call-back."""
 
-FAILURE_STATES = (DEPLOYFAIL, CLEANFAIL)
+FAILURE_STATES = (DEPLOYFAIL, CLEANFAIL, SERVICEFAIL)
 """States a failed operation leaves a node in."""
 
 ALL_STATES = STABLE_STATES + TRANSIENT_STATES + FAILURE_STATES
 
 UPDATE_ALLOWED_STATES = STABLE_STATES + (
     DEPLOYFAIL, CLEANFAIL, CLEANWAIT, VERIFYING, ADOPTFAIL, INSPECTING,
-    INSPECTWAIT, INSPECTFAIL, RESCUEFAIL, UNRESCUEFAIL)
+    INSPECTWAIT, INSPECTFAIL, RESCUEFAIL, UNRESCUEFAIL, SERVICEFAIL)
 """States in which a node may be updated (PATCH): the stable states plus
 the transient and failure states in which upstream allows it."""
 
@@ -83,6 +86,10 @@ DELETE = 'delete'
 CLEAN = 'clean'
 ABORT = 'abort'
 REBUILD = 'rebuild'
+# Leaves a hold state (upstream's clean, deploy and service hold, which
+# a ``hold`` step enters); no flow here holds, so no transition takes it.
+UNHOLD = 'unhold'
+SERVICE = 'service'
 # ... and events the conductor raises while it works.
 DONE = 'done'
 FAIL = 'fail'
@@ -99,6 +106,8 @@ VERBS = {
     'clean': CLEAN,
     'abort': ABORT,
     'rebuild': REBUILD,
+    'unhold': UNHOLD,
+    'service': SERVICE,
 }
 """Actions of ``PUT /v1/nodes/{node}/states/provision`` -> machine event."""
 
@@ -141,6 +150,18 @@ TRANSITIONS = {
     (ERROR, REBUILD): (DEPLOYING, ACTIVE),
     (DELETING, DONE): (CLEANING, AVAILABLE),
     (DELETING, FAIL): (ERROR, None),
+    # Servicing: steps run on an active node, which returns to active.
+    (ACTIVE, SERVICE): (SERVICING, ACTIVE),
+    (SERVICING, WAIT): (SERVICEWAIT, KEEP),
+    (SERVICEWAIT, RESUME): (SERVICING, KEEP),
+    (SERVICING, DONE): (ACTIVE, None),
+    (SERVICING, FAIL): (SERVICEFAIL, ACTIVE),
+    (SERVICEWAIT, FAIL): (SERVICEFAIL, ACTIVE),
+    (SERVICEWAIT, ABORT): (SERVICEFAIL, ACTIVE),
+    # A failed servicing may be run again, or given up (the node is
+    # active again, as it was before).
+    (SERVICEFAIL, SERVICE): (SERVICING, ACTIVE),
+    (SERVICEFAIL, ABORT): (ACTIVE, None),
 }
 """``(state, event) -> (next state, target_provision_state)``."""
 

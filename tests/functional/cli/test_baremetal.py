@@ -327,3 +327,47 @@ class TestAllocationCommands(base.BaremetalCLITestCase):
         node = self.alloc('baremetal', 'node', 'show', 'n-deployed')
         self.assertEqual(node['uuid'], allocation['node_uuid'])
         self.assertEqual(allocation['uuid'], node['allocation_uuid'])
+
+
+class TestShardAndChildNodeCommands(base.BaremetalCLITestCase):
+    """Microversions 1.81 to 1.85 through ``alloc baremetal``."""
+
+    def test_shards_children_inventory_unhold(self):
+        parent = self.alloc('baremetal', 'node', 'create', '--driver',
+                            'fake-hardware', '--name', 'parent',
+                            '--shard', 'rack-1')
+        self.assertEqual('rack-1', parent['shard'])
+        child = self.alloc('baremetal', 'node', 'create', '--driver',
+                           'fake-hardware', '--name', 'child',
+                           '--parent-node', 'parent')
+        self.assertEqual(parent['uuid'], child['parent_node'])
+
+        self.assertEqual(['parent'], [n['name'] for n in self.alloc(
+            'baremetal', 'node', 'list')])
+        self.assertEqual(['child', 'parent'], sorted(
+            n['name'] for n in self.alloc('baremetal', 'node', 'list',
+                                          '--include-children')))
+        self.assertEqual(['child'], [n['name'] for n in self.alloc(
+            'baremetal', 'node', 'list', '--parent-node', 'parent')])
+        self.assertEqual([{'child_nodes': child['uuid']}], self.alloc(
+            'baremetal', 'node', 'children', 'list', 'parent'))
+        self.assertEqual(['parent'], [n['name'] for n in self.alloc(
+            'baremetal', 'node', 'list', '--shards', 'rack-1')])
+        self.assertEqual(
+            sorted([{'name': 'rack-1', 'count': 1},
+                    {'name': 'None', 'count': 1}], key=str),
+            sorted(self.alloc('baremetal', 'shard', 'list'), key=str))
+
+        self.alloc('baremetal', 'node', 'unset', 'child', '--parent-node')
+        self.assertEqual(['child', 'parent'], sorted(
+            n['name'] for n in self.alloc('baremetal', 'node', 'list')))
+        self.alloc('baremetal', 'node', 'set', 'child', '--shard', 'rack-2')
+        self.assertEqual(['child'], [n['name'] for n in self.alloc(
+            'baremetal', 'node', 'list', '--shards', 'rack-2')])
+
+        err = self.alloc_fails('baremetal', 'node', 'inventory', 'save',
+                               'parent')
+        self.assertIn('Node inventory for node %s could not be found'
+                      % parent['uuid'], err)
+        err = self.alloc_fails('baremetal', 'node', 'unhold', 'parent')
+        self.assertIn('enroll', err)

@@ -129,6 +129,60 @@ class TestBaremetalCommands(base.TestCase):
                           'resource_class': 'gold'},
                          self.api.last()['params'])
 
+    def test_node_shard_and_parent_node(self):
+        v = ['--os-baremetal-api-version', '1.85']
+        self.api.add('POST', '/v1/nodes', 201, {'uuid': NODE})
+        fakes.run_json(self, v + ['baremetal', 'node', 'create', '--driver',
+                                  'fake-hardware', '--shard', 's1',
+                                  '--parent-node', 'p1'])
+        self.assertEqual({'driver': 'fake-hardware', 'shard': 's1',
+                          'parent_node': 'p1'}, self.api.last()['json'])
+        self.api.add('PATCH', '/v1/nodes/n1', 200, {'uuid': NODE})
+        fakes.run_json(self, v + ['baremetal', 'node', 'set', 'n1',
+                                  '--shard', 's2'])
+        self.assertEqual([{'op': 'add', 'path': '/shard', 'value': 's2'}],
+                         self.api.last()['json'])
+        fakes.run_json(self, v + ['baremetal', 'node', 'unset', 'n1',
+                                  '--shard', '--parent-node'])
+        self.assertEqual([{'op': 'remove', 'path': '/shard'},
+                          {'op': 'remove', 'path': '/parent_node'}],
+                         self.api.last()['json'])
+        self.api.add('GET', '/v1/nodes', 200, {'nodes': []})
+        fakes.run_json(self, v + ['baremetal', 'node', 'list', '--shards',
+                                  's1', 's2', '--unsharded',
+                                  '--include-children'])
+        self.assertEqual({'shard': 's1,s2', 'sharded': 'false',
+                          'include_children': 'true'},
+                         self.api.last()['params'])
+        fakes.run_json(self, v + ['baremetal', 'node', 'list',
+                                  '--parent-node', 'p1'])
+        self.assertEqual({'parent_node': 'p1'}, self.api.last()['params'])
+
+    def test_children_shards_inventory_unhold(self):
+        v = ['--os-baremetal-api-version', '1.85']
+        self.api.add('GET', '/v1/nodes/p1/children', 200,
+                     {'children': [NODE], 'links': []})
+        out = fakes.run_json(self, v + ['baremetal', 'node', 'children',
+                                        'list', 'p1'])
+        self.assertEqual([{'child_nodes': NODE}], out)
+        self.api.add('GET', '/v1/shards', 200, {'shards': [
+            {'name': 's1', 'count': 2}, {'name': 'None', 'count': 1}]})
+        out = fakes.run_json(self, v + ['baremetal', 'shard', 'list'])
+        self.assertEqual([{'name': 's1', 'count': 2},
+                          {'name': 'None', 'count': 1}], out)
+        self.api.add('GET', '/v1/nodes/n1/inventory', 200,
+                     {'inventory': {'cpu': {}}, 'plugin_data': {}})
+        code, out, _err = fakes.run(v + ['baremetal', 'node', 'inventory',
+                                         'save', 'n1'])
+        self.assertEqual(0, code)
+        self.assertEqual({'inventory': {'cpu': {}}, 'plugin_data': {}},
+                         json.loads(out))
+        self.api.add('PUT', '/v1/nodes/n1/states/provision', 202)
+        code, _out, err = fakes.run(v + ['baremetal', 'node', 'unhold',
+                                         'n1'])
+        self.assertEqual(0, code, err)
+        self.assertEqual({'target': 'unhold'}, self.api.last()['json'])
+
     def test_node_set_unset_patch(self):
         self.api.add('PATCH', '/v1/nodes/n1', 200, {'uuid': NODE})
         fakes.run_json(self, ['baremetal', 'node', 'set', 'n1',
@@ -340,6 +394,25 @@ class TestBaremetalCommands(base.TestCase):
               'trait', 'list', 'n1'], 'This command', '1.37'),
             (['--os-baremetal-api-version', '1.77', 'baremetal', 'node',
               'history', 'list', 'n1'], 'This command', '1.78'),
+            (['--os-baremetal-api-version', '1.80', 'baremetal', 'node',
+              'inventory', 'save', 'n1'], 'This command', '1.81'),
+            (['--os-baremetal-api-version', '1.81', 'baremetal', 'shard',
+              'list'], 'This command', '1.82'),
+            (['--os-baremetal-api-version', '1.81', 'baremetal', 'node',
+              'create', '--driver', 'd', '--shard', 's'], '--shard',
+             '1.82'),
+            (['--os-baremetal-api-version', '1.81', 'baremetal', 'node',
+              'list', '--sharded'], '--sharded/--unsharded', '1.82'),
+            (['--os-baremetal-api-version', '1.82', 'baremetal', 'node',
+              'set', 'n1', '--parent-node', 'p'], '--parent-node', '1.83'),
+            (['--os-baremetal-api-version', '1.82', 'baremetal', 'node',
+              'unset', 'n1', '--parent-node'], '--parent-node', '1.83'),
+            (['--os-baremetal-api-version', '1.82', 'baremetal', 'node',
+              'list', '--include-children'], '--include-children', '1.83'),
+            (['--os-baremetal-api-version', '1.82', 'baremetal', 'node',
+              'children', 'list', 'n1'], 'This command', '1.83'),
+            (['--os-baremetal-api-version', '1.84', 'baremetal', 'node',
+              'unhold', 'n1'], 'This command', '1.85'),
         ]
         for argv, what, version in cases:
             code, _out, err = fakes.run(argv)

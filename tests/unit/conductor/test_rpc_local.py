@@ -64,7 +64,8 @@ class CopyEntityTestCase(base.TestCase):
 
     def test_every_class_is_covered(self):
         self.assertEqual({'Allocation', 'Conductor', 'DeferredAction',
-                          'DeferredActionPayload', 'Node', 'NodeHistory'},
+                          'DeferredActionPayload', 'FirmwareComponent', 'Node',
+                          'NodeHistory'},
                          {cls.obj_name() for cls in _classes()})
 
     def test_same_as_the_serializer(self):

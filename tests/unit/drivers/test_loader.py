@@ -61,10 +61,10 @@ class LoadEnabledTestCase(base.TestCase):
     def test_unknown_names_namespace_names_and_available(self):
         exc = self.assertRaises(exception.DriverLoadError,
                                 loader.load_enabled, POWER,
-                                ['fake', 'redfish', 'ipmi'])
+                                ['fake', 'ilo', 'ipmi'])
         self.assertEqual(
-            'Plugin "ipmi, redfish" of the "%s" namespace could not be '
-            'loaded: no such entry point (available: fake)' % POWER,
+            'Plugin "ilo, ipmi" of the "%s" namespace could not be '
+            'loaded: no such entry point (available: fake, redfish)' % POWER,
             str(exc))
 
     def test_enabled_twice(self):

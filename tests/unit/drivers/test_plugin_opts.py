@@ -6,6 +6,7 @@ import sys
 
 from alloc_framework.conf import hardware as hardware_conf
 from alloc_framework.conf import opts as conf_opts
+from alloc_framework.conf import redfish as redfish_conf
 from alloc_framework.drivers import driver_factory
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import exception
@@ -31,12 +32,14 @@ class PluginConfTestCase(base.TestCase):
             for iface in kind.values():
                 self.assertIs(self.conf, iface.conf)
 
-    def test_no_plugin_options_without_plugins(self):
-        self.assertEqual([], hardware_conf.plugin_opts())
+    def test_only_in_tree_plugin_options_without_other_plugins(self):
+        self.assertEqual([('redfish', redfish_conf.opts)],
+                         hardware_conf.plugin_opts())
 
     def test_installed_plugin_options_registered_and_used(self):
         self.useFixture(acme_fixture.Installed())
-        self.assertEqual([('acme', acme.opts)], hardware_conf.plugin_opts())
+        self.assertEqual([('acme', acme.opts), ('redfish', redfish_conf.opts)],
+                         sorted(hardware_conf.plugin_opts()))
         self.assertIn(('acme', acme.opts), conf_opts.list_opts())
         self.config(enabled_hardware_types=['acme-hardware', 'fake-hardware'],
                     enabled_power_interfaces=['acme', 'fake'])

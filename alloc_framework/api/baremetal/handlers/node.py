@@ -37,6 +37,8 @@ FIELDS = {
     'owner': mv.OWNER, 'description': mv.DESCRIPTION,
     'allocation_uuid': mv.ALLOCATIONS, 'retired': mv.RETIRED,
     'retired_reason': mv.RETIRED, 'lessee': mv.LESSEE,
+    'shard': mv.SHARDS, 'parent_node': mv.CHILD_NODES,
+    'firmware_interface': mv.FIRMWARE, 'service_step': mv.SERVICE,
 }
 # What ``GET /v1/nodes`` shows without ``fields`` or ``detail``.
 SUMMARY_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
@@ -50,7 +52,11 @@ FILTERS = {
     'driver': mv.DRIVER_FILTER, 'resource_class': mv.RESOURCE_CLASS,
     'fault': mv.FAULT, 'conductor_group': mv.CONDUCTOR_GROUP,
     'owner': mv.OWNER, 'lessee': mv.LESSEE, 'retired': mv.RETIRED,
+    'shard': mv.SHARDS, 'sharded': mv.SHARDS,
+    'parent_node': mv.CHILD_NODES, 'include_children': mv.CHILD_NODES,
 }
+BOOLEAN_FILTERS = ('maintenance', 'associated', 'retired', 'sharded',
+                   'include_children')
 
 
 def _allocation_uuid(req, node):
@@ -144,8 +150,14 @@ def _filters(req):
             continue
         if not req.version.check(minor):
             raise util.not_acceptable(req, 'The %s filter' % name)
-        if name in ('maintenance', 'associated', 'fault_bool', 'retired'):
+        if name in BOOLEAN_FILTERS:
             filters[name] = util.query_bool(req, name)
+        elif name == 'shard':
+            # Any of several shards, as upstream's list parameter.
+            filters['shard_in'] = [s for s in req.GET[name].split(',')
+                                   if s]
+        elif name == 'parent_node':
+            filters[name] = _parent_uuid(req, req.GET[name])
         elif name == 'instance_uuid':
             value = req.GET[name]
             if not uuidutils.is_uuid_like(value):
@@ -164,7 +176,45 @@ def _filters(req):
             filters[name] = req.GET[name].lower()
         else:
             filters[name] = req.GET[name]
+    if 'parent_node' in filters:
+        filters.pop('include_children', None)
+    elif not filters.get('include_children'):
+        # Child nodes are parts of other nodes, not machines to use:
+        # listings leave them out unless asked for.
+        filters['include_children'] = False
     return filters
+
+
+def _parent_uuid(req, ident):
+    """The UUID of the node ``ident`` names, for the parent_node filter.
+
+    A name or UUID that matches no node filters on itself (and matches
+    nothing), as upstream compares the value.
+    """
+    try:
+        return util.get_node(req, ident).uuid
+    except (exception.NotFound, exception.InvalidIdentity):
+        return ident
+
+
+def resolve_parent(req, ident, node_uuid=None):
+    """The UUID of an existing node the caller may see, for parent_node.
+
+    :param node_uuid: the UUID of the node being given a parent.
+    :raises: HTTPError 400 naming the field when there is no such node,
+        or when a node would be its own parent.
+    """
+    try:
+        parent = util.get_node(req, ident, rule='baremetal:node:get')
+    except (exception.NotFound, exception.InvalidIdentity):
+        raise errors.HTTPError(
+            400, 'Invalid value for field parent_node: node %s could not '
+                 'be found.' % ident, errors.INVALID_FIELD)
+    if parent.uuid == node_uuid:
+        raise errors.HTTPError(
+            400, 'Invalid value for field parent_node: a node can not be '
+                 'its own parent.', errors.INVALID_FIELD)
+    return parent.uuid
 
 
 def list_nodes(req):
@@ -197,6 +247,9 @@ def create_node(req):
                      'owner must be your project.', errors.POLICY_FORBIDDEN)
         body['owner'] = project
     values = schema.validate_create(req, body)
+    if values.get('parent_node'):
+        values['parent_node'] = resolve_parent(req, values['parent_node'],
+                                               values.get('uuid'))
     if not req.version.check(mv.ENROLL):
         # Old clients expect a node that is immediately usable.
         values['provision_state'] = states.AVAILABLE
@@ -222,6 +275,11 @@ def update_node(req, node_ident):
     doc = util.apply_patch(_patch_document(node),
                            patch if isinstance(patch, list) else None)
     changes = schema.validate_patch(req, patch, doc, node)
+    if changes.get('parent_node'):
+        changes['parent_node'] = resolve_parent(req, changes['parent_node'],
+                                                node.uuid)
+        if changes['parent_node'] == node.parent_node:
+            del changes['parent_node']
     for name in changes:
         rule = schema.FIELD_RULES.get(name)
         if rule:
@@ -235,7 +293,15 @@ def update_node(req, node_ident):
 
 
 def delete_node(req, node_ident):
-    node = util.get_node(req, node_ident, rule='baremetal:node:delete')
+    node = util.get_node(req, node_ident, rule='baremetal:node:get')
+    target = policy.node_target(node)
+    if not (node.owner and node.owner == req.context.project_id
+            and req.policy.check(req.context,
+                                 'baremetal:node:delete:self_owned_node',
+                                 target)):
+        # Project administrators may delete the nodes their project owns
+        # (microversion 1.80 signals it); anyone else needs the rule.
+        req.policy.authorize(req.context, 'baremetal:node:delete', target)
     # The conductor deletes the node's allocation with it.
     req.rpcapi.destroy_node(req.context, node.id)
     return util.no_content()

@@ -1,4 +1,5 @@
-"""Node sub-resources: traits, states, maintenance and history."""
+"""Node sub-resources: traits, states, boot device, maintenance, history,
+firmware."""
 
 import json
 
@@ -11,6 +12,7 @@ from alloc_framework.api.baremetal import util
 from alloc_framework.api import limits
 from alloc_framework.common import utils
 from alloc_framework.objects.baremetal import exception
+from alloc_framework.objects.baremetal import firmware as firmware_obj
 from alloc_framework.objects.baremetal import states
 from alloc_framework.objects.baremetal import node_history as history_obj
 from alloc_framework.objects.baremetal import trait as trait_obj
@@ -20,7 +22,11 @@ PROVISION_VERBS = {
     'active': 1, 'deleted': 1, 'rebuild': 1, 'manage': 4, 'provide': 4,
     'abort': mv.ABORT, 'clean': mv.MANUAL_CLEAN,
     'deploy': mv.DEPLOY_VERBS, 'undeploy': mv.DEPLOY_VERBS,
+    'unhold': mv.UNHOLD,
+    'service': mv.SERVICE,
 }
+# Step lists of the provision body -> the verb that takes them.
+STEP_LISTS = {'clean_steps': 'clean', 'service_steps': 'service'}
 POWER_TARGETS = (states.POWER_ON, states.POWER_OFF, states.REBOOT)
 
 
@@ -101,7 +107,8 @@ def _accepted(req, node):
 def set_provision_state(req, node_ident):
     node = _node(req, node_ident, 'baremetal:node:set_provision_state')
     body = util.json_object(req)
-    unknown = set(body) - {'target', 'clean_steps', 'configdrive'}
+    unknown = set(body) - {'target', 'clean_steps', 'service_steps',
+                           'configdrive'}
     if unknown:
         raise errors.HTTPError(400, 'Unknown attribute(s): %s'
                                % ', '.join(sorted(unknown)),
@@ -114,27 +121,43 @@ def set_provision_state(req, node_ident):
             errors.INVALID_FIELD)
     if not req.version.check(PROVISION_VERBS[target]):
         raise util.not_acceptable(req, 'The "%s" provision action' % target)
-    clean_steps = body.get('clean_steps')
-    if target == 'clean':
-        if not isinstance(clean_steps, list) or not all(
-                isinstance(s, dict) and isinstance(s.get('interface'), str)
-                and isinstance(s.get('step'), str) for s in clean_steps):
-            raise errors.HTTPError(
-                400, '"clean_steps" is required for the clean action and '
-                     'must be a list of {"interface": ..., "step": ...}.',
-                errors.INVALID_FIELD)
-    elif clean_steps is not None:
-        raise errors.HTTPError(400, '"clean_steps" is only valid with the '
-                               'clean action.', errors.INVALID_FIELD)
+    if 'service_steps' in body and not req.version.check(mv.SERVICE):
+        raise util.not_acceptable(req, 'The "service_steps" attribute')
+    for field, verb in STEP_LISTS.items():
+        _check_steps(body, field, verb, target)
     if target in ('active', 'deploy', 'rebuild') and node.maintenance:
         raise exception.NodeInMaintenance(op='provisioning', node=node.uuid)
     event = states.event_for_verb(target)
     if not states.MACHINE.is_valid_event(node.provision_state, event):
         raise exception.InvalidStateRequested(
             action=target, node=node.uuid, state=node.provision_state)
-    req.rpcapi.do_provisioning_action(req.context, node.id, target,
-                                      clean_steps=clean_steps)
+    req.rpcapi.do_provisioning_action(
+        req.context, node.id, target, clean_steps=body.get('clean_steps'),
+        service_steps=body.get('service_steps'))
     return _accepted(req, node)
+
+
+def _check_steps(body, field, verb, target):
+    """The shape of ``clean_steps`` or ``service_steps`` (400 naming it).
+
+    Whether the steps exist and take their args is the conductor's check,
+    against the node's interfaces.
+    """
+    steps = body.get(field)
+    if target == verb:
+        if not isinstance(steps, list) or not steps or not all(
+                isinstance(s, dict) and isinstance(s.get('interface'), str)
+                and isinstance(s.get('step'), str)
+                and isinstance(s.get('args', {}), dict) for s in steps):
+            raise errors.HTTPError(
+                400, '"%s" is required for the %s action and must be a '
+                     'non-empty list of {"interface": ..., "step": ..., '
+                     '"args": {...}}.' % (field, verb),
+                errors.INVALID_FIELD)
+    elif steps is not None:
+        raise errors.HTTPError(400, '"%s" is only valid with the %s '
+                               'action.' % (field, verb),
+                               errors.INVALID_FIELD)
 
 
 def _check_power_timeout(req, timeout):
@@ -171,6 +194,42 @@ def set_power_state(req, node_ident):
     _check_power_timeout(req, body.get('timeout'))
     req.rpcapi.change_node_power_state(req.context, node.id, target)
     return _accepted(req, node)
+
+
+# --- boot device -------------------------------------------------------------
+
+def set_boot_device(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:set_boot_device')
+    body = util.json_object(req)
+    unknown = set(body) - {'boot_device', 'persistent'}
+    if unknown:
+        raise errors.HTTPError(400, 'Unknown attribute(s): %s'
+                               % ', '.join(sorted(unknown)),
+                               errors.INVALID_BODY)
+    device = body.get('boot_device')
+    if not isinstance(device, str) or not device:
+        raise errors.HTTPError(400, 'boot_device is required: a string.',
+                               errors.INVALID_FIELD)
+    persistent = body.get('persistent', False)
+    if not isinstance(persistent, bool):
+        raise errors.HTTPError(400, 'persistent must be a boolean.',
+                               errors.INVALID_FIELD)
+    req.rpcapi.set_boot_device(req.context, node.id, device,
+                               persistent=persistent)
+    return util.no_content()
+
+
+def get_boot_device(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:get_boot_device')
+    found = req.rpcapi.get_boot_device(req.context, node.id)
+    return util.json_response({'boot_device': found.get('boot_device'),
+                               'persistent': found.get('persistent')})
+
+
+def get_supported_boot_devices(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:get_boot_device')
+    devices = req.rpcapi.get_supported_boot_devices(req.context, node.id)
+    return util.json_response({'supported_boot_devices': list(devices)})
 
 
 # --- maintenance -------------------------------------------------------------
@@ -246,3 +305,19 @@ def get_history(req, node_ident, event_ident):
         raise exception.NodeHistoryNotFound(history=event_ident)
     return util.json_response(_history(req, node, event,
                                        HISTORY_DETAIL_FIELDS))
+
+
+# --- firmware ----------------------------------------------------------------
+
+FIRMWARE_FIELDS = ('component', 'initial_version', 'current_version',
+                   'last_version_flashed', 'created_at', 'updated_at')
+
+
+def list_firmware(req, node_ident):
+    node = _node(req, node_ident, 'baremetal:node:firmware:get',
+                 mv.FIRMWARE)
+    components = firmware_obj.FirmwareComponent.list_by_node_id(
+        req.context, node.id)
+    return util.json_response({'firmware': [
+        {name: getattr(c, name) for name in FIRMWARE_FIELDS}
+        for c in components]})

@@ -50,4 +50,6 @@ def v1(req):
     }
     if req.version.check(microversion.ALLOCATIONS):
         body['allocations'] = _collection_link(req, 'allocations')
+    if req.version.check(microversion.SHARDS):
+        body['shards'] = _collection_link(req, 'shards')
     return util.json_response(body)

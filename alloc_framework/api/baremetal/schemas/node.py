@@ -45,6 +45,7 @@ WRITABLE = {
     'management_interface': (_STRING_255, mv.INTERFACES),
     'boot_interface': (_STRING_255, mv.INTERFACES),
     'bios_interface': (_STRING_255, mv.BIOS_INTERFACE),
+    'firmware_interface': (_STRING_255, mv.FIRMWARE),
     'conductor_group': ({'type': ['string', 'null'], 'maxLength': 255,
                          'pattern': r'^[a-zA-Z0-9_\-\.]*$'},
                         mv.CONDUCTOR_GROUP),
@@ -57,6 +58,10 @@ WRITABLE = {
     'retired': (_BOOL, mv.RETIRED),
     'retired_reason': ({'type': ['string', 'null']}, mv.RETIRED),
     'lessee': (_STRING_255, mv.LESSEE),
+    'shard': (_STRING_255, mv.SHARDS),
+    # A node name or UUID; the handler stores the parent's UUID.
+    'parent_node': ({'type': ['string', 'null'], 'maxLength': 255},
+                    mv.CHILD_NODES),
 }
 # Fields set only at creation.
 CREATE_ONLY = ('uuid',)
@@ -66,7 +71,8 @@ UUID_FIELDS = ('uuid', 'instance_uuid')
 READ_ONLY = ('uuid', 'created_at', 'updated_at', 'provision_state',
              'target_provision_state', 'power_state', 'target_power_state',
              'provision_updated_at', 'last_error', 'reservation',
-             'clean_step', 'deploy_step', 'driver_internal_info',
+             'clean_step', 'deploy_step', 'service_step',
+             'driver_internal_info',
              'allocation_uuid', 'traits', 'fault', 'conductor',
              'console_enabled', 'links', 'id')
 # The document a PATCH applies to.
@@ -86,10 +92,13 @@ FIELD_RULES = {
     'management_interface': 'baremetal:node:update:driver_interfaces',
     'boot_interface': 'baremetal:node:update:driver_interfaces',
     'bios_interface': 'baremetal:node:update:driver_interfaces',
+    'firmware_interface': 'baremetal:node:update:driver_interfaces',
     'conductor_group': 'baremetal:node:update:conductor_group',
     'name': 'baremetal:node:update:name',
     'retired': 'baremetal:node:update:retired',
     'retired_reason': 'baremetal:node:update:retired',
+    'shard': 'baremetal:node:update:shard',
+    'parent_node': 'baremetal:node:update:parent_node',
     'extra': 'baremetal:node:update_extra',
     'instance_info': 'baremetal:node:update_instance_info',
 }

@@ -86,8 +86,54 @@ class TestIronicClient(ClientTestCase):
                                   uuid='not-a-uuid')
         self.assertIn('uuid', str(error))
 
+    def test_shards_children_inventory_unhold(self):
+        # Microversions 1.81 to 1.85 through the library, as upstream's
+        # clients use them.
+        from ironicclient import exc
+
+        ironic = self.client()
+        parent = ironic.node.create(driver='fake-hardware', name='parent',
+                                    shard='rack-1')
+        self.assertEqual('rack-1', parent.shard)
+        ironic.node.create(driver='fake-hardware', name='plain')
+        child = ironic.node.create(driver='fake-hardware', name='dpu',
+                                   parent_node='parent')
+        self.assertEqual(parent.uuid, child.parent_node)
+
+        self.assertEqual(['parent', 'plain'],
+                         sorted(n.name for n in ironic.node.list()))
+        self.assertEqual(['dpu', 'parent', 'plain'], sorted(
+            n.name for n in ironic.node.list(include_children=True)))
+        self.assertEqual(['dpu'], [n.name for n in ironic.node.list(
+            parent_node=parent.uuid)])
+        self.assertEqual([child.uuid],
+                         ironic.node.list_children_of_node('parent'))
+        self.assertEqual(['parent'], [n.name for n in ironic.node.list(
+            shards=['rack-1'])])
+        self.assertEqual(['plain'], [n.name for n in ironic.node.list(
+            sharded=False)])
+        shards = {s.name: s.count for s in ironic.shard.list()}
+        self.assertEqual({'rack-1': 1, 'None': 2}, shards)
+
+        ironic.node.update('plain', [{'op': 'add', 'path': '/shard',
+                                      'value': 'rack-1'}])
+        self.assertEqual('rack-1', ironic.node.get('plain').shard)
+
+        error = self.assertRaises(exc.NotFound, ironic.node.get_inventory,
+                                  'parent')
+        self.assertIn('inventory', str(error))
+        error = self.assertRaises(exc.BadRequest,
+                                  ironic.node.set_provision_state,
+                                  'parent', 'unhold')
+        self.assertIn('enroll', str(error))
+
 
 class TestBaremetalCommand(ClientTestCase):
+
+    def _start_conductor(self):
+        # The service test runs the deferred action launcher itself.
+        self.config(launcher_interval=0, group='deferred_actions')
+        return super()._start_conductor()
 
     def setUp(self):
         super().setUp()
@@ -145,6 +191,86 @@ class TestBaremetalCommand(ClientTestCase):
         self.assertEqual([], json.loads(self.run_cli(
             'baremetal', 'allocation', 'list', '-f', 'json')))
 
+    def test_shard_and_child_node_commands(self):
+        parent = json.loads(self.run_cli(
+            'baremetal', 'node', 'create', '--driver', 'fake-hardware',
+            '--name', 'cli-parent', '--shard', 'rack-1', '-f', 'json'))
+        self.assertEqual('rack-1', parent['shard'])
+        self.run_cli('baremetal', 'node', 'create', '--driver',
+                     'fake-hardware', '--name', 'cli-child',
+                     '--parent-node', 'cli-parent')
+        children = json.loads(self.run_cli(
+            'baremetal', 'node', 'children', 'list', 'cli-parent',
+            '-f', 'json'))
+        self.assertEqual(1, len(children))
+        listed = json.loads(self.run_cli('baremetal', 'node', 'list',
+                                         '-f', 'json'))
+        self.assertEqual(['cli-parent'], [_get(n, 'name') for n in listed])
+        listed = json.loads(self.run_cli('baremetal', 'node', 'list',
+                                         '--include-children', '-f',
+                                         'json'))
+        self.assertEqual(['cli-child', 'cli-parent'],
+                         sorted(_get(n, 'name') for n in listed))
+        shards = json.loads(self.run_cli('baremetal', 'shard', 'list',
+                                         '-f', 'json'))
+        self.assertEqual({'rack-1': 1, 'None': 1},
+                         {_get(s, 'name'): _get(s, 'count')
+                          for s in shards})
+        self.run_cli('baremetal', 'node', 'unset', 'cli-parent',
+                     '--shard')
+        shown = json.loads(self.run_cli('baremetal', 'node', 'show',
+                                        'cli-parent', '-f', 'json'))
+        self.assertIsNone(shown['shard'])
+
+    def test_service_and_firmware_commands(self):
+        """``baremetal node service`` (1.87), ``... firmware list`` (1.86).
+        """
+        self.run_cli('baremetal', 'node', 'create', '--driver',
+                     'fake-hardware', '--name', 'fw-node')
+        self.run_cli('baremetal', 'node', 'manage', 'fw-node', '--wait',
+                     '30')
+        self.run_cli('baremetal', 'node', 'provide', 'fw-node', '--wait',
+                     '30')
+        self.run_cli('baremetal', 'node', 'deploy', 'fw-node', '--wait',
+                     '30')
+        listed = json.loads(self.run_cli(
+            'baremetal', 'node', 'firmware', 'list', 'fw-node', '-f',
+            'json'))
+        self.assertEqual({'bios': '1.0', 'bmc': '1.0'},
+                         {_get(c, 'component'): _get(c, 'current_version')
+                          for c in listed})
+        steps = json.dumps([{'interface': 'firmware', 'step': 'update',
+                             'args': {'settings': [
+                                 {'component': 'bmc',
+                                  'url': 'http://images/bmc-4.2'}]}}])
+        self.run_cli('baremetal', 'node', 'service', 'fw-node',
+                     '--service-steps', steps)
+        # The update is a deferred action: run it as the launcher would.
+        tests_base.wait_for(
+            lambda: json.loads(self.run_cli(
+                'baremetal', 'node', 'show', 'fw-node', '-f',
+                'json'))['provision_state'] == 'service wait',
+            'fw-node to wait for its firmware update')
+        self.manager.deferred_actions.launch(self.context)
+        tests_base.wait_for(
+            lambda: json.loads(self.run_cli(
+                'baremetal', 'node', 'show', 'fw-node', '-f',
+                'json'))['provision_state'] == 'active',
+            'fw-node to be active again')
+        listed = json.loads(self.run_cli(
+            'baremetal', 'node', 'firmware', 'list', 'fw-node', '-f',
+            'json'))
+        bmc = [c for c in listed if _get(c, 'component') == 'bmc'][0]
+        self.assertEqual(('1.0', 'bmc-4.2', 'bmc-4.2'),
+                         (_get(bmc, 'initial_version'),
+                          _get(bmc, 'current_version'),
+                          _get(bmc, 'last_version_flashed')))
+        result = self.openstack.run(
+            'baremetal', 'node', 'service', 'fw-node', '--service-steps',
+            '[{"interface": "firmware", "step": "nope"}]')
+        self.assertNotEqual(0, result.returncode)
+        self.assertIn('service_steps[0]', result.stderr)
+
 
 class TestOpenStackSDK(ClientTestCase):
 
@@ -190,3 +316,21 @@ class TestOpenStackSDK(ClientTestCase):
         self.assertRaises(exceptions.BadRequestException,
                           conn.baremetal.create_allocation,
                           resource_class='baremetal', id='not-a-uuid')
+
+    def test_shard_and_parent_node(self):
+        conn = self.connection()
+        parent = conn.baremetal.create_node(driver='fake-hardware',
+                                            name='sdk-parent',
+                                            shard='rack-9')
+        self.assertEqual('rack-9', parent.shard)
+        child = conn.baremetal.create_node(driver='fake-hardware',
+                                           name='sdk-child',
+                                           parent_node=parent.id)
+        self.assertEqual(parent.id, child.parent_node)
+        conn.baremetal.create_node(driver='fake-hardware', name='sdk-other',
+                                   shard='rack-8')
+        self.assertEqual(['sdk-other', 'sdk-parent'],
+                         sorted(n.name for n in conn.baremetal.nodes()))
+        self.assertEqual(['sdk-parent'],
+                         [n.name for n in conn.baremetal.nodes(
+                             shard='rack-9')])

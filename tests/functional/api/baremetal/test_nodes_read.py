@@ -68,10 +68,22 @@ class TestNodeRead(base.BaremetalTestCase):
         self.assertNotIn('bios_interface', shown)
         shown = self.get(path, version='1.40', status=200).json_body
         self.assertIn('bios_interface', shown)
-        self.assertNotIn('firmware_interface',
-                         self.get(path, status=200).json_body)
+        self.assertNotIn('firmware_interface', shown)
+        shown = self.get(path, version='1.85', status=200).json_body
+        self.assertNotIn('firmware_interface', shown)
+        shown = self.get(path, version='1.86', status=200).json_body
+        self.assertIn('firmware_interface', shown)
+        self.assertNotIn('service_step', shown)
+        shown = self.get(path, version='1.87', status=200).json_body
+        self.assertEqual({}, shown['service_step'])
         resp = self.get(path + '?fields=bios_interface', version='1.39')
         self.assertError(resp, 406, 'baremetal.version_not_acceptable')
+        for field, below in (('firmware_interface', '1.85'),
+                             ('service_step', '1.86')):
+            resp = self.get(path + '?fields=' + field, version=below)
+            self.assertError(resp, 406, 'baremetal.version_not_acceptable')
+            resp = self.get('/v1/nodes?fields=' + field, version=below)
+            self.assertError(resp, 406, 'baremetal.version_not_acceptable')
 
     def test_fields(self):
         node = self.make_node(name='n1')

@@ -115,7 +115,7 @@ class TestInterfaces(NodeWriteTestCase):
         body = self.post('/v1/nodes', {'driver': 'fake-hardware',
                                        'boot_interface': 'no-boot',
                                        'bios_interface': 'no-bios'},
-                         status=201).json_body
+                         version='1.85', status=201).json_body
         self.assertEqual('no-boot', body['boot_interface'])
         self.assertEqual('no-bios', body['bios_interface'])
         self.assertEqual('fake', body['power_interface'])
@@ -123,6 +123,42 @@ class TestInterfaces(NodeWriteTestCase):
         self.assertNotIn('firmware_interface', body)
         node = node_obj.Node.get_by_uuid(self.context, body['uuid'])
         self.assertEqual('fake', node.firmware_interface)
+
+    def test_firmware_interface_from_1_86(self):
+        resp = self.post('/v1/nodes', {'driver': 'fake-hardware',
+                                       'firmware_interface': 'no-firmware'},
+                         version='1.85')
+        self.assertError(resp, 406, 'baremetal.version_not_acceptable',
+                         'firmware_interface')
+        body = self.post('/v1/nodes', {'driver': 'fake-hardware',
+                                       'firmware_interface': 'no-firmware'},
+                         version='1.86', status=201).json_body
+        self.assertEqual('no-firmware', body['firmware_interface'])
+        path = '/v1/nodes/%s' % body['uuid']
+        patch = [{'op': 'replace', 'path': '/firmware_interface',
+                  'value': 'fake'}]
+        resp = self.patch(path, patch, version='1.85')
+        self.assertError(resp, 406, 'baremetal.version_not_acceptable',
+                         'firmware_interface')
+        body = self.patch(path, patch, version='1.86', status=200).json_body
+        self.assertEqual('fake', body['firmware_interface'])
+        resp = self.patch(path, [{'op': 'replace',
+                                  'path': '/firmware_interface',
+                                  'value': 'nope'}], version='1.86')
+        self.assertEqual(400, resp.status_int, resp.text)
+        self.assertIn('nope', resp.text)
+        # Removing it goes back to the hardware type's default.
+        body = self.patch(path, [{'op': 'remove',
+                                  'path': '/firmware_interface'}],
+                          version='1.86', status=200).json_body
+        self.assertEqual('fake', body['firmware_interface'])
+
+    def test_service_step_is_read_only(self):
+        node = self.make_node()
+        resp = self.patch('/v1/nodes/%s' % node.uuid, [
+            {'op': 'add', 'path': '/service_step', 'value': {'x': 1}}])
+        self.assertError(resp, 400, 'baremetal.read_only_field',
+                         'service_step')
 
     def test_bios_interface_from_1_40(self):
         resp = self.post('/v1/nodes', {'driver': 'fake-hardware',

@@ -220,6 +220,44 @@ class NodeListTestCase(base.DBTestCase):
             self.assertEqual(expected, self._names(filters=filters),
                              filters)
 
+    def test_shard_and_child_filters(self):
+        self.avail.shard = 's1'
+        self.avail.save()
+        self.maint.shard = 's2'
+        self.maint.save()
+        child = factories.create_node(self.ctx, name='d',
+                                      parent_node=self.avail.uuid)
+        cases = [
+            ({'shard_in': ['s1']}, ['a']),
+            ({'shard_in': ['s1', 's2']}, ['a', 'b']),
+            ({'sharded': True}, ['a', 'b']),
+            ({'sharded': False}, ['c', 'd']),
+            ({'include_children': False}, ['a', 'b', 'c']),
+            ({'include_children': True}, ['a', 'b', 'c', 'd']),
+            ({'parent_node': self.avail.uuid}, ['d']),
+        ]
+        for filters, expected in cases:
+            self.assertEqual(expected, self._names(filters=filters),
+                             filters)
+        self.assertEqual(self.avail.uuid,
+                         objects.Node.get_by_id(self.ctx,
+                                                child.id).parent_node)
+
+    def test_shard_counts(self):
+        self.assertEqual([{'name': 'None', 'count': 3}],
+                         objects.Node.shard_counts(self.ctx))
+        for node, shard in ((self.avail, 'big'), (self.maint, 'big')):
+            node.shard = shard
+            node.save()
+        factories.create_node(self.ctx, shard='small')
+        self.assertEqual([{'name': 'big', 'count': 2},
+                          {'name': 'None', 'count': 1},
+                          {'name': 'small', 'count': 1}],
+                         sorted(objects.Node.shard_counts(self.ctx),
+                                key=lambda s: (-s['count'], s['name'])))
+        self.assertEqual({'name': 'big', 'count': 2},
+                         objects.Node.shard_counts(self.ctx)[0])
+
     def test_unknown_filter(self):
         self.assertRaises(exception.InvalidParameterValue, objects.Node.list,
                           self.ctx, filters={'bogus': 1})

@@ -17,9 +17,10 @@ from tests import base
 EXPECTED_FINGERPRINTS = {
     'Allocation': '1.1-b1aa2881c7ce2ae8b054441a4f7e55d0',
     'Conductor': '1.0-c1d71fbbca640666418d95deb6070523',
-    'DeferredAction': '1.0-d6360aff390070fb09fcefa66f63017e',
+    'DeferredAction': '1.1-f250fb01a358bbf5c7ea3ba80e7daafe',
     'DeferredActionPayload': '1.0-ef25ea0dc0644bdfd49d7407c792b157',
-    'Node': '1.1-fb3c5b6beed3a1461c4f7a45c0d48144',
+    'FirmwareComponent': '1.0-0e0720dab959e20247bbcfd5f28958c5',
+    'Node': '1.3-60904dc78a7cf848992ef223d982c3b9',
     'NodeHistory': '1.0-6c246d887c547680aab2078586e8955a',
 }
 
@@ -63,3 +64,32 @@ class TestObjectVersions(base.TestCase):
         for field in ('boot_interface', 'bios_interface',
                       'firmware_interface'):
             self.assertNotIn(field, data)
+
+    def test_node_1_1_has_no_shard_or_parent_node(self):
+        node = baremetal.Node(driver='fake-hardware', shard='s1',
+                              parent_node='1be26c0b-03f2-4d2e-ae87-'
+                                          'c02d7f33c123',
+                              boot_interface='fake')
+        data = node.obj_to_primitive(target_version='1.1')[
+            'alloc_framework_object.data']
+        self.assertEqual('fake', data['boot_interface'])
+        self.assertNotIn('shard', data)
+        self.assertNotIn('parent_node', data)
+        full = node.obj_to_primitive()['alloc_framework_object.data']
+        self.assertEqual('s1', full['shard'])
+
+    def test_node_1_2_has_no_service_step(self):
+        node = baremetal.Node(driver='fake-hardware', firmware_interface='x',
+                              service_step={'step': 'update'})
+        data = node.obj_to_primitive(target_version='1.2')[
+            'alloc_framework_object.data']
+        self.assertEqual('x', data['firmware_interface'])
+        self.assertNotIn('service_step', data)
+
+    def test_deferred_action_1_0_has_no_flow(self):
+        action = baremetal.DeferredAction(call='task.driver.power.x',
+                                          flow='service')
+        data = action.obj_to_primitive(target_version='1.0')[
+            'alloc_framework_object.data']
+        self.assertEqual('task.driver.power.x', data['call'])
+        self.assertNotIn('flow', data)

@@ -1,0 +1,90 @@
+"""Node firmware: ``alloc baremetal node firmware list|update``.
+
+``list`` shows the firmware components the conductor read from the node
+(API 1.86). ``update`` installs firmware images with the firmware
+interface's ``update`` step: by servicing an ``active`` node (API 1.87)
+or by manual cleaning of a ``manageable`` one, and says which it chose.
+The update runs as a deferred action: the node waits in ``service wait``
+(or ``clean wait``) until it ends; ``--wait`` polls until the node is
+back in its stable state.
+"""
+
+from cliff import lister
+
+from alloc_framework.cli.baremetal import base
+from alloc_framework.cli.baremetal import node_state
+from alloc_framework.cli import common
+
+FIRMWARE_URL = node_state.NODE_URL + '/firmware'
+# The provisioning verb that runs the update step, by provision state.
+VERB_BY_STATE = {'active': 'service', 'manageable': 'clean'}
+
+
+class ListNodeFirmware(base.BaremetalMixin, lister.Lister):
+    """List the firmware components of a node and their versions."""
+
+    min_version = '1.86'
+    COLUMNS = ('component', 'initial_version', 'current_version',
+               'last_version_flashed', 'created_at', 'updated_at')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('node', metavar='<node>',
+                            help='Name or UUID of the node.')
+        return parser
+
+    def take_action(self, parsed_args):
+        components = self.client().get(
+            FIRMWARE_URL.format(node=parsed_args.node))['firmware']
+        return self.COLUMNS, [common.get_properties(c, self.COLUMNS)
+                              for c in components]
+
+
+def _component(value):
+    name, sep, url = value.partition('=')
+    if not sep or not name or not url:
+        raise common.CommandError(
+            '--component takes <component>=<url>, not %r.' % value)
+    return {'component': name, 'url': url}
+
+
+class UpdateNodeFirmware(node_state._ProvisionCommand):
+    """Update firmware components of an active or manageable node.
+
+    An active node is serviced (``service`` with the ``firmware.update``
+    service step), a manageable one cleaned (``clean`` with the
+    ``firmware.update`` clean step); the command says which.
+    """
+
+    min_version = '1.87'
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--component', metavar='<component>=<url>', action='append',
+            required=True, dest='components',
+            help='A component (bmc, bios...) and the URL of its image. '
+                 'Repeat for several components.')
+        return parser
+
+    def take_action(self, parsed_args):
+        settings = [_component(v) for v in parsed_args.components]
+        api = self.client()
+        node = api.get(node_state.NODE_URL.format(node=parsed_args.node))
+        state = node['provision_state']
+        self.verb = VERB_BY_STATE.get(state)
+        if self.verb is None:
+            raise common.CommandError(
+                'Node %s is %s: firmware is updated on an active node (by '
+                'servicing it) or on a manageable one (by cleaning it).'
+                % (parsed_args.node, state))
+        step = {'interface': 'firmware', 'step': 'update',
+                'args': {'settings': settings}}
+        self.app.stdout.write(
+            'Node %s is %s: updating %s by %s it.\n'
+            % (parsed_args.node, state,
+               ', '.join(s['component'] for s in settings),
+               'servicing' if self.verb == 'service' else 'cleaning'))
+        api.put(node_state.PROVISION_URL.format(node=parsed_args.node),
+                {'target': self.verb, '%s_steps' % self.verb: [step]})
+        self.wait(api, parsed_args, 'update its firmware')

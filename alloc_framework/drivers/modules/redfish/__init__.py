@@ -1,0 +1,2 @@
+"""The ``redfish`` hardware interfaces: BMCs spoken to over Redfish (sushy).
+"""

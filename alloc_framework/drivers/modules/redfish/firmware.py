@@ -1,0 +1,358 @@
+"""The ``redfish`` firmware interface: versions, and updates by SimpleUpdate.
+
+Versions (:meth:`RedfishFirmware.get_components`): the BIOS's is the
+ComputerSystem's ``BiosVersion``, the BMC's its Manager's
+``FirmwareVersion``; when the BMC leaves one of them empty, the
+``UpdateService`` ``FirmwareInventory`` member named after the component
+(``BMC``, ``BIOS``...) gives it.
+
+An update (:meth:`RedfishFirmware.update`, the ``firmware.update`` clean
+and service step) is a deferrable method: it runs as a deferred action
+and every wait is a reschedule, never a sleeping thread. For each
+``{component, url}`` of ``settings``, in order:
+
+1. ``start``: the image is handed to the BMC with
+   ``UpdateService.SimpleUpdate`` (targets: the component's inventory
+   member, else its Manager or ComputerSystem); the BMC answers with a
+   task monitor.
+2. ``task``: the task monitor is polled, after the ``Retry-After`` the
+   BMC asks for (at most ``[redfish]firmware_update_max_retry_after``),
+   else ``[redfish]firmware_update_status_interval`` seconds, until the
+   task ends. A task that ends in any other state than Completed fails
+   the update with the BMC's messages. A BMC that resets while the task
+   runs (no connection, or 503) is waited for like in step 3.
+3. ``bmc``: after BMC firmware, the BMC resets. It is polled until it
+   answers again, for at most ``[redfish]firmware_update_bmc_timeout``
+   seconds, counted from the first poll it did not answer.
+4. ``reboot``: after BIOS firmware the node is power cycled (new BIOS
+   firmware applies at boot) and polled until it is on again, for at
+   most ``[redfish]firmware_update_reboot_timeout`` seconds.
+
+The progress rides in the reschedules' arguments (``state``: the step,
+the component's index, the task monitor path, times): never the BMC's
+credentials, which are read from ``driver_info`` at every call, and
+image URLs with credentials in them are refused. Once the BMC accepted
+an image the action's retries are set to 0: calling the method again
+after an error would flash the image a second time, so any error is
+final (the waits above handle what is transient). When every component
+is done the new versions are read, kept in the node's
+``driver_internal_info`` (``firmware_components``) and returned.
+"""
+
+import time
+from urllib import parse as urlparse
+
+from oslo_log import log
+import sushy
+from sushy import exceptions as sushy_exc
+
+from alloc_framework.drivers import base
+from alloc_framework.drivers import deferred
+from alloc_framework.drivers.modules.redfish import utils
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.objects.baremetal import states
+
+LOG = log.getLogger(__name__)
+
+COMPONENTS = ('bmc', 'bios')
+CACHE_KEY = 'firmware_components'
+
+# Task states in which the task still runs.
+_RUNNING = {sushy.TaskState.NEW, sushy.TaskState.STARTING,
+            sushy.TaskState.RUNNING, sushy.TaskState.PENDING,
+            sushy.TaskState.SUSPENDED, sushy.TaskState.INTERRUPTED,
+            sushy.TaskState.SERVICE}
+_GOOD_STATUS = {None, sushy.Health.OK, sushy.Health.WARNING}
+# Inventory member ids and names that designate a component.
+_INVENTORY_NAMES = {'bmc': ('bmc', 'manager', 'bmc firmware'),
+                    'bios': ('bios', 'bios firmware', 'system bios')}
+
+SETTINGS_ARGSINFO = {
+    'settings': {
+        'description': 'The firmware to apply, in order: a list of '
+                       '{"component": "bmc" or "bios", "url": the image '
+                       'URL (http, https) the BMC downloads}.',
+        'required': True,
+    },
+}
+
+
+def _check_settings(settings):
+    if not isinstance(settings, list) or not settings:
+        raise exception.InvalidParameterValue(
+            err='settings must be a non-empty list of {"component", "url"} '
+                'objects.')
+    for i, item in enumerate(settings):
+        if not isinstance(item, dict) or set(item) != {'component', 'url'}:
+            raise exception.InvalidParameterValue(
+                err='settings[%d] must be an object with exactly '
+                    '"component" and "url".' % i)
+        if item['component'] not in COMPONENTS:
+            raise exception.InvalidParameterValue(
+                err='settings[%d].component must be one of %s, not %r.'
+                    % (i, ', '.join(COMPONENTS), item['component']))
+        url = item['url']
+        parsed = urlparse.urlsplit(url) if isinstance(url, str) else None
+        if parsed is None or parsed.scheme not in ('http', 'https') \
+                or not parsed.hostname:
+            raise exception.InvalidParameterValue(
+                err='settings[%d].url must be an http or https URL.' % i)
+        if parsed.username is not None or parsed.password is not None:
+            raise exception.InvalidParameterValue(
+                err='settings[%d].url may not contain credentials.' % i)
+
+
+def _inventory_member(conn, component):
+    """The FirmwareInventory member of ``component``, or None."""
+    try:
+        inventory = conn.root.get_update_service().firmware_inventory
+        members = inventory.get_members()
+    except (sushy_exc.MissingAttributeError,
+            sushy_exc.ResourceNotFoundError):
+        return None
+    names = _INVENTORY_NAMES[component]
+    for member in members:
+        if ((member.identity or '').lower() in names
+                or (member.name or '').lower() in names):
+            return member
+    return None
+
+
+def _manager(conn, system):
+    managers = system.managers
+    if managers:
+        return managers[0]
+    members = conn.root.get_manager_collection().get_members()
+    return members[0] if members else None
+
+
+def _read_versions(conn):
+    system = conn.system()
+    versions = {'bios': system.bios_version}
+    manager = _manager(conn, system)
+    versions['bmc'] = manager.firmware_version if manager else None
+    for component in COMPONENTS:
+        if not versions[component]:
+            member = _inventory_member(conn, component)
+            versions[component] = member.version if member else None
+    return versions
+
+
+def _unreachable(exc):
+    """Whether a domain error says the BMC is down or resetting."""
+    return (isinstance(exc, exception.RedfishConnectionError)
+            or (isinstance(exc, exception.RedfishError)
+                and exc.kwargs.get('status') == 503))
+
+
+class RedfishFirmware(base.FirmwareInterface):
+    """Firmware versions and updates through the Redfish UpdateService."""
+
+    def get_properties(self):
+        return dict(utils.PROPERTIES)
+
+    def validate(self, task):
+        utils.parse_driver_info(task.node, self.conf)
+
+    def get_components(self, task):
+        with utils.Connection(task.node, self.conf) as conn:
+            versions = _read_versions(conn)
+        return [{'component': c, 'current_version': versions[c]}
+                for c in COMPONENTS if versions[c]]
+
+    def cache_firmware_components(self, task):
+        components = self.get_components(task)
+        info = dict(task.node.driver_internal_info or {})
+        info[CACHE_KEY] = components
+        task.node.driver_internal_info = info
+        task.node.save(task.context)
+        return components
+
+    # --- update ---
+
+    @deferred.deferrable
+    @base.clean_step(priority=0, abortable=False, argsinfo=SETTINGS_ARGSINFO)
+    @base.service_step(priority=0, abortable=False,
+                       argsinfo=SETTINGS_ARGSINFO)
+    def update(self, task, settings, state=None):
+        """Update the firmware of ``settings``; see the module docstring.
+
+        :param state: the progress, set by this method's reschedules.
+        :returns: a Reschedule while the update goes on, then
+            ``{'updated': [components], 'components': [...]}``.
+        :raises: InvalidParameterValue for bad settings; RedfishError and
+            its subclasses when the BMC refuses the image, the task fails
+            or the BMC or the node does not come back in time.
+        """
+        _check_settings(settings)
+        if state is None:
+            return self._start(task, settings, 0)
+        step = state.get('step')
+        if step == 'task':
+            return self._poll_task(task, settings, state)
+        if step == 'bmc':
+            return self._poll_bmc(task, settings, state)
+        if step == 'reboot':
+            return self._poll_reboot(task, settings, state)
+        raise exception.InvalidParameterValue(
+            err='Unknown firmware update state %r.' % step)
+
+    def _opts(self):
+        return self.conf.redfish
+
+    def _again(self, settings, state, delay=None):
+        if delay is None:
+            delay = self._opts().firmware_update_status_interval
+        return deferred.Reschedule(delay=delay, retries=0,
+                                   settings=settings, state=state)
+
+    def _describe(self, task, settings, index):
+        item = settings[index]
+        return 'firmware update of %s on node %s (image %s)' % (
+            item['component'], task.node.uuid, item['url'])
+
+    def _start(self, task, settings, index):
+        if index >= len(settings):
+            return self._finish(task, settings)
+        item = settings[index]
+        component = item['component']
+        with utils.Connection(task.node, self.conf) as conn:
+            member = _inventory_member(conn, component)
+            if member is not None:
+                target = member.path
+            elif component == 'bios':
+                target = conn.system().path
+            else:
+                manager = _manager(conn, conn.system())
+                if manager is None:
+                    raise exception.RedfishError(
+                        error='The Redfish BMC of node %s shows no Manager '
+                              'and no BMC firmware inventory: nothing to '
+                              'update.' % task.node.uuid)
+                target = manager.path
+            update_service = conn.root.get_update_service()
+            monitor = update_service.simple_update(item['url'],
+                                                   targets=[target])
+        LOG.info('Node %(node)s: started the %(what)s; task monitor '
+                 '%(mon)s', {'node': task.node.uuid,
+                             'what': self._describe(task, settings, index),
+                             'mon': monitor.task_monitor_uri})
+        state = {'step': 'task', 'index': index,
+                 'task_monitor': monitor.task_monitor_uri,
+                 'started_at': time.time()}
+        return self._again(settings, state, self._retry_after(monitor))
+
+    def _retry_after(self, monitor):
+        response = monitor.response
+        value = response.headers.get('Retry-After') if response else None
+        if value is None or not str(value).isdigit():
+            return None
+        return min(int(value), self._opts().firmware_update_max_retry_after)
+
+    def _bmc_away(self, task, settings, state, exc):
+        """Reschedule while a BMC that stopped answering may come back."""
+        since = state.get('unreachable_since') or time.time()
+        limit = self._opts().firmware_update_bmc_timeout
+        if time.time() - since > limit:
+            raise exception.RedfishConnectionError(
+                error='The BMC did not answer again within %ss during the '
+                      '%s: %s' % (limit, self._describe(
+                          task, settings, state['index']), exc))
+        LOG.info('Node %(node)s: BMC not answering during the firmware '
+                 'update, polling again later: %(exc)s',
+                 {'node': task.node.uuid, 'exc': exc})
+        return self._again(settings, dict(state, unreachable_since=since))
+
+    def _poll_task(self, task, settings, state):
+        index = state['index']
+        try:
+            with utils.Connection(task.node, self.conf) as conn:
+                monitor = conn.root.get_task_monitor(state['task_monitor'])
+                if monitor.is_processing:
+                    return self._again(
+                        settings, dict(state, unreachable_since=None),
+                        self._retry_after(monitor))
+                redfish_task = monitor.get_task()
+        except exception.RedfishError as exc:
+            if _unreachable(exc):
+                return self._bmc_away(task, settings, state, exc)
+            raise
+        state = dict(state, unreachable_since=None)
+        task_state = redfish_task.task_state
+        if task_state in _RUNNING:
+            return self._again(settings, state)
+        if (task_state != sushy.TaskState.COMPLETED
+                or redfish_task.task_status not in _GOOD_STATUS):
+            messages = '; '.join(
+                m.message for m in (redfish_task.messages or [])
+                if getattr(m, 'message', None)) or 'no message'
+            raise exception.RedfishError(
+                error='The %s failed: the BMC\'s task ended in state %s, '
+                      'status %s: %s' % (
+                          self._describe(task, settings, index),
+                          getattr(task_state, 'value', task_state),
+                          getattr(redfish_task.task_status, 'value',
+                                  redfish_task.task_status), messages))
+        LOG.info('Node %(node)s: the BMC completed the %(what)s',
+                 {'node': task.node.uuid,
+                  'what': self._describe(task, settings, index)})
+        if settings[index]['component'] == 'bmc':
+            # The BMC resets to run its new firmware; give it time to go
+            # down before asking whether it is back.
+            return self._again(settings, {'step': 'bmc', 'index': index,
+                                          'unreachable_since': None})
+        return self._reboot(task, settings, index)
+
+    def _poll_bmc(self, task, settings, state):
+        try:
+            with utils.Connection(task.node, self.conf) as conn:
+                conn.system()
+        except exception.RedfishError as exc:
+            if _unreachable(exc):
+                return self._bmc_away(task, settings, state, exc)
+            raise
+        return self._start(task, settings, state['index'] + 1)
+
+    def _reboot(self, task, settings, index):
+        with utils.Connection(task.node, self.conf) as conn:
+            system = conn.system()
+            if system.power_state == sushy.PowerState.OFF:
+                reset = sushy.ResetType.ON
+            else:
+                reset = sushy.ResetType.FORCE_RESTART
+            system.reset_system(reset)
+        LOG.info('Node %(node)s: %(reset)s to apply its new BIOS firmware',
+                 {'node': task.node.uuid, 'reset': reset})
+        return self._again(settings, {'step': 'reboot', 'index': index,
+                                      'started_at': time.time()})
+
+    def _poll_reboot(self, task, settings, state):
+        try:
+            with utils.Connection(task.node, self.conf) as conn:
+                power = conn.system().power_state
+        except exception.RedfishError as exc:
+            # Some BMCs are busy while their system boots: wait for them
+            # within the reboot's time limit.
+            if not _unreachable(exc):
+                raise
+            power = 'not answering (%s)' % exc
+        if power == sushy.PowerState.ON:
+            task.node.power_state = states.POWER_ON
+            return self._start(task, settings, state['index'] + 1)
+        limit = self._opts().firmware_update_reboot_timeout
+        if time.time() - state['started_at'] > limit:
+            raise exception.RedfishError(
+                error='Node %s was not powered on again within %ss of its '
+                      'reboot for the %s (the BMC reports %s).' % (
+                          task.node.uuid, limit,
+                          self._describe(task, settings, state['index']),
+                          getattr(power, 'value', power)))
+        return self._again(settings, state)
+
+    def _finish(self, task, settings):
+        components = self.cache_firmware_components(task)
+        LOG.info('Node %(node)s: firmware updated (%(what)s)',
+                 {'node': task.node.uuid,
+                  'what': ', '.join(s['component'] for s in settings)})
+        return {'updated': [s['component'] for s in settings],
+                'components': components}

@@ -1,0 +1,315 @@
+"""A small Redfish BMC that updates firmware, served in its own process.
+
+sushy-tools' fake BMC answers SimpleUpdate with a finished static task
+and has no BMC or BIOS firmware targets; this one behaves like the BMCs
+the ``redfish`` firmware interface is written for:
+
+* one ComputerSystem (``BiosVersion``, power, ``Reset``) managed by one
+  Manager (``FirmwareVersion``), HTTP basic authentication;
+* an UpdateService whose FirmwareInventory has ``BMC`` and ``BIOS``;
+* ``SimpleUpdate`` answers 202 with a task monitor in ``Location`` and
+  ``Retry-After: 1``; the monitor answers 202 for ``--task-polls`` polls,
+  then 200 with the finished Task;
+* the image's file name gives the new version: ``.../<name>-<version>.bin``;
+  an image whose name contains ``corrupt`` makes the task end in
+  ``Exception`` with a message, the version unchanged;
+* after a BMC update every request answers 503 for ``--bmc-reset``
+  seconds (forever when the image name contains ``never-back``);
+* a power change shows after ``--power-delay`` seconds;
+* a ``Bios`` resource whose pending settings (``Bios/Settings``, PATCH)
+  apply when the system is reset, and ``Bios.ResetBios``;
+* ``GET /_emulator`` (no authentication) shows counters for tests.
+
+Run: ``python firmware_bmc.py --port N`` (it imports nothing of ours).
+"""
+
+import argparse
+import base64
+import itertools
+import json
+import re
+import socketserver
+import threading
+import time
+from wsgiref import simple_server
+
+SYSTEM = '/redfish/v1/Systems/fw-system'
+MANAGER = '/redfish/v1/Managers/bmc'
+UPDATE = '/redfish/v1/UpdateService'
+INVENTORY = UPDATE + '/FirmwareInventory'
+SIMPLE_UPDATE = UPDATE + '/Actions/UpdateService.SimpleUpdate'
+MONITORS = '/redfish/v1/TaskService/TaskMonitors/'
+TASKS = '/redfish/v1/TaskService/Tasks/'
+BIOS = SYSTEM + '/Bios'
+BIOS_DEFAULTS = {'BootMode': 'Uefi', 'ProcTurboMode': 'Enabled',
+                 'SriovGlobalEnable': 'Disabled'}
+
+
+class BMC:
+    """The state of the emulated BMC and its answers."""
+
+    def __init__(self, args):
+        self.args = args
+        self.lock = threading.Lock()
+        self.versions = {'bmc': args.bmc_version, 'bios': args.bios_version}
+        self._power = 'Off'
+        self.pending_power = None
+        self.down_until = 0.0
+        self.tasks = {}
+        self.ids = itertools.count(1)
+        self.bios = dict(BIOS_DEFAULTS)
+        self.bios_pending = {}
+        self.counters = {'requests': 0, 'monitor_polls': 0,
+                         'answered_503': 0,
+                         'simple_updates': 0, 'resets': []}
+
+    @property
+    def power(self):
+        if (self.pending_power is not None
+                and time.monotonic() >= self.pending_power[1]):
+            self._power = self.pending_power[0]
+            self.pending_power = None
+        return self._power
+
+    # --- documents ---
+
+    def doc(self, path):
+        if path in ('/redfish/v1', '/redfish/v1/'):
+            return {'@odata.id': '/redfish/v1/', 'Id': 'RootService',
+                    'Name': 'Root Service',
+                    'RedfishVersion': '1.11.0',
+                    'Systems': {'@odata.id': '/redfish/v1/Systems'},
+                    'Managers': {'@odata.id': '/redfish/v1/Managers'},
+                    'UpdateService': {'@odata.id': UPDATE}}
+        if path == '/redfish/v1/Systems':
+            return _collection(path, [SYSTEM])
+        if path == '/redfish/v1/Managers':
+            return _collection(path, [MANAGER])
+        if path == SYSTEM:
+            return {
+                '@odata.id': SYSTEM, 'Id': 'fw-system', 'Name': 'fw-system',
+                'PowerState': self.power, 'BiosVersion': self.versions['bios'],
+                'Boot': {'BootSourceOverrideEnabled': 'Disabled',
+                         'BootSourceOverrideTarget': 'None'},
+                'Links': {'ManagedBy': [{'@odata.id': MANAGER}]},
+                'Bios': {'@odata.id': BIOS},
+                'Actions': {'#ComputerSystem.Reset': {
+                    'target': SYSTEM + '/Actions/ComputerSystem.Reset',
+                    'ResetType@Redfish.AllowableValues': [
+                        'On', 'ForceOff', 'ForceRestart']}}}
+        if path == BIOS:
+            return {'@odata.id': BIOS, 'Id': 'BIOS', 'Name': 'BIOS',
+                    'Attributes': self.bios,
+                    '@Redfish.Settings': {'SettingsObject': {
+                        '@odata.id': BIOS + '/Settings'}},
+                    'Actions': {'#Bios.ResetBios': {
+                        'target': BIOS + '/Actions/Bios.ResetBios'}}}
+        if path == BIOS + '/Settings':
+            return {'@odata.id': path, 'Id': 'Settings',
+                    'Name': 'BIOS pending settings',
+                    'Attributes': self.bios_pending}
+        if path == MANAGER:
+            return {'@odata.id': MANAGER, 'Id': 'bmc', 'Name': 'BMC',
+                    'FirmwareVersion': self.versions['bmc']}
+        if path == UPDATE:
+            return {'@odata.id': UPDATE, 'Id': 'UpdateService',
+                    'Name': 'Update Service',
+                    'ServiceEnabled': True,
+                    'FirmwareInventory': {'@odata.id': INVENTORY},
+                    'Actions': {'#UpdateService.SimpleUpdate': {
+                        'target': SIMPLE_UPDATE,
+                        'TransferProtocol@Redfish.AllowableValues': [
+                            'HTTP', 'HTTPS']}}}
+        if path == INVENTORY:
+            return _collection(path, [INVENTORY + '/BMC',
+                                      INVENTORY + '/BIOS'])
+        for component in ('bmc', 'bios'):
+            if path == INVENTORY + '/' + component.upper():
+                return {'@odata.id': path, 'Id': component.upper(),
+                        'Name': component.upper(), 'Updateable': True,
+                        'Version': self.versions[component]}
+        if path.startswith(TASKS):
+            task = self.tasks.get(path[len(TASKS):])
+            return self.task_doc(task) if task else None
+        return None
+
+    def task_doc(self, task):
+        doc = {'@odata.id': TASKS + task['id'], 'Id': task['id'],
+               'Name': 'Firmware update', 'TaskState': task['state'],
+               'TaskStatus': task['status'], 'Messages': []}
+        if task['message']:
+            doc['Messages'].append({'MessageId': 'Update.1.0.ApplyFailed',
+                                    'Message': task['message']})
+        return doc
+
+    # --- actions ---
+
+    def simple_update(self, body):
+        url = body.get('ImageURI') or ''
+        targets = body.get('Targets') or []
+        if len(targets) != 1 or targets[0] not in (
+                INVENTORY + '/BMC', INVENTORY + '/BIOS'):
+            return 400, {}, _error('Targets must name BMC or BIOS.')
+        component = targets[0].rsplit('/', 1)[1].lower()
+        match = re.search(r'-([0-9][0-9.]*)\.bin$', url)
+        task = {'id': str(next(self.ids)), 'component': component,
+                'url': url, 'polls_left': self.args.task_polls,
+                'state': 'Running', 'status': 'OK', 'message': None,
+                'version': match.group(1) if match else None}
+        self.tasks[task['id']] = task
+        self.counters['simple_updates'] += 1
+        return 202, {'Location': MONITORS + task['id'],
+                     'Retry-After': '1'}, None
+
+    def poll(self, task_id):
+        task = self.tasks.get(task_id)
+        if task is None:
+            return 404, {}, _error('No such task.')
+        self.counters['monitor_polls'] += 1
+        if task['state'] == 'Running':
+            if task['polls_left'] > 0:
+                task['polls_left'] -= 1
+                return 202, {'Retry-After': '1'}, None
+            self.finish(task)
+        return 200, {}, self.task_doc(task)
+
+    def finish(self, task):
+        if 'corrupt' in task['url'] or task['version'] is None:
+            task.update(state='Exception', status='Critical',
+                        message='The image %s could not be applied: '
+                                'signature check failed.' % task['url'])
+            return
+        task.update(state='Completed', status='OK')
+        self.versions[task['component']] = task['version']
+        if task['component'] == 'bmc':
+            window = (float('inf') if 'never-back' in task['url']
+                      else self.args.bmc_reset)
+            self.down_until = time.monotonic() + window
+
+    def reset(self, body):
+        kind = body.get('ResetType')
+        if kind not in ('On', 'ForceOff', 'ForceRestart'):
+            return 400, {}, _error('Unsupported ResetType %r.' % kind)
+        target = 'Off' if kind == 'ForceOff' else 'On'
+        # Pending BIOS settings apply when the system boots.
+        self.bios.update(self.bios_pending)
+        self.bios_pending = {}
+        if kind == 'ForceRestart':
+            self._power = 'Off'
+        self.pending_power = (target,
+                              time.monotonic() + self.args.power_delay)
+        self.counters['resets'].append(kind)
+        return 204, {}, None
+
+    # --- WSGI ---
+
+    def __call__(self, environ, start_response):
+        method = environ['REQUEST_METHOD']
+        path = environ.get('PATH_INFO') or '/'
+        if path != '/_emulator':
+            with self.lock:
+                self.counters['requests'] += 1
+        if path.rstrip('/') != '/redfish/v1' and path != '/_emulator':
+            if not self.authorized(environ):
+                return _answer(start_response, 401, {},
+                               _error('Incorrect username or password.'))
+        with self.lock:
+            if path == '/_emulator':
+                return _answer(start_response, 200, {},
+                               dict(self.counters, versions=self.versions,
+                                    power=self.power))
+            if time.monotonic() < self.down_until:
+                self.counters['answered_503'] += 1
+                return _answer(start_response, 503, {'Retry-After': '1'},
+                               _error('The BMC is restarting.'))
+            status, headers, body = self.route(method, path, environ)
+        return _answer(start_response, status, headers, body)
+
+    def authorized(self, environ):
+        expected = base64.b64encode(('%s:%s' % (
+            self.args.username, self.args.password)).encode()).decode()
+        return environ.get('HTTP_AUTHORIZATION') == 'Basic ' + expected
+
+    def route(self, method, path, environ):
+        path = path.rstrip('/') or '/'
+        if method == 'GET':
+            if path.startswith(MONITORS):
+                return self.poll(path[len(MONITORS):])
+            doc = self.doc(path)
+            if doc is None:
+                return 404, {}, _error('Not found: %s' % path)
+            return 200, {}, doc
+        size = int(environ.get('CONTENT_LENGTH') or 0)
+        body = json.loads(environ['wsgi.input'].read(size) or b'{}')
+        if method == 'PATCH' and path == BIOS + '/Settings':
+            unknown = set(body.get('Attributes') or {}) - set(self.bios)
+            if unknown:
+                return 400, {}, _error('Unknown BIOS attributes: %s'
+                                       % ', '.join(sorted(unknown)))
+            self.bios_pending.update(body.get('Attributes') or {})
+            return 204, {}, None
+        if method == 'POST':
+            if path == BIOS + '/Actions/Bios.ResetBios':
+                self.bios_pending = dict(BIOS_DEFAULTS)
+                return 204, {}, None
+            if path == SIMPLE_UPDATE:
+                return self.simple_update(body)
+            if path == SYSTEM + '/Actions/ComputerSystem.Reset':
+                return self.reset(body)
+        return 405, {}, _error('%s %s is not allowed.' % (method, path))
+
+
+def _collection(path, members):
+    return {'@odata.id': path, 'Name': path.rsplit('/', 1)[1],
+            'Members': [{'@odata.id': m} for m in members],
+            'Members@odata.count': len(members)}
+
+
+def _error(message):
+    return {'error': {'code': 'Base.1.0.GeneralError', 'message': message}}
+
+
+def _answer(start_response, status, headers, body):
+    reasons = {200: 'OK', 202: 'Accepted', 204: 'No Content',
+               400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found',
+               405: 'Method Not Allowed', 503: 'Service Unavailable'}
+    data = b'' if body is None else json.dumps(body).encode()
+    headers = dict(headers)
+    if body is not None:
+        headers['Content-Type'] = 'application/json'
+    headers['Content-Length'] = str(len(data))
+    start_response('%d %s' % (status, reasons[status]), list(headers.items()))
+    return [data]
+
+
+class _Server(socketserver.ThreadingMixIn, simple_server.WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(simple_server.WSGIRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--port', type=int, required=True)
+    parser.add_argument('--username', default='admin')
+    parser.add_argument('--password', default='password')
+    parser.add_argument('--bmc-version', default='1.0.0')
+    parser.add_argument('--bios-version', default='U30 v1.00')
+    parser.add_argument('--task-polls', type=int, default=2,
+                        help='Polls of a task monitor that answer 202.')
+    parser.add_argument('--bmc-reset', type=float, default=2.0,
+                        help='Seconds of 503 after a BMC update.')
+    parser.add_argument('--power-delay', type=float, default=0.0,
+                        help='Seconds before a power change shows.')
+    args = parser.parse_args(argv)
+    server = simple_server.make_server('127.0.0.1', args.port, BMC(args),
+                                       server_class=_Server,
+                                       handler_class=_QuietHandler)
+    server.serve_forever()
+
+
+if __name__ == '__main__':
+    main()
