@@ -385,7 +385,8 @@ class Launcher:
             with task_manager.TaskManager(
                     context, node.id, self.host,
                     purpose='deferred action %s failure' % action.uuid,
-                    retry_attempts=0, retry_interval=0) as task:
+                    retry_attempts=0, retry_interval=0,
+                    on_release=self.manager._node_changed) as task:
                 task.node.last_error = message
                 task.node.save(context)
                 self._flow_ended(task, action, message)
@@ -416,7 +417,8 @@ class Launcher:
                 purpose='deferred action %s' % action.uuid,
                 driver_factory=self.manager.driver_factory,
                 retry_attempts=0, retry_interval=0,
-                stop_event=self._stop_event)
+                stop_event=self._stop_event,
+                on_release=self.manager._node_changed)
         except exception.NodeLocked:
             # Locked at the last moment: not the action's fault.
             action.revert_claim(previous)

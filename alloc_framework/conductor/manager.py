@@ -321,7 +321,14 @@ class ConductorManager:
         return task_manager.acquire(
             context, node_id, shared=shared, purpose=purpose, host=self.host,
             driver_factory=self.driver_factory, conf=self.conf,
-            stop_event=self._stop)
+            stop_event=self._stop,
+            on_release=None if shared else self._node_changed)
+
+    def _node_changed(self, context, node_uuid):
+        """Let the allocation backend mirror a node's change (see
+        ``AllocationBackend.node_changed``)."""
+        if self.allocation_backend is not None:
+            self.allocation_backend.node_changed(context, node_uuid)
 
     @staticmethod
     def _require_driver(task):
@@ -343,6 +350,7 @@ class ConductorManager:
         self.driver_factory.check_and_update_node_interfaces(node_obj)
         node_obj.create(context)
         LOG.info('Node %s created', node_obj.uuid)
+        self._node_changed(context, node_obj.uuid)
         return node_obj
 
     def update_node(self, context, node_obj):

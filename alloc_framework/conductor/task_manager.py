@@ -38,8 +38,9 @@ class TaskManager:
 
     def __init__(self, context, node_id, host, shared=False, purpose='',
                  driver_factory=None, retry_attempts=3, retry_interval=0.2,
-                 stop_event=None):
+                 stop_event=None, on_release=None):
         self.context = context
+        self._on_release = on_release
         self.host = host
         self.shared = shared
         self.purpose = purpose
@@ -96,6 +97,12 @@ class TaskManager:
                       'during %(why)s', {'node': self.node_id,
                                          'host': self.host,
                                          'why': self.purpose})
+        if self._on_release is not None and self.node is not None:
+            try:
+                self._on_release(self.context, self.node.uuid)
+            except Exception:
+                LOG.exception('Error after releasing node %s',
+                              self.node.uuid)
 
     def __enter__(self):
         return self
@@ -106,7 +113,8 @@ class TaskManager:
 
 
 def acquire(context, node_id, shared=False, purpose='', host=None,
-            driver_factory=None, conf=None, stop_event=None):
+            driver_factory=None, conf=None, stop_event=None,
+            on_release=None):
     """Lock a node for a task and return the :class:`TaskManager`.
 
     :param node_id: the node's integer id.
@@ -117,6 +125,9 @@ def acquire(context, node_id, shared=False, purpose='', host=None,
     :param conf: the ``ConfigOpts`` with the ``[conductor]`` retry options;
         the process-wide one when None.
     :param stop_event: a ``threading.Event`` that cuts retries short.
+    :param on_release: called as ``on_release(context, node_uuid)`` once
+        the lock of an exclusive task is released (the node may be gone
+        then); its errors are logged, never raised.
     :raises: NodeLocked when the lock is still busy after the retries.
     :raises: NodeNotFound
     """
@@ -128,4 +139,4 @@ def acquire(context, node_id, shared=False, purpose='', host=None,
         purpose=purpose, driver_factory=driver_factory,
         retry_attempts=conf.conductor.node_locked_retry_attempts,
         retry_interval=conf.conductor.node_locked_retry_interval,
-        stop_event=stop_event)
+        stop_event=stop_event, on_release=on_release)

@@ -8,7 +8,31 @@ opts = [
                help='The node allocation backend: an entry point of the '
                     '``alloc_framework.allocation.backends`` namespace. '
                     '``database`` picks nodes straight from the database; '
-                    'third parties can add their own.'),
+                    '``placement`` mirrors nodes as resource providers of a '
+                    'Placement service (see the [placement] group) and '
+                    'claims them there before reserving them in the '
+                    'database; third parties can add their own.'),
+    cfg.IntOpt('placement_candidates_limit',
+               default=20,
+               min=1,
+               help='With the placement backend: how many allocation '
+                    'candidates one allocation asks Placement for (the '
+                    '``limit`` of GET /allocation_candidates). They are '
+                    'tried in random order, so concurrent allocations '
+                    'rarely claim the same node. Placement\'s cost grows '
+                    'with it; each retry asks again (see '
+                    'placement_claim_retries).'),
+    cfg.IntOpt('placement_claim_retries',
+               default=5,
+               min=0,
+               help='With the placement backend: how many more times one '
+                    'allocation asks Placement for candidates when none of '
+                    'the candidates of the last answer could be claimed '
+                    '(Placement refused the claim with 409 because another '
+                    'allocation claimed the node first, or the node was '
+                    'not free in the database). Every answer leaves out '
+                    'the nodes claimed since, so each retry has fewer '
+                    'nodes to compete for.'),
 ]
 
 

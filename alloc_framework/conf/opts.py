@@ -18,7 +18,7 @@ def list_opts():
         ('DEFAULT', default.opts + hardware.opts),
         ('api', api.opts),
         ('placement_api', placement_api.opts),
-        ('placement', placement.opts),
+        ('placement', placement.opts + placement.client_opts_with_plugin()),
         ('conductor', conductor.opts),
         ('allocation', allocation.opts),
         ('deferred_actions', deferred_actions.opts),

@@ -1,6 +1,25 @@
-"""Options of the [placement] group: behaviour of the Placement service."""
+"""Options of the [placement] group: our Placement service, and reaching one.
 
+The group holds two sets of options, as upstream services name them:
+
+* the behaviour of our own Placement service (``opts`` below, as upstream
+  Placement's ``[placement]``);
+* how the ``placement`` node allocation backend reaches a Placement, in
+  keystoneauth1's usual form (as nova's ``[placement]``): session options
+  (``cafile``, ``timeout`` ...), ``auth_type`` with the options of that
+  plugin, and adapter options (``endpoint_override``, ``region_name``,
+  ``valid_interfaces`` ...). When neither ``auth_type`` nor
+  ``endpoint_override`` is set, the backend uses our own Placement in
+  the same process, on the same database, without HTTP.
+
+The names of the two sets do not overlap (``tests/unit/test_conf.py``
+checks it).
+"""
+
+from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
+
+GROUP = 'placement'
 
 opts = [
     cfg.IntOpt('allocation_conflict_retry_count',
@@ -40,5 +59,28 @@ opts = [
 ]
 
 
+def client_opts():
+    """keystoneauth1's session, auth and adapter options of the group.
+
+    The options of the plugin chosen with ``auth_type`` are registered
+    when the client is built (keystoneauth1 does it), and listed for the
+    configuration generator by :func:`client_opts_with_plugin`.
+    """
+    return (ks_loading.get_session_conf_options()
+            + ks_loading.get_auth_common_conf_options()
+            + ks_loading.get_adapter_conf_options(include_deprecated=False))
+
+
+def client_opts_with_plugin(plugin='password'):
+    """:func:`client_opts` with those of one auth plugin, for samples."""
+    return client_opts() + ks_loading.get_auth_plugin_conf_options(plugin)
+
+
 def register_opts(conf):
-    conf.register_opts(opts, group='placement')
+    conf.register_opts(opts, group=GROUP)
+    ks_loading.register_session_conf_options(conf, GROUP)
+    ks_loading.register_auth_conf_options(conf, GROUP)
+    # Unset, service_type and valid_interfaces mean "placement" and
+    # "internal, public" (see placement_client.get_adapter).
+    ks_loading.register_adapter_conf_options(conf, GROUP,
+                                             include_deprecated=False)

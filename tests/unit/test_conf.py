@@ -43,3 +43,33 @@ class TestOptions(base.TestCase):
             self.assertIn(section, sample)
         self.assertIn('#port = 6385', sample)
         self.assertIn('#port = 8778', sample)
+
+
+class TestPlacementGroup(base.TestCase):
+    """[placement]: our service's options and keystoneauth's, side by side."""
+
+    def test_service_and_client_options_do_not_clash(self):
+        from alloc_framework.conf import placement
+
+        service = {o.dest for o in placement.opts}
+        client = {o.dest for o in placement.client_opts_with_plugin()}
+        self.assertEqual(set(), service & client)
+        for name in ('auth_type', 'endpoint_override', 'region_name',
+                     'valid_interfaces', 'cafile', 'timeout',
+                     'randomize_allocation_candidates'):
+            self.assertIn(name, self.conf.placement)
+
+    def test_in_process_unless_told_otherwise(self):
+        from alloc_framework.drivers.allocation import placement_client
+
+        self.assertTrue(placement_client.in_process_configured(self.conf))
+        self.config(endpoint_override='http://placement:8778',
+                    group='placement')
+        self.assertFalse(placement_client.in_process_configured(self.conf))
+        self.config(endpoint_override=None, auth_type='password',
+                    group='placement')
+        self.assertFalse(placement_client.in_process_configured(self.conf))
+
+    def test_placement_backend_options(self):
+        self.assertEqual(20, self.conf.allocation.placement_candidates_limit)
+        self.assertEqual(5, self.conf.allocation.placement_claim_retries)

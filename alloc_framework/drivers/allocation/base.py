@@ -71,6 +71,20 @@ class AllocationBackend(abc.ABC):
         :raises: InvalidParameterValue when the request cannot be served.
         """
 
+    def node_changed(self, context, node_uuid):
+        """Tell the backend that a node was created, changed or deleted.
+
+        The conductor calls it after its change of the node is committed
+        (node creation, and the end of every task holding the node's
+        lock), so that a backend mirroring nodes elsewhere (``placement``)
+        keeps its mirror current. It must be cheap, and must not raise:
+        the node's change stands whatever the mirror does. The default
+        does nothing.
+
+        :param context: an admin context.
+        :param node_uuid: the node's UUID (the node may be gone).
+        """
+
     @abc.abstractmethod
     def allocate(self, context, allocation):
         """Find a node for an ``allocating`` allocation and reserve it.

@@ -233,6 +233,11 @@ class TemporaryFailure(AllocFrameworkException):
     code = 503
 
 
+class PlacementUnavailable(TemporaryFailure):
+    msg_fmt = ('The Placement service could not serve a request of the '
+               'placement allocation backend: %(reason)s')
+
+
 class NoValidHost(TemporaryFailure):
     msg_fmt = 'No valid host was found. Reason: %(reason)s'
 

@@ -71,12 +71,21 @@ class _Filter:
     it. See :func:`_statement`.
     """
 
-    def __init__(self, allocation, with_traits=True, with_unlocked=True):
+    def __init__(self, allocation, with_traits=True, with_unlocked=True,
+                 among=None):
         self.params = {'f_rc': _field(allocation, 'resource_class')}
+        self.empty = False
         owner = _field(allocation, 'owner')
         if owner:
             self.params['f_owner'] = owner
         candidates = _field(allocation, 'candidate_nodes')
+        if among is not None:
+            # Narrowed further (a backend's own candidates); the
+            # allocation's candidate nodes still bound the choice.
+            candidates = [u for u in among
+                          if not candidates or u in candidates]
+            self.empty = not candidates
+            candidates = candidates or ['']
         if candidates:
             self.params['f_candidates'] = list(candidates)
         traits = (sorted(set(_field(allocation, 'traits') or ()))
@@ -256,11 +265,13 @@ def _activate(conn, allocation, node_id):
 
 @db_api.retry_on_deadlock
 @db_api.writer.connection
-def _reserve_node(context, allocation, randomize):
+def _reserve_node(context, allocation, randomize, node_uuid=None):
     # READ COMMITTED on every database (see db_api._mysql_setup): row
     # locks only, no gap locks in nodes_alloc_idx that would deadlock
     # concurrent reservations.
     conn = context.connection
+    if node_uuid is not None:
+        return _reserve_that_node(conn, allocation, node_uuid), None
     free = _Filter(allocation)
     tried = []
     for _attempt in range(_MAX_PICKS):
@@ -290,14 +301,32 @@ def _reserve_node(context, allocation, randomize):
     return None, _explain(conn, allocation)
 
 
-def reserve_node_or_explain(context, allocation, randomize=True):
+def _reserve_that_node(conn, allocation, node_uuid):
+    """Reserve ``node_uuid`` if it is free for ``allocation``, else None."""
+    free = _Filter(allocation, among=[node_uuid])
+    if free.empty:
+        return None
+    # The node was claimed elsewhere first, so no other allocation
+    # competes for it; a short node lock may. PostgreSQL waits for it;
+    # InnoDB's waiting read can deadlock with index updates (see
+    # _reserve_node), so there a locked node counts as not free.
+    node = _pick(conn, free, skip_locked=conn.dialect.name != 'postgresql')
+    if node is None or not _claim(conn, free, node, allocation):
+        return None
+    _activate(conn, allocation, node.id)
+    return node
+
+
+def reserve_node_or_explain(context, allocation, randomize=True,
+                            node_uuid=None):
     """:func:`reserve_node`, or why no node could be reserved.
 
     :returns: (node UUID, None) on success, else (None, the reason as
-        :func:`explain_no_node` gives it).
+        :func:`explain_no_node` gives it; None when ``node_uuid`` was
+        given: that node alone was not free).
     :raises: as :func:`reserve_node`.
     """
-    node, error = _reserve_node(context, allocation, randomize)
+    node, error = _reserve_node(context, allocation, randomize, node_uuid)
     if node is None:
         return None, error
     allocation.node_id = node.id
@@ -309,7 +338,7 @@ def reserve_node_or_explain(context, allocation, randomize=True):
     return node.uuid, None
 
 
-def reserve_node(context, allocation, randomize=True):
+def reserve_node(context, allocation, randomize=True, node_uuid=None):
     """Reserve a free node for an ``allocating`` allocation.
 
     In one transaction: pick a free node matching the allocation, set its
@@ -320,11 +349,38 @@ def reserve_node(context, allocation, randomize=True):
 
     :param randomize: start from a random node (the default) rather than
         the lowest id (deterministic, for the ``fake`` backend).
+    :param node_uuid: reserve that node or none (a backend that claimed
+        it elsewhere first); it must still match the allocation and be
+        free, and a concurrent transaction holding its row is waited for.
     :returns: the UUID of the reserved node, or None when no node could be
         reserved (see :func:`explain_no_node`).
     :raises: AllocationNotFound, AllocationTakenOver, InstanceAssociated
     """
-    return reserve_node_or_explain(context, allocation, randomize)[0]
+    return reserve_node_or_explain(context, allocation, randomize,
+                                   node_uuid)[0]
+
+
+@db_api.reader.connection
+def free_nodes(context, allocation, uuids=None, limit=None):
+    """Which nodes (of ``uuids`` when given) could serve ``allocation`` now.
+
+    The filter of :func:`reserve_node` (locked nodes included: a lock is
+    short); for a backend that gets candidates from elsewhere and must
+    not spend claims on nodes that are busy here.
+
+    :param limit: return at most that many (those with the lowest ids).
+    :returns: a set of node UUIDs.
+    """
+    free = _Filter(allocation, with_unlocked=False,
+                   among=None if uuids is None else list(uuids))
+    if free.empty:
+        return set()
+    query = (sa.select(NODES.c.uuid).where(*_free_conditions(free.shape))
+             .order_by(NODES.c.id))
+    if limit:
+        query = query.limit(limit)
+    rows = context.connection.execute(query, free.params)
+    return {row.uuid for row in rows}
 
 
 def _exists(conn, free):

@@ -1,0 +1,363 @@
+"""How the ``placement`` allocation backend talks to a Placement service.
+
+:func:`get_adapter` builds a keystoneauth1 ``Adapter`` from the
+``[placement]`` group:
+
+* with ``auth_type`` or ``endpoint_override`` set, over HTTP, as any
+  OpenStack service reaches Placement (``auth_type = password`` with
+  keystone, ``admin_token`` with ``token = admin`` for a Placement using
+  ``noauth2``, ``none`` or ``http_basic`` for our own);
+* otherwise our own Placement application, built once and called in this
+  process on the same database (:class:`InProcessTransport`), with the
+  admin identity of noauth: no port, no server.
+
+:class:`PlacementClient` holds the few calls the backend makes, all at
+one fixed microversion that our Placement and upstream's both serve. It
+is stateless: every answer comes from the service.
+"""
+
+import io
+import threading
+import urllib.parse
+
+from keystoneauth1 import adapter as ks_adapter
+from keystoneauth1 import loading as ks_loading
+from keystoneauth1 import session as ks_session
+import requests
+from requests import adapters as requests_adapters
+from requests import structures
+
+from alloc_framework.conf import placement as placement_conf
+
+# 1.28: consumer generations; 1.31: in_tree in candidates; 1.34:
+# mappings; 1.36 is served by every Placement since Train.
+MICROVERSION = 'placement 1.36'
+
+# The host of the in-process application's URL; never resolved.
+IN_PROCESS_URL = 'http://placement.in-process'
+
+
+class PlacementError(Exception):
+    """Placement answered with an unexpected status.
+
+    ``status`` and ``code`` (Placement's stable error code, when it sent
+    one) let callers branch without parsing the message.
+    """
+
+    def __init__(self, method, url, status, detail='', code=None):
+        self.status = status
+        self.code = code
+        self.detail = detail
+        super().__init__('Placement answered %s %s with %s%s: %s' % (
+            method, url, status, ' (%s)' % code if code else '', detail))
+
+
+class InProcessTransport(requests_adapters.BaseAdapter):
+    """A requests transport that calls a WSGI application directly.
+
+    Thread-safe: the application is built once (lazily, by the first
+    request) and every request runs in the calling thread, as a WSGI
+    server's worker would run it.
+    """
+
+    def __init__(self, app_factory):
+        super().__init__()
+        self._factory = app_factory
+        self._app = None
+        self._lock = threading.Lock()
+
+    def _get_app(self):
+        with self._lock:
+            if self._app is None:
+                self._app = self._factory()
+            return self._app
+
+    def send(self, request, stream=False, timeout=None, verify=True,
+             cert=None, proxies=None):
+        url = urllib.parse.urlsplit(request.url)
+        body = request.body or b''
+        if isinstance(body, str):
+            body = body.encode('utf-8')
+        environ = {
+            'REQUEST_METHOD': request.method,
+            'SCRIPT_NAME': '',
+            'PATH_INFO': urllib.parse.unquote(url.path),
+            'QUERY_STRING': url.query,
+            'SERVER_NAME': url.hostname,
+            'SERVER_PORT': '80',
+            'SERVER_PROTOCOL': 'HTTP/1.1',
+            'CONTENT_LENGTH': str(len(body)),
+            'wsgi.version': (1, 0),
+            'wsgi.url_scheme': url.scheme,
+            'wsgi.input': io.BytesIO(body),
+            'wsgi.errors': io.StringIO(),
+            'wsgi.multithread': True,
+            'wsgi.multiprocess': False,
+            'wsgi.run_once': False,
+        }
+        for name, value in request.headers.items():
+            key = name.upper().replace('-', '_')
+            if key == 'CONTENT_TYPE':
+                environ['CONTENT_TYPE'] = value
+            elif key != 'CONTENT_LENGTH':
+                environ['HTTP_' + key] = value
+        started = {}
+
+        def start_response(status, headers, exc_info=None):
+            started['status'] = status
+            started['headers'] = headers
+
+        chunks = self._get_app()(environ, start_response)
+        try:
+            content = b''.join(chunks)
+        finally:
+            if hasattr(chunks, 'close'):
+                chunks.close()
+        response = requests.Response()
+        response.status_code = int(started['status'].split(' ', 1)[0])
+        response.reason = started['status'].partition(' ')[2]
+        response.headers = structures.CaseInsensitiveDict(
+            started['headers'])
+        response._content = content
+        response.url = request.url
+        response.request = request
+        response.encoding = 'utf-8'
+        return response
+
+    def close(self):
+        pass
+
+
+def in_process_configured(conf):
+    """Whether ``[placement]`` names no remote Placement."""
+    group = conf[placement_conf.GROUP]
+    return not group.auth_type and not group.endpoint_override
+
+
+def get_adapter(conf):
+    """A keystoneauth1 ``Adapter`` to the configured Placement.
+
+    :raises: keystoneauth1's loading errors when ``[placement]`` names an
+        unknown auth plugin or misses one of its options.
+    """
+    headers = {'OpenStack-API-Version': MICROVERSION}
+    if in_process_configured(conf):
+        # The one use of the API layer from a driver: the application
+        # itself is the in-process Placement (as api/placement/direct.py
+        # serves it to tools), imported only when it is used.
+        from alloc_framework.api.placement import deploy
+
+        transport = InProcessTransport(
+            lambda: deploy.loadapp(conf, auth_strategy='noauth'))
+        http = requests.Session()
+        http.mount(IN_PROCESS_URL, transport)
+        # noauth's admin token: this process is the service itself.
+        headers['X-Auth-Token'] = 'admin'
+        sess = ks_session.Session(auth=None, session=http,
+                                  additional_headers=headers)
+        return ks_adapter.Adapter(sess, service_type='placement',
+                                  endpoint_override=IN_PROCESS_URL,
+                                  raise_exc=False)
+    group = placement_conf.GROUP
+    auth = ks_loading.load_auth_from_conf_options(conf, group)
+    sess = ks_loading.load_session_from_conf_options(
+        conf, group, auth=auth, additional_headers=headers)
+    return ks_loading.load_adapter_from_conf_options(
+        conf, group, session=sess, auth=auth, raise_exc=False,
+        service_type=conf[group].service_type or 'placement',
+        interface=conf[group].valid_interfaces or ['internal', 'public'])
+
+
+def _error(resp):
+    try:
+        errors = resp.json().get('errors') or [{}]
+    except ValueError:
+        return resp.text[:200], None
+    first = errors[0]
+    return first.get('detail') or first.get('title', ''), first.get('code')
+
+
+class PlacementClient:
+    """The Placement calls of the ``placement`` backend.
+
+    :param adapter: a keystoneauth1 ``Adapter`` (see :func:`get_adapter`)
+        that does not raise on HTTP errors.
+    """
+
+    def __init__(self, adapter):
+        self.adapter = adapter
+
+    def _call(self, method, url, expected, body=None, params=None):
+        kwargs = {}
+        if body is not None:
+            kwargs['json'] = body
+        if params:
+            kwargs['params'] = params
+        resp = self.adapter.request(url, method, **kwargs)
+        if resp.status_code not in expected:
+            detail, code = _error(resp)
+            raise PlacementError(method, url, resp.status_code, detail,
+                                 code)
+        return resp
+
+    @staticmethod
+    def _json(resp):
+        return resp.json() if resp.content else None
+
+    # --- providers ---
+
+    def get_provider(self, uuid):
+        """The provider, or None when Placement has none with that UUID."""
+        resp = self._call('GET', '/resource_providers/%s' % uuid,
+                          (200, 404))
+        return self._json(resp) if resp.status_code == 200 else None
+
+    def list_providers(self, required=None):
+        """Every provider, or those with all the ``required`` traits.
+
+        A trait Placement does not know (400) means no provider has it.
+        """
+        params = {'required': required} if required else None
+        resp = self._call('GET', '/resource_providers', (200, 400),
+                          params=params)
+        if resp.status_code == 400:
+            return []
+        return resp.json()['resource_providers']
+
+    def create_provider(self, uuid, name):
+        """Create a root provider; its generation (0) is returned."""
+        resp = self._call('POST', '/resource_providers', (200, 201),
+                          body={'uuid': uuid, 'name': name})
+        return self._json(resp)
+
+    def rename_provider(self, uuid, name):
+        self._call('PUT', '/resource_providers/%s' % uuid, (200,),
+                   body={'name': name})
+
+    def delete_provider(self, uuid):
+        """Delete a provider; True when it existed.
+
+        :raises: PlacementError 409 while it has allocations.
+        """
+        resp = self._call('DELETE', '/resource_providers/%s' % uuid,
+                          (204, 404))
+        return resp.status_code == 204
+
+    def get_inventories(self, uuid):
+        """(inventories by resource class, provider generation)."""
+        body = self._call('GET', '/resource_providers/%s/inventories' % uuid,
+                          (200,)).json()
+        return (body['inventories'],
+                body['resource_provider_generation'])
+
+    def set_inventories(self, uuid, generation, inventories):
+        """Replace the inventories; the new generation.
+
+        :raises: PlacementError 409 on a generation conflict or when
+            allocations use a class being removed.
+        """
+        body = self._call(
+            'PUT', '/resource_providers/%s/inventories' % uuid, (200,),
+            body={'resource_provider_generation': generation,
+                  'inventories': inventories}).json()
+        return body['resource_provider_generation']
+
+    def get_traits(self, uuid):
+        """(traits, provider generation)."""
+        body = self._call('GET', '/resource_providers/%s/traits' % uuid,
+                          (200,)).json()
+        return body['traits'], body['resource_provider_generation']
+
+    def set_traits(self, uuid, generation, traits):
+        body = self._call(
+            'PUT', '/resource_providers/%s/traits' % uuid, (200,),
+            body={'resource_provider_generation': generation,
+                  'traits': sorted(traits)}).json()
+        return body['resource_provider_generation']
+
+    def get_aggregates(self, uuid):
+        """(aggregate UUIDs, provider generation)."""
+        body = self._call('GET', '/resource_providers/%s/aggregates' % uuid,
+                          (200,)).json()
+        return body['aggregates'], body['resource_provider_generation']
+
+    def set_aggregates(self, uuid, generation, aggregates):
+        body = self._call(
+            'PUT', '/resource_providers/%s/aggregates' % uuid, (200,),
+            body={'resource_provider_generation': generation,
+                  'aggregates': sorted(aggregates)}).json()
+        return body['resource_provider_generation']
+
+    def ensure_resource_class(self, name):
+        """Create the custom resource class ``name`` if it is missing."""
+        self._call('PUT', '/resource_classes/%s' % name, (201, 204))
+
+    def ensure_trait(self, name):
+        """Create the custom trait ``name`` if it is missing."""
+        self._call('PUT', '/traits/%s' % name, (201, 204))
+
+    def provider_allocations(self, uuid):
+        """{consumer UUID: {resource class: amount}} on the provider."""
+        resp = self._call(
+            'GET', '/resource_providers/%s/allocations' % uuid, (200, 404))
+        if resp.status_code == 404:
+            return {}
+        return {consumer: value['resources'] for consumer, value
+                in resp.json()['allocations'].items()}
+
+    # --- candidates and claims ---
+
+    def candidates(self, resource_class, traits=(), member_of=None,
+                   in_tree=None, limit=None):
+        """UUIDs of the providers that can serve one unit of the class.
+
+        A resource class or trait that Placement does not know (a 400 to
+        a query built here) means that no provider has it: no candidate.
+        """
+        params = {'resources': '%s:1' % resource_class}
+        if traits:
+            params['required'] = ','.join(sorted(traits))
+        if member_of:
+            params['member_of'] = 'in:' + ','.join(member_of)
+        if in_tree:
+            params['in_tree'] = in_tree
+        if limit:
+            params['limit'] = str(limit)
+        resp = self._call('GET', '/allocation_candidates', (200, 400),
+                          params=params)
+        if resp.status_code == 400:
+            return []
+        body = resp.json()
+        found = []
+        for request in body['allocation_requests']:
+            for rp_uuid in request['allocations']:
+                if rp_uuid not in found:
+                    found.append(rp_uuid)
+        return found
+
+    def claim(self, consumer, provider, resource_class, project_id,
+              user_id):
+        """Allocate one unit of ``provider`` to a new ``consumer``.
+
+        :returns: True, or False when Placement refused with 409 (the
+            provider is used up, or the consumer exists already).
+        """
+        body = {'allocations': {provider: {'resources': {resource_class: 1}}},
+                'project_id': project_id, 'user_id': user_id,
+                'consumer_generation': None}
+        resp = self._call('PUT', '/allocations/%s' % consumer, (204, 409),
+                          body=body)
+        return resp.status_code == 204
+
+    def get_claim(self, consumer):
+        """{provider UUID: {resource class: amount}} of the consumer."""
+        body = self._call('GET', '/allocations/%s' % consumer,
+                          (200,)).json()
+        return {rp: value['resources']
+                for rp, value in body['allocations'].items()}
+
+    def delete_claim(self, consumer):
+        """Delete every allocation of ``consumer``; True when it had any."""
+        resp = self._call('DELETE', '/allocations/%s' % consumer,
+                          (204, 404))
+        return resp.status_code == 204

@@ -1,0 +1,182 @@
+"""The ``placement`` allocation backend against each kind of Placement.
+
+:class:`PlacementBackendFixture` sets ``[allocation]backend = placement``
+and points ``[placement]`` at one of:
+
+* ``in-process``: nothing else set, our Placement in this process on the
+  test database (the default deployment);
+* ``http``: our Placement application served over HTTP on 127.0.0.1
+  (``tests.base.Server``), reached with keystoneauth1's ``admin_token``
+  plugin;
+* ``upstream``: upstream openstack-placement (a test requirement) served
+  on 127.0.0.1 by a child process (``upstream_server.py``, one per test
+  process, emptied for each test) over its own SQLite database, with
+  ``noauth2``.
+
+Nodes the tests write straight to the database bypass the conductor's
+mirroring, so the fixture patches the node factories to mirror what they
+create (:meth:`PlacementBackendFixture.sync`), as the conductor does for
+nodes created through the API.
+"""
+
+import atexit
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import fixtures
+from keystoneauth1 import loading as ks_loading
+import requests
+
+from alloc_framework.drivers.allocation import placement as placement_backend
+from tests import base
+from tests.functional.objects.baremetal import factories
+
+MODES = ('in-process', 'http', 'upstream')
+
+_SERVER_SCRIPT = os.path.join(os.path.dirname(__file__),
+                              'upstream_server.py')
+
+
+class _UpstreamServer:
+    """One upstream Placement process per test process, started once.
+
+    Starting it costs seconds (imports, schema); each test empties it
+    instead (:class:`UpstreamPlacement`).
+    """
+
+    process = None
+    url = None
+
+    @classmethod
+    def get(cls):
+        if cls.process is None or cls.process.poll() is not None:
+            cls._start()
+        return cls.url
+
+    @classmethod
+    def _start(cls):
+        tmp = tempfile.mkdtemp(prefix='alloc-upstream-placement-')
+        atexit.register(shutil.rmtree, tmp, True)
+        port = base.free_port()
+        url = 'http://127.0.0.1:%d' % port
+        log_path = os.path.join(tmp, 'placement.log')
+        with open(log_path, 'wb') as log:
+            process = subprocess.Popen(
+                [sys.executable, _SERVER_SCRIPT, str(port),
+                 os.path.join(tmp, 'placement.sqlite')],
+                stdout=log, stderr=subprocess.STDOUT)
+        atexit.register(cls._stop, process)
+
+        def answers():
+            if process.poll() is not None:
+                with open(log_path) as out:
+                    raise AssertionError('upstream Placement exited: %s'
+                                         % out.read()[-2000:])
+            try:
+                return requests.get(url, timeout=2).status_code == 200
+            except requests.ConnectionError:
+                return False
+        base.wait_for(answers, 'upstream Placement to answer', timeout=60,
+                      interval=0.1)
+        cls.process, cls.url = process, url
+
+    @staticmethod
+    def _stop(process):
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class UpstreamPlacement(fixtures.Fixture):
+    """Upstream openstack-placement over HTTP on 127.0.0.1, noauth2.
+
+    Empty when the test starts: every provider and allocation is
+    deleted before and after it.
+    """
+
+    def _setUp(self):
+        self.url = _UpstreamServer.get()
+        self._empty()
+        self.addCleanup(self._empty)
+
+    def _empty(self):
+        headers = {'x-auth-token': 'admin',
+                   'OpenStack-API-Version': 'placement 1.36'}
+        providers = requests.get(self.url + '/resource_providers',
+                                 headers=headers, timeout=30).json()
+        for rp in providers['resource_providers']:
+            allocations = requests.get(
+                self.url + '/resource_providers/%s/allocations' % rp['uuid'],
+                headers=headers, timeout=30).json()['allocations']
+            for consumer in allocations:
+                requests.delete(self.url + '/allocations/%s' % consumer,
+                                headers=headers, timeout=30)
+            requests.delete(self.url + '/resource_providers/%s' % rp['uuid'],
+                            headers=headers, timeout=30)
+
+
+def configure_http(test, url):
+    """Reach the Placement at ``url`` as a service would (admin token)."""
+    group = 'placement'
+    test.conf.register_opts(
+        ks_loading.get_auth_plugin_conf_options('admin_token'), group=group)
+    test.config(auth_type='admin_token', endpoint=url, token='admin',
+                endpoint_override=url, group=group)
+
+
+class PlacementBackendFixture(fixtures.Fixture):
+    """``[allocation]backend = placement`` against one kind of Placement.
+
+    :param test: the running ``tests.base.TestCase`` (configuration).
+    :param mode: one of :data:`MODES`.
+    """
+
+    def __init__(self, test, mode):
+        super().__init__()
+        self.test = test
+        self.mode = mode
+
+    def _setUp(self):
+        test = self.test
+        test.config(backend='placement', group='allocation')
+        if self.mode == 'http':
+            from alloc_framework.api.placement import deploy
+            app = deploy.loadapp(test.conf, auth_strategy='noauth')
+            server = self.useFixture(base.Server(app, 'placement'))
+            configure_http(test, server.url)
+        elif self.mode == 'upstream':
+            configure_http(test, self.useFixture(UpstreamPlacement()).url)
+        elif self.mode != 'in-process':
+            raise ValueError(self.mode)
+        # A backend of the test's own, to mirror and to look at Placement.
+        self.backend = placement_backend.PlacementBackend(test.conf)
+        self.client = self.backend.client
+        real_create = factories.create_node
+
+        def create_node(context=None, **kw):
+            node = real_create(context, **kw)
+            self.sync(node.uuid)
+            return node
+        self.useFixture(fixtures.MonkeyPatch(
+            'tests.functional.objects.baremetal.factories.create_node',
+            create_node))
+
+    def sync(self, node_uuid):
+        """Mirror a node written straight to the database."""
+        from alloc_framework.common import context as af_context
+        self.backend.sync_node(af_context.get_admin_context(), node_uuid)
+
+    def claims(self):
+        """{consumer UUID: provider UUID} of every mirrored provider."""
+        found = {}
+        for rp in self.client.list_providers(
+                required=placement_backend.NODE_TRAIT):
+            for consumer in self.client.provider_allocations(rp['uuid']):
+                found[consumer] = rp['uuid']
+        return found

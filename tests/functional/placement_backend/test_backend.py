@@ -1,0 +1,298 @@
+"""The ``placement`` allocation backend, against each kind of Placement.
+
+Every test runs three times: our Placement in process (the default),
+our Placement over HTTP, and upstream openstack-placement over HTTP.
+What Placement holds is read back through its HTTP API.
+"""
+
+from unittest import mock
+
+from oslo_utils import uuidutils
+
+from alloc_framework.drivers.allocation import base as backend_base
+from alloc_framework.drivers.allocation import placement
+from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import allocation as alloc_obj
+from alloc_framework.objects.baremetal import exception
+from alloc_framework.objects.baremetal import node_reservation
+from tests import base
+from tests.functional.objects.baremetal import factories as f
+from tests.functional.placement_backend import fixtures as pb_fixtures
+
+RC = 'CUSTOM_BAREMETAL'
+
+
+class BackendTestCase(base.DBTestCase):
+
+    mode = 'in-process'
+
+    def setUp(self):
+        super().setUp()
+        # oslo.policy (our Placement's) looks its file up through the
+        # parsed configuration.
+        self.conf([], project='alloc_framework', default_config_files=[],
+                  default_config_dirs=[])
+        self.ctx = f.admin_context()
+        self.placement = self.useFixture(
+            pb_fixtures.PlacementBackendFixture(self, self.mode))
+        self.client = self.placement.client
+        self.backend = backend_base.load_backend(self.conf)
+
+    def inventory(self, node_uuid):
+        return self.client.get_inventories(node_uuid)[0]
+
+    def allocate(self, **kw):
+        allocation = f.make_allocation(self.ctx, **kw)
+        return allocation, self.backend.allocate(self.ctx, allocation)
+
+
+class MirrorTests:
+
+    def test_loaded_by_name(self):
+        self.assertIsInstance(self.backend, placement.PlacementBackend)
+
+    def test_node_mirrored_as_provider(self):
+        node = f.make_node(self.ctx, name='node-1',
+                           traits=['CUSTOM_GPU', 'HW_CPU_X86_AVX2'])
+        provider = self.client.get_provider(node.uuid)
+        self.assertEqual('node-1', provider['name'])
+        self.assertIsNone(provider['parent_provider_uuid'])
+        inv = self.inventory(node.uuid)
+        self.assertEqual([RC], list(inv))
+        self.assertEqual(1, inv[RC]['total'])
+        self.assertEqual(1, inv[RC]['max_unit'])
+        self.assertEqual(0, inv[RC]['reserved'])
+        self.assertEqual(
+            {'CUSTOM_GPU', 'HW_CPU_X86_AVX2', placement.NODE_TRAIT},
+            set(self.client.get_traits(node.uuid)[0]))
+
+    def test_resource_class_is_normalized(self):
+        node = f.make_node(self.ctx, resource_class='bare-metal.large')
+        self.assertEqual(['CUSTOM_BARE_METAL_LARGE'],
+                         list(self.inventory(node.uuid)))
+
+    def test_unavailable_node_is_reserved(self):
+        for kw in ({'maintenance': True}, {'provision_state': 'manageable'},
+                   {'power_state': None},
+                   {'provision_state': 'active',
+                    'instance_uuid': uuidutils.generate_uuid()}):
+            node = f.make_node(self.ctx, **kw)
+            self.assertEqual(1, self.inventory(node.uuid)[RC]['reserved'],
+                             kw)
+
+    def test_changes_follow_the_node(self):
+        node = f.make_node(self.ctx, name='old')
+        node.name = 'new'
+        node.maintenance = True
+        node.resource_class = 'gold'
+        node.owner = 'project-a'
+        node.save()
+        objects.Node.get_by_uuid(self.ctx, node.uuid)
+        self.assertEqual(['aggregates', 'inventory', 'name'],
+                         sorted(self.backend.sync_node(self.ctx,
+                                                       node.uuid)))
+        self.assertEqual('new', self.client.get_provider(node.uuid)['name'])
+        inv = self.inventory(node.uuid)
+        self.assertEqual(['CUSTOM_GOLD'], list(inv))
+        self.assertEqual(1, inv['CUSTOM_GOLD']['reserved'])
+        self.assertEqual([placement.project_aggregate('project-a')],
+                         self.client.get_aggregates(node.uuid)[0])
+        self.assertEqual([], self.backend.sync_node(self.ctx, node.uuid))
+
+    def test_deleted_node_loses_its_provider(self):
+        node = f.make_node(self.ctx)
+        node.destroy()
+        self.assertEqual(['deleted'],
+                         self.backend.sync_node(self.ctx, node.uuid))
+        self.assertIsNone(self.client.get_provider(node.uuid))
+
+
+class AllocateTests:
+
+    def test_allocate_claims_then_reserves(self):
+        node = f.make_node(self.ctx, traits=['CUSTOM_GPU'])
+        f.make_node(self.ctx)
+        f.make_node(self.ctx, resource_class='other', traits=['CUSTOM_GPU'])
+        allocation, got = self.allocate(traits=['CUSTOM_GPU'])
+        self.assertEqual(node.uuid, got)
+        self.assertEqual(alloc_obj.ACTIVE, allocation.state)
+        self.assertEqual({node.uuid: {RC: 1}},
+                         self.client.get_claim(allocation.uuid))
+        node.refresh()
+        self.assertEqual(allocation.uuid, node.instance_uuid)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_every_node_once(self):
+        nodes = {f.make_node(self.ctx).uuid for _ in range(3)}
+        got = {self.allocate()[1] for _ in range(3)}
+        self.assertEqual(nodes, got)
+        allocation = f.make_allocation(self.ctx)
+        exc = self.assertRaises(exception.AllocationFailed,
+                                self.backend.allocate, self.ctx, allocation)
+        self.assertEqual('no available nodes match the resource class '
+                         'baremetal', exc.kwargs['error'])
+        self.assertEqual(3, len(self.placement.claims()))
+
+    def test_owner_and_candidate_nodes(self):
+        f.make_node(self.ctx, owner='other')
+        owned = f.make_node(self.ctx, lessee='project-a')
+        f.make_node(self.ctx)
+        self.assertEqual(owned.uuid, self.allocate(owner='project-a')[1])
+        second = f.make_node(self.ctx)
+        third = f.make_node(self.ctx)
+        self.assertEqual(third.uuid,
+                         self.allocate(candidate_nodes=[third.uuid])[1])
+        self.assertNotIn(second.uuid, self.placement.claims().values())
+
+    def test_error_names_the_filter(self):
+        f.make_node(self.ctx, traits=['CUSTOM_A'])
+        for kw, expected in (
+                ({'resource_class': 'gpu'},
+                 'no available nodes match the resource class gpu'),
+                ({'traits': ['CUSTOM_B']},
+                 'no available nodes of resource class baremetal have the '
+                 'requested traits CUSTOM_B'),
+                ({'owner': 'nobody'},
+                 'no available nodes match the resource class baremetal '
+                 'owned by or leased to project nobody')):
+            allocation = f.make_allocation(self.ctx, **kw)
+            exc = self.assertRaises(exception.AllocationFailed,
+                                    self.backend.allocate, self.ctx,
+                                    allocation)
+            self.assertEqual(expected, exc.kwargs['error'])
+        self.assertEqual({}, self.placement.claims())
+
+    def test_node_without_provider_is_mirrored_when_needed(self):
+        node = f.make_node(self.ctx, traits=['CUSTOM_GPU'])
+        self.client.delete_provider(node.uuid)
+        allocation, got = self.allocate(traits=['CUSTOM_GPU'])
+        self.assertEqual(node.uuid, got)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_claim_without_allocation_is_dropped_when_needed(self):
+        node = f.make_node(self.ctx)
+        stray = uuidutils.generate_uuid()
+        project = self.conf.placement.incomplete_consumer_project_id
+        self.assertTrue(self.client.claim(stray, node.uuid, RC, project,
+                                          project))
+        allocation, got = self.allocate()
+        self.assertEqual(node.uuid, got)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_claim_of_an_allocation_in_progress_is_kept(self):
+        node = f.make_node(self.ctx)
+        other = f.make_allocation(self.ctx)
+        project = self.conf.placement.incomplete_consumer_project_id
+        self.assertTrue(self.client.claim(other.uuid, node.uuid, RC,
+                                          project, project))
+        allocation = f.make_allocation(self.ctx)
+        exc = self.assertRaises(exception.AllocationFailed,
+                                self.backend.allocate, self.ctx, allocation)
+        self.assertTrue(exc.kwargs['error'].startswith(
+            node_reservation.BUSY_ERROR + ' of resource class baremetal'))
+        self.assertEqual({other.uuid: node.uuid}, self.placement.claims())
+
+    def test_stale_provider_is_skipped_and_refreshed(self):
+        stale = f.make_node(self.ctx)
+        # Changed behind the conductor's back: Placement still offers it.
+        stale.maintenance = True
+        stale.save()
+        node = f.make_node(self.ctx)
+        self.assertEqual(node.uuid, self.allocate()[1])
+        self.assertEqual(1, self.inventory(stale.uuid)[RC]['reserved'])
+
+    def test_failed_reservation_leaves_no_claim(self):
+        nodes = {f.make_node(self.ctx).uuid for _ in range(2)}
+        real = node_reservation.reserve_node
+        calls = []
+
+        def first_fails(context, allocation, **kw):
+            calls.append(kw['node_uuid'])
+            # The claimed node is really claimed while it is reserved.
+            self.assertEqual({kw['node_uuid']: {RC: 1}},
+                             self.client.get_claim(allocation.uuid))
+            if len(calls) == 1:
+                return None
+            return real(context, allocation, **kw)
+        with mock.patch.object(node_reservation, 'reserve_node',
+                               first_fails):
+            allocation, got = self.allocate()
+        self.assertEqual(nodes, set(calls))
+        self.assertEqual(calls[1], got)
+        self.assertEqual({allocation.uuid: got}, self.placement.claims())
+
+    def test_error_in_reservation_leaves_no_claim(self):
+        f.make_node(self.ctx)
+        allocation = f.make_allocation(self.ctx)
+        with mock.patch.object(
+                node_reservation, 'reserve_node',
+                side_effect=exception.AllocationTakenOver(
+                    allocation=allocation.uuid, conductor=7)):
+            self.assertRaises(exception.AllocationTakenOver,
+                              self.backend.allocate, self.ctx, allocation)
+        self.assertEqual({}, self.placement.claims())
+
+    def test_claim_left_by_a_dead_conductor_is_replaced(self):
+        first, second = f.make_node(self.ctx), f.make_node(self.ctx)
+        allocation = f.make_allocation(self.ctx)
+        project = self.conf.placement.incomplete_consumer_project_id
+        self.assertTrue(self.client.claim(allocation.uuid, first.uuid, RC,
+                                          project, project))
+        got = self.backend.allocate(self.ctx, allocation)
+        self.assertEqual(second.uuid, got)
+        self.assertEqual({allocation.uuid: second.uuid},
+                         self.placement.claims())
+
+    def test_deallocate_deletes_the_claim(self):
+        node = f.make_node(self.ctx)
+        allocation, _ = self.allocate()
+        self.backend.deallocate(self.ctx, allocation)
+        self.assertEqual({}, self.placement.claims())
+        node.refresh()
+        self.assertIsNone(node.instance_uuid)
+        self.assertEqual(node.uuid, self.allocate()[1])
+
+    def test_deallocate_refused_keeps_the_claim(self):
+        node = f.make_node(self.ctx)
+        allocation, _ = self.allocate()
+        node.refresh()
+        node.provision_state = 'active'
+        node.save()
+        self.assertRaises(exception.NodeIsAllocated,
+                          self.backend.deallocate, self.ctx, allocation)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_backfill_claims(self):
+        node = f.make_node(self.ctx, provision_state='active',
+                           instance_uuid=uuidutils.generate_uuid())
+        allocation = objects.Allocation(self.ctx)
+        created = self.backend.backfill(self.ctx, allocation, node.id)
+        self.assertEqual(node.instance_uuid, created.uuid)
+        self.assertEqual({created.uuid: node.uuid}, self.placement.claims())
+
+    def test_backfill_mismatch_leaves_no_claim(self):
+        node = f.make_node(self.ctx, provision_state='active')
+        for kw in ({'traits': ['CUSTOM_MISSING']},
+                   {'resource_class': 'other'}):
+            allocation = objects.Allocation(self.ctx, **kw)
+            self.assertRaises(exception.InvalidParameterValue,
+                              self.backend.backfill, self.ctx, allocation,
+                              node.id)
+            self.assertEqual({}, self.placement.claims())
+            self.assertEqual(1, self.inventory(node.uuid)[RC]['reserved'])
+
+
+class TestInProcess(MirrorTests, AllocateTests, BackendTestCase):
+    mode = 'in-process'
+
+
+class TestHTTP(MirrorTests, AllocateTests, BackendTestCase):
+    mode = 'http'
+
+
+class TestUpstream(MirrorTests, AllocateTests, BackendTestCase):
+    mode = 'upstream'

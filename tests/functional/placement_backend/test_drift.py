@@ -1,0 +1,137 @@
+"""``alloc-manage placement drift [--heal]``: nodes against providers."""
+
+import os
+import subprocess
+import sys
+
+from oslo_utils import uuidutils
+
+from alloc_framework.drivers.allocation import placement
+from alloc_framework.drivers.allocation import placement_drift
+from alloc_framework.objects.baremetal import node_reservation
+from tests import base
+from tests.functional.objects.baremetal import factories as f
+from tests.functional.placement_backend import fixtures as pb_fixtures
+
+RC = 'CUSTOM_BAREMETAL'
+
+
+class DriftTestCase(base.DBTestCase):
+
+    mode = 'in-process'
+
+    def setUp(self):
+        super().setUp()
+        self.conf([], project='alloc_framework', default_config_files=[],
+                  default_config_dirs=[])
+        self.ctx = f.admin_context()
+        self.placement = self.useFixture(
+            pb_fixtures.PlacementBackendFixture(self, self.mode))
+        self.client = self.placement.client
+        self.backend = self.placement.backend
+        self.project = self.conf.placement.incomplete_consumer_project_id
+
+    def make_drift(self):
+        """One difference of each kind; returns what to expect."""
+        missing = f.make_node(self.ctx, name='missing')
+        self.client.delete_provider(missing.uuid)
+        stale = f.make_node(self.ctx, name='stale')
+        stale.maintenance = True
+        stale.save()
+        orphan = uuidutils.generate_uuid()
+        self.client.create_provider(orphan, 'gone')
+        self.client.ensure_trait(placement.NODE_TRAIT)
+        self.client.set_traits(orphan, 0, [placement.NODE_TRAIT])
+        # A claim whose allocation is gone.
+        claimed = f.make_node(self.ctx, name='claimed')
+        stray = uuidutils.generate_uuid()
+        self.assertTrue(self.client.claim(stray, claimed.uuid, RC,
+                                          self.project, self.project))
+        # An active allocation whose claim is gone.
+        served = f.make_node(self.ctx, name='served')
+        allocation = f.make_allocation(self.ctx)
+        self.assertEqual(served.uuid, node_reservation.reserve_node(
+            self.ctx, allocation, node_uuid=served.uuid))
+        # Not drift: an allocation in progress holds its claim already.
+        busy = f.make_node(self.ctx, name='busy')
+        in_progress = f.make_allocation(self.ctx)
+        self.assertTrue(self.client.claim(in_progress.uuid, busy.uuid, RC,
+                                          self.project, self.project))
+        # Not ours: a provider without the marker trait.
+        self.client.create_provider(uuidutils.generate_uuid(), 'compute')
+        return {
+            (placement_drift.MISSING_PROVIDER, missing.uuid),
+            (placement_drift.STALE_PROVIDER, stale.uuid),
+            (placement_drift.ORPHAN_PROVIDER, orphan),
+            (placement_drift.ORPHAN_CLAIM, claimed.uuid),
+            (placement_drift.MISSING_CLAIM, served.uuid),
+        }, allocation, stray
+
+    def manage(self, *args):
+        """Run the installed alloc-manage on the test's database."""
+        script = os.path.join(os.path.dirname(sys.executable),
+                              'alloc-manage')
+        if not os.path.exists(script):
+            self.skipTest('alloc-manage console script not installed')
+        lines = ['[DEFAULT]', 'state_path = %s' % self.state_path,
+                 '[database]', 'connection = %s'
+                 % self.db.engine.url.render_as_string(hide_password=False),
+                 '[allocation]', 'backend = placement', '[placement]']
+        for name in ('auth_type', 'endpoint_override'):
+            value = getattr(self.conf.placement, name)
+            if value:
+                lines.append('%s = %s' % (name, value))
+        if self.conf.placement.auth_type:
+            lines += ['endpoint = %s' % self.conf.placement.endpoint,
+                      'token = %s' % self.conf.placement.token]
+        path = os.path.join(self.state_path, 'manage.conf')
+        with open(path, 'w') as conf_file:
+            conf_file.write('\n'.join(lines) + '\n')
+        proc = subprocess.run(
+            [script, '--config-file', path, 'placement', 'drift']
+            + list(args), capture_output=True, text=True, timeout=120)
+        self.assertNotIn('Traceback', proc.stderr)
+        return proc.returncode, proc.stdout
+
+
+class DriftTests:
+
+    def test_no_drift(self):
+        f.make_node(self.ctx)
+        self.assertEqual([], placement_drift.find(self.ctx, self.backend))
+
+    def test_each_kind_found_and_healed(self):
+        expected, allocation, stray = self.make_drift()
+        drifts = placement_drift.find(self.ctx, self.backend)
+        self.assertEqual(expected, {(d.kind, d.provider) for d in drifts})
+        self.assertEqual(list(placement_drift.KINDS),
+                         [d.kind for d in drifts])
+        results = placement_drift.heal(self.ctx, self.backend, drifts)
+        self.assertEqual([None] * 5, [error for _, error in results])
+        self.assertEqual([], placement_drift.find(self.ctx, self.backend))
+        claims = self.placement.claims()
+        self.assertNotIn(stray, claims)
+        self.assertIn(allocation.uuid, claims)
+
+    def test_command_reports_then_heals(self):
+        expected, _, _ = self.make_drift()
+        status, out = self.manage()
+        self.assertEqual(3, status, out)
+        for kind, uuid in expected:
+            self.assertIn(kind + ': ', out)
+            self.assertIn(uuid, out)
+        self.assertIn('5 differences (heal them with --heal)', out)
+        status, out = self.manage('--heal')
+        self.assertEqual(0, status, out)
+        self.assertIn('5 of 5 differences healed', out)
+        status, out = self.manage()
+        self.assertEqual(0, status, out)
+        self.assertIn('No drift between nodes and Placement', out)
+
+
+class TestInProcess(DriftTests, DriftTestCase):
+    mode = 'in-process'
+
+
+class TestUpstream(DriftTests, DriftTestCase):
+    mode = 'upstream'
