@@ -128,12 +128,8 @@ class TestIronicClient(ClientTestCase):
         self.assertIn('enroll', str(error))
 
 
-class TestBaremetalCommand(ClientTestCase):
-
-    def _start_conductor(self):
-        # The service test runs the deferred action launcher itself.
-        self.config(launcher_interval=0, group='deferred_actions')
-        return super()._start_conductor()
+class BaremetalCommandTestCase(ClientTestCase):
+    """Runs the real ``openstack baremetal`` commands against the API."""
 
     def setUp(self):
         super().setUp()
@@ -154,6 +150,14 @@ class TestBaremetalCommand(ClientTestCase):
         self.assertEqual(0, result.returncode,
                          '%s\n%s' % (result.stdout, result.stderr))
         return result.stdout
+
+
+class TestBaremetalCommand(BaremetalCommandTestCase):
+
+    def _start_conductor(self):
+        # The service test runs the deferred action launcher itself.
+        self.config(launcher_interval=0, group='deferred_actions')
+        return super()._start_conductor()
 
     def test_allocation_and_node_commands(self):
         node = json.loads(self.run_cli(

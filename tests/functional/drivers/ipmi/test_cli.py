@@ -4,14 +4,12 @@ emulated BMC."""
 
 import json
 
-import fixtures
 
 from tests import base as tests_base
 from tests.functional.api.baremetal import test_clients
 from tests.functional.cli import base as cli_base
 from tests.functional.drivers.ipmi import base as ipmi_base
 from tests.functional.drivers.ipmi import fixture
-from tests.functional import openstack_client
 
 
 def _driver_info_args(bmc, password=None):
@@ -75,28 +73,11 @@ class TestAllocCommands(cli_base.BaremetalCLITestCase):
         self.assertNotIn('nope', err.replace('ipmi-1', ''))
 
 
-class TestOpenStackBaremetalCommands(test_clients.ClientTestCase):
+class TestOpenStackBaremetalCommands(test_clients.BaremetalCommandTestCase):
 
     def _start_conductor(self):
         ipmi_base.enable_ipmi(self)
         return super()._start_conductor()
-
-    def setUp(self):
-        super().setUp()
-        from ironicclient.v1 import utils
-        self.useFixture(fixtures.MonkeyPatch(
-            'ironicclient.v1.utils.PROVISION_ACTIONS',
-            {action: wait and dict(wait, poll_interval=0.1)
-             for action, wait in utils.PROVISION_ACTIONS.items()}))
-        self.openstack = self.useFixture(openstack_client.OpenStackClient(
-            '--os-auth-type', 'none', '--os-endpoint', self.url,
-            '--os-baremetal-api-version', 'latest'))
-
-    def run_cli(self, *args):
-        result = self.openstack.run(*args)
-        self.assertEqual(0, result.returncode,
-                         '%s\n%s' % (result.stdout, result.stderr))
-        return result.stdout
 
     def show(self, node):
         return json.loads(self.run_cli('baremetal', 'node', 'show', node,

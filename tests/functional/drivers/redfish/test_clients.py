@@ -4,11 +4,10 @@ commands of python-ironicclient, over HTTP, against sushy-emulator."""
 import json
 
 from tests import base as tests_base
-from tests.functional.api.baremetal import base as api_base
+from tests.functional.api.baremetal import test_clients
 from tests.functional.cli import base as cli_base
 from tests.functional.drivers import redfish
 from tests.functional.drivers.redfish import emulators
-from tests.functional import openstack_client
 
 # A power change of sushy-emulator shows after at most ~11 s.
 POWER_WAIT = 40
@@ -63,7 +62,7 @@ class TestAllocCLI(cli_base.BaremetalCLITestCase):
         self.assertIn('Invalid boot_device floppy', err)
 
 
-class TestOpenStackBaremetal(api_base.BaremetalTestCase):
+class TestOpenStackBaremetal(test_clients.BaremetalCommandTestCase):
 
     def _start_conductor(self):
         redfish.enable_redfish(self, read_timeout=5, connection_timeout=5)
@@ -72,16 +71,6 @@ class TestOpenStackBaremetal(api_base.BaremetalTestCase):
     def setUp(self):
         super().setUp()
         self.bmc = self.useFixture(emulators.SushyEmulator())
-        server = self.useFixture(tests_base.Server(self.app))
-        self.openstack = self.useFixture(openstack_client.OpenStackClient(
-            '--os-auth-type', 'none', '--os-endpoint', server.url,
-            '--os-baremetal-api-version', 'latest'))
-
-    def run_cli(self, *args):
-        result = self.openstack.run(*args)
-        self.assertEqual(0, result.returncode,
-                         '%s\n%s' % (result.stdout, result.stderr))
-        return result.stdout
 
     def show(self):
         return json.loads(self.run_cli('baremetal', 'node', 'show', 'rf-osc',
