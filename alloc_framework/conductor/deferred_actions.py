@@ -79,6 +79,7 @@ GAUGES = {
 FLOW_HANDLERS = {
     'clean': provisioning.deferred_step_ended,
     'service': provisioning.deferred_step_ended,
+    'deploy': provisioning.deferred_step_ended,
 }
 """``flow`` of an action -> what goes on when the action ends, called as
 ``handler(conf, task, action, error)`` with the node's task: ``error`` is

@@ -114,7 +114,7 @@ def _finish_steps(conf, task, flow, step_list, start=0, origin=None):
         steps.clear_progress(node)
         _fail(task, '%s failed: %s' % (flow.label, exc), fault=flow.fault)
         return
-    if flow is steps.SERVICE:
+    if flow is not steps.CLEAN:
         done = states.DONE
     else:
         # Manual cleaning returns to manageable, automated goes on to
@@ -211,29 +211,47 @@ def deferred_step_ended(conf, task, action, error=None):
         _fail_unexpected(task, 'the %s flow' % flow.name, exc)
 
 
-def _deploy_with(task, work):
-    """Run ``work()``, a deploy step of the driver, and act on its result.
+# The deploy interface's ``deploy`` is the core deploy step, with this
+# priority, whether or not its implementation marks it ``deploy_step``.
+CORE_DEPLOY_PRIORITY = 100
 
-    A failure fails the deployment; ``wait call-back`` leaves it waiting
-    for its call-back; anything else finishes it.
+
+def deploy_steps(task):
+    """The steps of a deployment, highest priority first.
+
+    Every ``deploy_step`` with a priority above 0 of the node's
+    interfaces, and ``deploy.deploy`` (priority 100 unless its
+    implementation says otherwise).
+    """
+    found = [s for s in steps.all_steps(task, steps.DEPLOY)
+             if s['priority'] > 0]
+    if not any(s['interface'] == 'deploy' and s['step'] == 'deploy'
+               for s in found):
+        found.append({'interface': 'deploy', 'step': 'deploy',
+                      'priority': CORE_DEPLOY_PRIORITY})
+    found.sort(key=lambda s: -s['priority'])
+    return [{'interface': s['interface'], 'step': s['step'], 'args': {}}
+            for s in found]
+
+
+def continue_deploy(conf, task):
+    """Resume a deployment whose step returned ``wait call-back``.
+
+    The deploy interface's ``continue_deploy`` finishes the waiting step
+    (it may wait again); the steps after it follow.
     """
     node = task.node
     try:
-        result = work()
+        result = task.driver.deploy.continue_deploy(task)
     except Exception as exc:
+        steps.clear_progress(node)
         _fail(task, 'Deploy failed: %s' % exc)
         return
     if result == states.DEPLOYWAIT:
         _move(task, states.WAIT)
         return
-    node.deploy_step = {}
-    _move(task, states.DONE)
-    LOG.info('Node %s deployed', node.uuid)
-
-
-def continue_deploy(conf, task):
-    """Resume a deployment that returned ``wait call-back``."""
-    _deploy_with(task, lambda: task.driver.deploy.continue_deploy(task))
+    steps.step_done(task, node.deploy_step or {})
+    _continue_steps(conf, task, steps.DEPLOY)
 
 
 # --- the flows ---------------------------------------------------------------
@@ -260,13 +278,22 @@ def do_verify(conf, task):
 
 
 def do_deploy(conf, task):
-    def work():
+    """Deploy: validate, prepare, then run the deploy steps in order.
+
+    A step may return ``wait call-back`` (resumed by
+    ``continue_node_deploy``) or be deferrable (it runs as a deferred
+    action and the deployment goes on when the action ends).
+    """
+    try:
         task.driver.power.validate(task)
         task.driver.boot.validate(task)
         task.driver.deploy.validate(task)
         task.driver.deploy.prepare(task)
-        return task.driver.deploy.deploy(task)
-    _deploy_with(task, work)
+        step_list = deploy_steps(task)
+    except Exception as exc:
+        _fail(task, 'Deploy failed: %s' % exc)
+        return
+    _finish_steps(conf, task, steps.DEPLOY, step_list)
 
 
 def do_tear_down(conf, task):
@@ -374,7 +401,13 @@ def fail_wait_timeout(task, timeout):
     """Fail a node nothing resumed within ``timeout`` seconds of waiting."""
     node = task.node
     flow = steps.flow_of(node)
-    if flow is not None:
+    if flow is steps.DEPLOY:
+        # Upstream's words, which clients and operators know.
+        steps.clear_progress(node)
+        _fail(task, 'Timeout reached while waiting for callback for node '
+                    '%s: nothing resumed the deployment within %d seconds.'
+              % (node.uuid, timeout))
+    elif flow is not None:
         step = (getattr(node, flow.step_field) or {}).get('step')
         steps.clear_progress(node)
         _fail(task, 'Timeout reached while %(doing)s the node: nothing '
@@ -382,10 +415,6 @@ def fail_wait_timeout(task, timeout):
                     '%(step)s.' % {'doing': flow.label.lower(),
                                    'timeout': timeout, 'step': step},
               fault=flow.fault)
-    else:
-        _fail(task, 'Timeout reached while waiting for callback for node '
-                    '%s: nothing resumed the deployment within %d seconds.'
-              % (node.uuid, timeout))
 
 
 def fail_interrupted(task):

@@ -71,7 +71,8 @@ CLEAN = StepFlow('clean', 'Cleaning', 'clean_step', states.CLEANWAIT,
                  fault=CLEAN_FAILURE)
 SERVICE = StepFlow('service', 'Servicing', 'service_step',
                    states.SERVICEWAIT)
-FLOWS = {flow.name: flow for flow in (CLEAN, SERVICE)}
+DEPLOY = StepFlow('deploy', 'Deploy', 'deploy_step', states.DEPLOYWAIT)
+FLOWS = {flow.name: flow for flow in (CLEAN, SERVICE, DEPLOY)}
 """The step flows by name (the ``flow`` of their deferred actions)."""
 
 
@@ -81,6 +82,8 @@ def flow_of(node):
         return CLEAN
     if node.provision_state in (states.SERVICING, states.SERVICEWAIT):
         return SERVICE
+    if node.provision_state in (states.DEPLOYING, states.DEPLOYWAIT):
+        return DEPLOY
     return None
 
 
