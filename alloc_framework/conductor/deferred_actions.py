@@ -9,7 +9,10 @@ many as there are free threads in its pool
 (``[deferred_actions]pool_size``), claims them (see
 :meth:`DeferredAction.claim`: exactly one conductor wins each) and runs
 each on a worker. A run makes the same few queries however many actions
-wait:
+wait. When a run found more due actions than free threads, the pool is
+refilled as soon as a worker frees up, not only at the next periodic run:
+the worker that finished runs the next launch itself (one at a time), so
+a conductor's throughput is set by its pool, not by the interval.
 
 * the node lock is taken without waiting; when another task holds it the
   action goes back to the state it was claimed in, without spending a
@@ -141,6 +144,10 @@ class Launcher:
         self.iteration = 0
         self._busy = 0
         self._lock = threading.Lock()
+        # Whether the last run left due actions for want of threads, and
+        # the one refill that may run at a time.
+        self._backlog = False
+        self._refilling = threading.Lock()
         self._executor = None
         self._last_cleanup = None
         self.metrics = metrics.get_emitter(self.conf)
@@ -209,6 +216,7 @@ class Launcher:
                                                    self.host)
             with self._lock:
                 self._busy += len(claimed)
+                self._backlog = len(mine) > free
         LOG.debug('Deferred actions iteration %(it)d: launching %(n)d '
                   'actions, worker pool %(pct).0f%% used',
                   {'it': number, 'n': len(claimed),
@@ -410,6 +418,26 @@ class Launcher:
                           action_id)
         finally:
             self._finished(report, outcome)
+        self._refill(context)
+
+    def _refill(self, context):
+        """Launch again from the worker that just freed a thread, when the
+        last run left due actions waiting for one.
+
+        Only with the launcher periodic enabled, never while stopping, and
+        one refill at a time: the others leave it to the one running.
+        """
+        if (not self._backlog or self._stop_event.is_set()
+                or not self.conf.deferred_actions.launcher_interval):
+            return
+        if not self._refilling.acquire(blocking=False):
+            return
+        try:
+            self.launch(context)
+        except Exception:
+            LOG.exception('Could not refill the deferred action pool')
+        finally:
+            self._refilling.release()
 
     def _execute(self, context, action, previous):
         try:

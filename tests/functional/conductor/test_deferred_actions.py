@@ -825,3 +825,38 @@ class KilledConductorTestCase(_LauncherBase):
         self.assertEqual({node.uuid: 1}, dict(self.power.calls))
         self.assertIsNone(objects.Node.get_by_id(self.ctx,
                                                  node.id).reservation)
+
+
+class RefillTestCase(_LauncherBase):
+    """A worker that frees up launches the backlog: no waiting for the
+    next periodic run (an hour away here)."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(launcher_interval=3600, pool_size=2,
+                    group='deferred_actions')
+        self.manager.del_host()
+        self.manager.driver_factory = self._factory()
+        self.manager.init_host()
+        self.launcher = self.manager.deferred_actions
+
+    def test_backlog_runs_without_another_periodic_run(self):
+        actions = [self._action('flash', node=self.make_node())
+                   for _ in range(6)]
+        report = self.launcher.launch(self.ctx)
+        self.assertEqual(2, report.launched)
+
+        def all_completed():
+            states_now = [self._get(a).state for a in actions]
+            return states_now.count(da.COMPLETED) == len(actions)
+        test_base.wait_for(all_completed, 'the backlog to be launched')
+        test_base.wait_for(lambda: self.launcher.busy == 0, 'idle launcher')
+        self.assertEqual(6, sum(self.power.calls.values()))
+
+    def test_no_refill_without_the_periodic(self):
+        self.config(launcher_interval=0, group='deferred_actions')
+        actions = [self._action('flash', node=self.make_node())
+                   for _ in range(4)]
+        self._launch()
+        done = [self._get(a).state for a in actions].count(da.COMPLETED)
+        self.assertEqual(2, done)
