@@ -225,41 +225,77 @@ def _tree_has_room(rc_id, amount):
             _room(inv, rc_id, amount)).exists()
 
 
-def _sharing_has_room(rc_id, amount, sharing_ids):
-    """EXISTS: a sharing provider anchored to the tree of the outer root
-    (in an aggregate of one of its providers) can serve it."""
+def _anchored_to(agg_ids):
+    """EXISTS: a provider of the tree of the outer root is in one of the
+    aggregates ``agg_ids``."""
     member = RP_TBL.alias('member')
     mine = RP_AGG_TBL.alias('mine')
-    theirs = RP_AGG_TBL.alias('theirs')
-    inv = INV_TBL.alias('inv')
     return sa.select(sa.literal(1)).select_from(
         member.join(mine, mine.c.resource_provider_id == member.c.id)
-        .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
-        .join(inv, inv.c.resource_provider_id ==
-              theirs.c.resource_provider_id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
-            theirs.c.resource_provider_id.in_(sharing_ids),
-            _room(inv, rc_id, amount)).exists()
+            mine.c.aggregate_id.in_(sorted(agg_ids))).exists()
 
 
-def _sharing_providers(context):
-    """``{provider id: {class ids of its inventory}}`` of the providers
-    with the trait MISC_SHARES_VIA_AGGREGATE."""
-    try:
-        shares_id = attribute_cache.trait_id(context, SHARES_TRAIT)
-    except exception.TraitNotFound:
-        return {}
-    ids = [row.resource_provider_id for row in context.session.execute(
-        sa.select(RP_TRAIT_TBL.c.resource_provider_id).where(
-            RP_TRAIT_TBL.c.trait_id == shares_id))]
-    sharing = {i: set() for i in ids}
-    if ids:
+class _Sharing:
+    """The providers with the trait MISC_SHARES_VIA_AGGREGATE, read once
+    per request (they are few): their inventories, usages and the ids of
+    their aggregates."""
+
+    def __init__(self, context):
+        self.providers = {}
+        self.aggregates = collections.defaultdict(set)
+        try:
+            shares_id = attribute_cache.trait_id(context, SHARES_TRAIT)
+        except exception.TraitNotFound:
+            return
+        rows = context.session.execute(
+            sa.select(RP_TBL.c.id, RP_TBL.c.uuid,
+                      RP_TBL.c.parent_provider_id, RP_TBL.c.root_provider_id)
+            .select_from(RP_TBL.join(
+                RP_TRAIT_TBL,
+                RP_TRAIT_TBL.c.resource_provider_id == RP_TBL.c.id))
+            .where(RP_TRAIT_TBL.c.trait_id == shares_id))
+        self.providers = {row.id: Provider(row) for row in rows}
+        if not self.providers:
+            return
+        ids = sorted(self.providers)
         for row in context.session.execute(
-                sa.select(INV_TBL.c.resource_provider_id,
-                          INV_TBL.c.resource_class_id)
-                .where(INV_TBL.c.resource_provider_id.in_(ids))):
-            sharing[row.resource_provider_id].add(row.resource_class_id)
-    return sharing
+                sa.select(INV_TBL).where(
+                    INV_TBL.c.resource_provider_id.in_(ids))):
+            self.providers[row.resource_provider_id].inventories[
+                row.resource_class_id] = row
+        for row in context.session.execute(
+                sa.select(ALLOC_TBL.c.resource_provider_id,
+                          ALLOC_TBL.c.resource_class_id,
+                          sa.func.sum(ALLOC_TBL.c.used).label('used'))
+                .where(ALLOC_TBL.c.resource_provider_id.in_(ids))
+                .group_by(ALLOC_TBL.c.resource_provider_id,
+                          ALLOC_TBL.c.resource_class_id)):
+            self.providers[row.resource_provider_id].used[
+                row.resource_class_id] = int(row.used)
+        for row in context.session.execute(
+                sa.select(RP_AGG_TBL.c.resource_provider_id,
+                          RP_AGG_TBL.c.aggregate_id)
+                .where(RP_AGG_TBL.c.resource_provider_id.in_(ids))):
+            self.aggregates[row.aggregate_id].add(row.resource_provider_id)
+
+    def __bool__(self):
+        return bool(self.providers)
+
+    def classes(self):
+        """Class ids some sharing provider has inventory of."""
+        found = set()
+        for rp in self.providers.values():
+            found |= set(rp.inventories)
+        return found
+
+    def aggregates_with_room(self, rc_id, amount):
+        """Ids of the aggregates of the sharing providers that can serve
+        ``amount`` of ``rc_id``."""
+        able = {i for i, rp in self.providers.items()
+                if rp.can_serve(rc_id, amount)}
+        return {agg for agg, members in self.aggregates.items()
+                if members & able}
 
 
 def _root_has_traits(trait_ids):
@@ -282,14 +318,15 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots):
     for group in groups:
         for rc_id, amount in group.resources:
             smallest[rc_id] = min(amount, smallest.get(rc_id, amount))
-    shared = set().union(*sharing.values())
+    shared = sharing.classes()
     for rc_id, amount in sorted(smallest.items()):
         room = _tree_has_room(rc_id, amount)
-        if rc_id in shared:
-            sharing_ids = sorted(i for i, classes in sharing.items()
-                                 if rc_id in classes)
-            room = sa.or_(room,
-                          _sharing_has_room(rc_id, amount, sharing_ids))
+        aggs = sharing.aggregates_with_room(rc_id, amount)
+        if aggs:
+            # The sharing providers with room were found above, once:
+            # a tree qualifies when one of its providers is in one of
+            # their aggregates.
+            room = sa.or_(room, _anchored_to(aggs))
         query = query.where(room)
     if not shared or (len(in_tree_roots) == 1 and
                       all(g.in_tree_root is not None for g in groups)):
@@ -327,19 +364,18 @@ def _load_providers(context, root_ids, sharing):
     rps = {}
     _load_trees(context, root_ids, rps)
     anchored = collections.defaultdict(set)
-    if sharing:
-        mine = RP_AGG_TBL.alias('mine')
-        theirs = RP_AGG_TBL.alias('theirs')
+    if sharing.aggregates:
         rows = context.session.execute(
             sa.select(RP_TBL.c.root_provider_id,
-                      theirs.c.resource_provider_id).select_from(
-                RP_TBL.join(mine, mine.c.resource_provider_id == RP_TBL.c.id)
-                .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id))
-            .where(RP_TBL.c.root_provider_id.in_(root_ids),
-                   theirs.c.resource_provider_id.in_(sorted(sharing)))
+                      RP_AGG_TBL.c.aggregate_id).select_from(
+                RP_TBL.join(RP_AGG_TBL,
+                            RP_AGG_TBL.c.resource_provider_id == RP_TBL.c.id))
+            .where(RP_TBL.c.root_provider_id.in_(sorted(root_ids)),
+                   RP_AGG_TBL.c.aggregate_id.in_(sorted(sharing.aggregates)))
             .distinct())
         for row in rows:
-            anchored[row.root_provider_id].add(row.resource_provider_id)
+            anchored[row.root_provider_id] |= sharing.aggregates[
+                row.aggregate_id]
         missing = set().union(*anchored.values()) - set(rps)
         if missing:
             roots = {row.root_provider_id for row in context.session.execute(
@@ -577,7 +613,7 @@ def get_candidates(context, groups, wide, max_candidates=-1,
                 return [], {}
             in_tree_roots.add(root_id)
         resolved.append(_Group(context, group, trait_ids, root_id))
-    sharing = _sharing_providers(context)
+    sharing = _Sharing(context)
 
     bound = wide.limit
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
