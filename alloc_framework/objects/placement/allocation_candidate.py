@@ -215,25 +215,36 @@ def _room(inv, rc_id, amount):
         sa.literal(amount, sa.Integer) % inv.c.step_size == 0)
 
 
+def _per_root(select):
+    """Whether the sub-select correlated with the outer root finds a row.
+
+    A scalar sub-select with LIMIT 1 rather than EXISTS: a database
+    turns EXISTS into a semi-join that may start from every inventory of
+    a class, when only the roots of one window of ids are to be checked,
+    each with a few index look-ups.
+    """
+    return select.limit(1).scalar_subquery().isnot(None)
+
+
 def _tree_has_room(rc_id, amount):
-    """EXISTS: a provider of the tree of the outer root can serve it."""
+    """A provider of the tree of the outer root can serve it."""
     member = RP_TBL.alias('member')
     inv = INV_TBL.alias('inv')
-    return sa.select(sa.literal(1)).select_from(
+    return _per_root(sa.select(sa.literal(1)).select_from(
         member.join(inv, inv.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
-            _room(inv, rc_id, amount)).exists()
+            _room(inv, rc_id, amount)))
 
 
 def _anchored_to(agg_ids):
-    """EXISTS: a provider of the tree of the outer root is in one of the
+    """A provider of the tree of the outer root is in one of the
     aggregates ``agg_ids``."""
     member = RP_TBL.alias('member')
     mine = RP_AGG_TBL.alias('mine')
-    return sa.select(sa.literal(1)).select_from(
+    return _per_root(sa.select(sa.literal(1)).select_from(
         member.join(mine, mine.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
-            mine.c.aggregate_id.in_(sorted(agg_ids))).exists()
+            mine.c.aggregate_id.in_(sorted(agg_ids))))
 
 
 class _Sharing:
