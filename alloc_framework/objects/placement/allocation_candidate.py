@@ -24,6 +24,8 @@ memory it holds is bounded by the chunk and the candidates it returns.
 import collections
 import itertools
 import random
+import threading
+import time
 
 import sqlalchemy as sa
 
@@ -48,6 +50,12 @@ _MAX_CHUNK = 500
 _MIN_CHUNK = 16
 # Widest range of provider ids one query of candidate roots looks at.
 _MAX_WINDOW = 65536
+# Seconds the counts of inventories per class (which only choose how to
+# search, never what is found) are kept before being read again.
+_COUNTS_TTL = 60
+# A class whose inventories are at most this share of the providers
+# drives the search of candidate roots.
+_DRIVER_SHARE = 0.25
 
 
 class RequestGroup:
@@ -330,9 +338,12 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots):
         for rc_id, amount in group.resources:
             smallest[rc_id] = min(amount, smallest.get(rc_id, amount))
     shared = sharing.classes()
+    tree_only = {}
     for rc_id, amount in sorted(smallest.items()):
         room = _tree_has_room(rc_id, amount)
         aggs = sharing.aggregates_with_room(rc_id, amount)
+        if not aggs:
+            tree_only[rc_id] = amount
         if aggs:
             # The sharing providers with room were found above, once:
             # a tree qualifies when one of its providers is in one of
@@ -350,7 +361,69 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots):
     if wide.root_forbidden:
         query = query.where(~_root_has_traits(
             trait_ids[n] for n in wide.root_forbidden))
-    return query
+    return query, tree_only
+
+
+class _ClassCounts:
+    """Inventories per resource class and providers in all, read at most
+    every ``_COUNTS_TTL`` seconds by any request of the process."""
+
+    lock = threading.Lock()
+    read_at = None
+    counts = {}
+    providers = 0
+
+    @classmethod
+    def get(cls, context):
+        now = time.monotonic()
+        with cls.lock:
+            if cls.read_at is not None and now - cls.read_at < _COUNTS_TTL:
+                return cls.counts, cls.providers
+        counts = dict(context.session.execute(
+            sa.select(INV_TBL.c.resource_class_id, sa.func.count())
+            .group_by(INV_TBL.c.resource_class_id)).all())
+        providers = context.session.execute(
+            sa.select(sa.func.count()).select_from(RP_TBL)).scalar()
+        with cls.lock:
+            cls.counts, cls.providers, cls.read_at = counts, providers, now
+        return counts, providers
+
+
+def _driver(context, tree_only):
+    """The requested class (one no sharing provider can serve) with the
+    fewest inventories, when they are few compared with the providers:
+    ``(rc_id, amount)`` or None."""
+    if not tree_only:
+        return None
+    counts, providers = _ClassCounts.get(context)
+    rc_id = min(tree_only, key=lambda rc: (counts.get(rc, 0), rc))
+    if counts.get(rc_id, 0) > _DRIVER_SHARE * providers:
+        return None
+    return rc_id, tree_only[rc_id]
+
+
+def _driver_roots(context, driver, after, until, count):
+    """Up to ``count`` root ids in ``(after, until]``, in order, of the
+    trees with a provider that can serve the driving class: one index
+    range of the inventories of that (rare) class. Usages are left to the
+    query of the roots, which checks them for these roots only."""
+    rc_id, amount = driver
+    member = RP_TBL.alias('member')
+    inv = INV_TBL.alias('inv')
+    root = member.c.root_provider_id
+    # Ordered by an expression, so that the database reads the few
+    # inventories of the class first rather than walking every provider
+    # in root order until enough are found.
+    root_id = (root + 0).label('root_id')
+    return [row[0] for row in context.session.execute(
+        sa.select(root_id).distinct().select_from(
+            member.join(inv, inv.c.resource_provider_id == member.c.id))
+        .where(inv.c.resource_class_id == rc_id,
+               amount <= (inv.c.total - inv.c.reserved) *
+               inv.c.allocation_ratio,
+               inv.c.min_unit <= amount, inv.c.max_unit >= amount,
+               root > after, root <= until)
+        .order_by(root_id).limit(count))]
 
 
 def _load_trees(context, root_ids, rps):
@@ -554,7 +627,7 @@ def _chunk_size(limit):
     return max(_MIN_CHUNK, min(_MAX_CHUNK, 2 * limit))
 
 
-def _root_ids(context, query, limit, randomize):
+def _root_ids(context, query, limit, randomize, driver=None):
     """Candidate root ids in id order (from a random start, wrapping
     around, when ``randomize``), in chunks.
 
@@ -564,6 +637,10 @@ def _root_ids(context, query, limit, randomize):
     A window that yields fewer roots than wanted (few trees fit) makes
     the next one twice as wide, so a rare match is still found in a few
     queries.
+
+    With a ``driver`` (a rare class, see ``_driver``) the roots checked
+    are instead the next trees having a provider of that class, so that
+    the roots without it are never looked at.
     """
     chunk = _chunk_size(limit)
     low, high = context.session.execute(
@@ -577,6 +654,22 @@ def _root_ids(context, query, limit, randomize):
     else:
         ranges = [(low - 1, high)]
     window = 4 * chunk
+    if driver is not None:
+        for after, until in ranges:
+            last = after
+            while last < until:
+                batch = _driver_roots(context, driver, last, until, window)
+                if not batch:
+                    break
+                last = batch[-1]
+                ids = [row.id for row in context.session.execute(
+                    query.where(RP_TBL.c.id.in_(batch))
+                    .order_by(RP_TBL.c.id))]
+                for start in range(0, len(ids), chunk):
+                    yield ids[start:start + chunk]
+                if len(batch) < window:
+                    break
+        return
     for after, until in ranges:
         last = after
         while last < until:
@@ -629,11 +722,14 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     bound = wide.limit
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
         bound = max_candidates
-    query = _root_query(resolved, wide, trait_ids, sharing, in_tree_roots)
+    query, tree_only = _root_query(resolved, wide, trait_ids, sharing,
+                                   in_tree_roots)
+    driver = None if in_tree_roots else _driver(context, tree_only)
     found = []
     seen = set()
     providers = {}
-    for root_ids in _root_ids(context, query, wide.limit, randomize):
+    for root_ids in _root_ids(context, query, wide.limit, randomize,
+                              driver):
         rps, anchored = _load_providers(context, root_ids, sharing)
         trees = collections.defaultdict(list)
         for rp in rps.values():
