@@ -223,28 +223,31 @@ def _room(inv, rc_id, amount):
         sa.literal(amount, sa.Integer) % inv.c.step_size == 0)
 
 
-def _per_root(select):
+def _per_root(select, per_row):
     """Whether the sub-select correlated with the outer root finds a row.
 
-    A scalar sub-select with LIMIT 1 rather than EXISTS: a database
-    turns EXISTS into a semi-join that may start from every inventory of
-    a class, when only the roots of one window of ids are to be checked,
-    each with a few index look-ups.
+    With ``per_row`` (PostgreSQL), a scalar sub-select with LIMIT 1
+    rather than EXISTS: PostgreSQL turns EXISTS into a semi-join that may
+    start from every inventory of a class, when only the roots of one
+    window of ids are to be checked, each with a few index look-ups.
+    MariaDB plans EXISTS well and the scalar form badly.
     """
-    return select.limit(1).scalar_subquery().isnot(None)
+    if per_row:
+        return select.limit(1).scalar_subquery().isnot(None)
+    return select.exists()
 
 
-def _tree_has_room(rc_id, amount):
+def _tree_has_room(rc_id, amount, per_row):
     """A provider of the tree of the outer root can serve it."""
     member = RP_TBL.alias('member')
     inv = INV_TBL.alias('inv')
     return _per_root(sa.select(sa.literal(1)).select_from(
         member.join(inv, inv.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
-            _room(inv, rc_id, amount)))
+            _room(inv, rc_id, amount)), per_row)
 
 
-def _anchored_to(agg_ids):
+def _anchored_to(agg_ids, per_row):
     """A provider of the tree of the outer root is in one of the
     aggregates ``agg_ids``."""
     member = RP_TBL.alias('member')
@@ -252,7 +255,7 @@ def _anchored_to(agg_ids):
     return _per_root(sa.select(sa.literal(1)).select_from(
         member.join(mine, mine.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
-            mine.c.aggregate_id.in_(sorted(agg_ids))))
+            mine.c.aggregate_id.in_(sorted(agg_ids))), per_row)
 
 
 class _Sharing:
@@ -323,7 +326,7 @@ def _root_has_traits(trait_ids):
         RP_TRAIT_TBL.c.trait_id.in_(sorted(trait_ids))).exists()
 
 
-def _root_query(groups, wide, trait_ids, sharing, in_tree_roots):
+def _root_query(groups, wide, trait_ids, sharing, in_tree_roots, per_row):
     """SELECT of candidate root ids (necessary conditions only).
 
     Every condition is a sub-select correlated with the root, so that a
@@ -340,7 +343,7 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots):
     shared = sharing.classes()
     tree_only = {}
     for rc_id, amount in sorted(smallest.items()):
-        room = _tree_has_room(rc_id, amount)
+        room = _tree_has_room(rc_id, amount, per_row)
         aggs = sharing.aggregates_with_room(rc_id, amount)
         if not aggs:
             tree_only[rc_id] = amount
@@ -348,7 +351,7 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots):
             # The sharing providers with room were found above, once:
             # a tree qualifies when one of its providers is in one of
             # their aggregates.
-            room = sa.or_(room, _anchored_to(aggs))
+            room = sa.or_(room, _anchored_to(aggs, per_row))
         query = query.where(room)
     if not shared or (len(in_tree_roots) == 1 and
                       all(g.in_tree_root is not None for g in groups)):
@@ -722,8 +725,9 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     bound = wide.limit
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
         bound = max_candidates
+    per_row = context.session.get_bind().dialect.name == 'postgresql'
     query, tree_only = _root_query(resolved, wide, trait_ids, sharing,
-                                   in_tree_roots)
+                                   in_tree_roots, per_row)
     driver = None if in_tree_roots else _driver(context, tree_only)
     found = []
     seen = set()
