@@ -341,12 +341,9 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots, per_row):
         for rc_id, amount in group.resources:
             smallest[rc_id] = min(amount, smallest.get(rc_id, amount))
     shared = sharing.classes()
-    tree_only = {}
     for rc_id, amount in sorted(smallest.items()):
         room = _tree_has_room(rc_id, amount, per_row)
         aggs = sharing.aggregates_with_room(rc_id, amount)
-        if not aggs:
-            tree_only[rc_id] = amount
         if aggs:
             # The sharing providers with room were found above, once:
             # a tree qualifies when one of its providers is in one of
@@ -364,15 +361,17 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots, per_row):
     if wide.root_forbidden:
         query = query.where(~_root_has_traits(
             trait_ids[n] for n in wide.root_forbidden))
-    return query, tree_only
+    return query, smallest
 
 
 class _ClassCounts:
-    """Inventories per resource class and providers in all, read at most
-    every ``_COUNTS_TTL`` seconds by any request of the process."""
+    """Inventories per resource class and ``max_unit``, and providers in
+    all, read at most every ``_COUNTS_TTL`` seconds by any request of the
+    process: enough to tell how many inventories could take an amount."""
 
     lock = threading.Lock()
     read_at = None
+    # {rc_id: [(max_unit, inventories)]}
     counts = {}
     providers = 0
 
@@ -382,9 +381,12 @@ class _ClassCounts:
         with cls.lock:
             if cls.read_at is not None and now - cls.read_at < _COUNTS_TTL:
                 return cls.counts, cls.providers
-        counts = dict(context.session.execute(
-            sa.select(INV_TBL.c.resource_class_id, sa.func.count())
-            .group_by(INV_TBL.c.resource_class_id)).all())
+        counts = collections.defaultdict(list)
+        for row in context.session.execute(
+                sa.select(INV_TBL.c.resource_class_id, INV_TBL.c.max_unit,
+                          sa.func.count())
+                .group_by(INV_TBL.c.resource_class_id, INV_TBL.c.max_unit)):
+            counts[row[0]].append((row[1], row[2]))
         providers = context.session.execute(
             sa.select(sa.func.count()).select_from(RP_TBL)).scalar()
         with cls.lock:
@@ -392,41 +394,66 @@ class _ClassCounts:
         return counts, providers
 
 
-def _driver(context, tree_only):
-    """The requested class (one no sharing provider can serve) with the
-    fewest inventories, when they are few compared with the providers:
-    ``(rc_id, amount)`` or None."""
-    if not tree_only:
+def _driver(context, smallest, sharing):
+    """The requested class whose inventories able to take the amount
+    (and, when sharing providers with room serve it, the members of their
+    aggregates) are fewest, when they are few compared with the
+    providers: ``(rc_id, amount, aggregate ids)`` or None."""
+    if not smallest:
         return None
     counts, providers = _ClassCounts.get(context)
-    rc_id = min(tree_only, key=lambda rc: (counts.get(rc, 0), rc))
-    if counts.get(rc_id, 0) > _DRIVER_SHARE * providers:
+    members = None
+    best = None
+    for rc_id, amount in sorted(smallest.items()):
+        able = sum(n for max_unit, n in counts.get(rc_id, ())
+                   if max_unit >= amount)
+        aggs = sharing.aggregates_with_room(rc_id, amount)
+        if aggs:
+            if members is None:
+                members = context.session.execute(
+                    sa.select(sa.func.count()).select_from(RP_AGG_TBL)
+                    .where(RP_AGG_TBL.c.aggregate_id.in_(
+                        sorted(sharing.aggregates)))).scalar()
+            able += members
+        if best is None or able < best[0]:
+            best = (able, rc_id, amount, aggs)
+    if best[0] > _DRIVER_SHARE * providers:
         return None
-    return rc_id, tree_only[rc_id]
+    return best[1:]
 
 
 def _driver_roots(context, driver, after, until, count):
     """Up to ``count`` root ids in ``(after, until]``, in order, of the
-    trees with a provider that can serve the driving class: one index
-    range of the inventories of that (rare) class. Usages are left to the
-    query of the roots, which checks them for these roots only."""
-    rc_id, amount = driver
+    trees with a provider whose inventory of the driving class can take
+    the amount, or in an aggregate of a sharing provider that can: index
+    ranges of the (few) inventories and aggregate members concerned.
+    Usages are left to the query of the roots, which checks them for
+    these roots only."""
+    rc_id, amount, aggs = driver
     member = RP_TBL.alias('member')
     inv = INV_TBL.alias('inv')
     root = member.c.root_provider_id
-    # Ordered by an expression, so that the database reads the few
-    # inventories of the class first rather than walking every provider
-    # in root order until enough are found.
-    root_id = (root + 0).label('root_id')
+    # Selected as an expression, so that the database reads the few rows
+    # concerned first rather than walking every provider in root order.
+    roots = sa.select((root + 0).label('root_id')).select_from(
+        member.join(inv, inv.c.resource_provider_id == member.c.id)
+    ).where(inv.c.resource_class_id == rc_id,
+            inv.c.max_unit >= amount, inv.c.min_unit <= amount,
+            amount <= (inv.c.total - inv.c.reserved) *
+            inv.c.allocation_ratio,
+            root > after, root <= until)
+    if aggs:
+        mine = RP_AGG_TBL.alias('mine')
+        roots = sa.union(roots, sa.select(
+            (root + 0).label('root_id')).select_from(
+            member.join(mine, mine.c.resource_provider_id == member.c.id)
+        ).where(mine.c.aggregate_id.in_(sorted(aggs)),
+                root > after, root <= until))
+    else:
+        roots = roots.distinct()
+    roots = roots.subquery('roots')
     return [row[0] for row in context.session.execute(
-        sa.select(root_id).distinct().select_from(
-            member.join(inv, inv.c.resource_provider_id == member.c.id))
-        .where(inv.c.resource_class_id == rc_id,
-               amount <= (inv.c.total - inv.c.reserved) *
-               inv.c.allocation_ratio,
-               inv.c.min_unit <= amount, inv.c.max_unit >= amount,
-               root > after, root <= until)
-        .order_by(root_id).limit(count))]
+        sa.select(roots.c.root_id).order_by(roots.c.root_id).limit(count))]
 
 
 def _load_trees(context, root_ids, rps):
@@ -672,6 +699,9 @@ def _root_ids(context, query, limit, randomize, driver=None):
                     yield ids[start:start + chunk]
                 if len(batch) < window:
                     break
+                if len(ids) < chunk:
+                    # Few of these trees fit: read more of them at once.
+                    window = min(2 * window, _MAX_WINDOW)
         return
     for after, until in ranges:
         last = after
@@ -726,9 +756,9 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
         bound = max_candidates
     per_row = context.session.get_bind().dialect.name == 'postgresql'
-    query, tree_only = _root_query(resolved, wide, trait_ids, sharing,
-                                   in_tree_roots, per_row)
-    driver = None if in_tree_roots else _driver(context, tree_only)
+    query, smallest = _root_query(resolved, wide, trait_ids, sharing,
+                                  in_tree_roots, per_row)
+    driver = None if in_tree_roots else _driver(context, smallest, sharing)
     found = []
     seen = set()
     providers = {}
