@@ -165,3 +165,44 @@ class RareClassSearchTestCase(base.PlacementAppTestCase):
         roots, checked = self._roots('resources=VCPU:1,SRIOV_NET_VF:3')
         self.assertEqual([], roots)
         self.assertEqual([], checked)
+
+
+class SharedAmountSearchTestCase(RareClassSearchTestCase):
+    """An amount only a sharing provider has room for drives the search
+    to the trees anchored to it, whatever the trees before them; the
+    tests of a rare class hold with sharing providers around."""
+
+    def setUp(self):
+        super().setUp()
+        agg = uuidutils.generate_uuid()
+        self.storage = self._provider('storage', {'DISK_GB': 10000})
+        self._anchor(self.storage, agg, generation=1,
+                     traits=['MISC_SHARES_VIA_AGGREGATE'])
+        self.computes = [self._provider('c%d' % i, {'VCPU': 4})
+                         for i in range(2)]
+        for uuid in self.computes:
+            self._anchor(uuid, agg, generation=1)
+        # Disk every tree has, not enough for the request.
+        self._provider('small-disk', {'VCPU': 4, 'DISK_GB': 100})
+
+    def _anchor(self, uuid, agg, generation, traits=()):
+        resp = self.request(
+            'PUT', '/resource_providers/%s/aggregates' % uuid,
+            json={'aggregates': [agg],
+                  'resource_provider_generation': generation})
+        self.assertEqual(200, resp.status_code, resp.text)
+        if traits:
+            resp = self.request(
+                'PUT', '/resource_providers/%s/traits' % uuid,
+                json={'traits': list(traits),
+                      'resource_provider_generation': generation + 1})
+            self.assertEqual(200, resp.status_code, resp.text)
+
+    def test_only_anchored_trees_are_checked(self):
+        roots, checked = self._roots('resources=VCPU:1,DISK_GB:5000')
+        self.assertEqual(self.computes, roots)
+        self.assertEqual(3, len(checked))
+
+    def test_limit_keeps_the_order_of_the_anchored_roots(self):
+        roots, _checked = self._roots('resources=VCPU:1,DISK_GB:5000&limit=1')
+        self.assertEqual(self.computes[:1], roots)
