@@ -41,6 +41,10 @@ ALLOC_TBL = models.Allocation.__table__
 AGG_TBL = models.PlacementAggregate.__table__
 RP_AGG_TBL = models.ResourceProviderAggregate.__table__
 RP_TRAIT_TBL = models.ResourceProviderTrait.__table__
+# Aliases of the sub-selects, made once: each alias sets up its columns.
+MEMBER = RP_TBL.alias('member')
+MEMBER_INV = INV_TBL.alias('inv')
+MEMBER_AGG = RP_AGG_TBL.alias('mine')
 
 # The trait of providers whose inventory is shared by the providers
 # (and their trees) of the aggregates they are in.
@@ -239,8 +243,8 @@ def _per_root(select, per_row):
 
 def _tree_has_room(rc_id, amount, per_row):
     """A provider of the tree of the outer root can serve it."""
-    member = RP_TBL.alias('member')
-    inv = INV_TBL.alias('inv')
+    member = MEMBER
+    inv = MEMBER_INV
     return _per_root(sa.select(sa.literal(1)).select_from(
         member.join(inv, inv.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
@@ -250,8 +254,8 @@ def _tree_has_room(rc_id, amount, per_row):
 def _anchored_to(agg_ids, per_row):
     """A provider of the tree of the outer root is in one of the
     aggregates ``agg_ids``."""
-    member = RP_TBL.alias('member')
-    mine = RP_AGG_TBL.alias('mine')
+    member = MEMBER
+    mine = MEMBER_AGG
     return _per_root(sa.select(sa.literal(1)).select_from(
         member.join(mine, mine.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
@@ -430,8 +434,8 @@ def _driver_roots(context, driver, after, until, count):
     Usages are left to the query of the roots, which checks them for
     these roots only."""
     rc_id, amount, aggs = driver
-    member = RP_TBL.alias('member')
-    inv = INV_TBL.alias('inv')
+    member = MEMBER
+    inv = MEMBER_INV
     root = member.c.root_provider_id
     # Selected as an expression, so that the database reads the few rows
     # concerned first rather than walking every provider in root order.
@@ -443,7 +447,7 @@ def _driver_roots(context, driver, after, until, count):
             inv.c.allocation_ratio,
             root > after, root <= until)
     if aggs:
-        mine = RP_AGG_TBL.alias('mine')
+        mine = MEMBER_AGG
         roots = sa.union(roots, sa.select(
             (root + 0).label('root_id')).select_from(
             member.join(mine, mine.c.resource_provider_id == member.c.id)
