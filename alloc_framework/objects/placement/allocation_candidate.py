@@ -119,7 +119,8 @@ class Provider:
     """A provider of a tree being searched, with what it offers."""
 
     __slots__ = ('id', 'uuid', 'parent_id', 'root_id', 'parent_uuid',
-                 'root_uuid', 'inventories', 'used', 'traits', 'aggregates')
+                 'root_uuid', 'inventories', 'used', 'traits', 'aggregates',
+                 'capacities')
 
     def __init__(self, row):
         self.id = row.id
@@ -137,10 +138,18 @@ class Provider:
         self.traits = set()
         # aggregate uuids
         self.aggregates = set()
+        # {rc_id: capacity}, computed on first use (inventories are read
+        # once per request)
+        self.capacities = {}
 
     def capacity(self, rc_id):
-        inv = self.inventories[rc_id]
-        return int((inv.total - inv.reserved) * inv.allocation_ratio)
+        try:
+            return self.capacities[rc_id]
+        except KeyError:
+            inv = self.inventories[rc_id]
+            found = self.capacities[rc_id] = int(
+                (inv.total - inv.reserved) * inv.allocation_ratio)
+            return found
 
     def can_serve(self, rc_id, amount):
         inv = self.inventories.get(rc_id)
