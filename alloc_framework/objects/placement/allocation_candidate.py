@@ -5,10 +5,13 @@ done one provider tree at a time:
 
 1. A query of root provider ids looks at one window of ids at a time and
    keeps the roots whose tree (or a sharing provider associated with it
-   by aggregate) has room for every requested class, each condition a
-   sub-select correlated with the root; it returns at most a chunk of
-   roots, sized after ``limit``, and a window that yields too few roots
-   makes the next one wider.
+   by aggregate; those with room are found once per request) has room
+   for every requested class, each condition a sub-select correlated
+   with the root; it returns at most a chunk of roots, sized after
+   ``limit``, and a window that yields too few roots makes the next one
+   wider. When a requested class has few inventories able to take the
+   amount, the roots looked at are instead the next trees having one
+   (``_driver``), in the same order.
 2. For a chunk, the providers of those trees and of the sharing providers
    anchored to them are read with their inventories, usages, traits and
    aggregates.
