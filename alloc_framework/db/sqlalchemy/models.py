@@ -270,6 +270,8 @@ class Inventory(BASE):
                             name='uniq_inventories0resource_provider_'
                                  'resource_class'),
         sa.Index('inventories_resource_class_id_idx', 'resource_class_id'),
+        sa.Index('inventories_resource_class_id_max_unit_idx',
+                 'resource_class_id', 'max_unit'),
         TABLE_ARGS)
     id = sa.Column(sa.Integer, primary_key=True, nullable=False)
     resource_provider_id = sa.Column(sa.Integer, nullable=False)

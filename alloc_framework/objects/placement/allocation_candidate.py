@@ -5,10 +5,13 @@ done one provider tree at a time:
 
 1. A query of root provider ids looks at one window of ids at a time and
    keeps the roots whose tree (or a sharing provider associated with it
-   by aggregate) has room for every requested class, each condition a
-   sub-select correlated with the root; it returns at most a chunk of
-   roots, sized after ``limit``, and a window that yields too few roots
-   makes the next one wider.
+   by aggregate; those with room are found once per request) has room
+   for every requested class, each condition a sub-select correlated
+   with the root; it returns at most a chunk of roots, sized after
+   ``limit``, and a window that yields too few roots makes the next one
+   wider. When a requested class has few inventories able to take the
+   amount, the roots looked at are instead the next trees having one
+   (``_driver``), in the same order.
 2. For a chunk, the providers of those trees and of the sharing providers
    anchored to them are read with their inventories, usages, traits and
    aggregates.
@@ -24,6 +27,8 @@ memory it holds is bounded by the chunk and the candidates it returns.
 import collections
 import itertools
 import random
+import threading
+import time
 
 import sqlalchemy as sa
 
@@ -39,6 +44,10 @@ ALLOC_TBL = models.Allocation.__table__
 AGG_TBL = models.PlacementAggregate.__table__
 RP_AGG_TBL = models.ResourceProviderAggregate.__table__
 RP_TRAIT_TBL = models.ResourceProviderTrait.__table__
+# Aliases of the sub-selects, made once: each alias sets up its columns.
+MEMBER = RP_TBL.alias('member')
+MEMBER_INV = INV_TBL.alias('inv')
+MEMBER_AGG = RP_AGG_TBL.alias('mine')
 
 # The trait of providers whose inventory is shared by the providers
 # (and their trees) of the aggregates they are in.
@@ -48,6 +57,12 @@ _MAX_CHUNK = 500
 _MIN_CHUNK = 16
 # Widest range of provider ids one query of candidate roots looks at.
 _MAX_WINDOW = 65536
+# Seconds the counts of inventories per class (which only choose how to
+# search, never what is found) are kept before being read again.
+_COUNTS_TTL = 60
+# A class whose inventories are at most this share of the providers
+# drives the search of candidate roots.
+_DRIVER_SHARE = 0.25
 
 
 class RequestGroup:
@@ -107,7 +122,8 @@ class Provider:
     """A provider of a tree being searched, with what it offers."""
 
     __slots__ = ('id', 'uuid', 'parent_id', 'root_id', 'parent_uuid',
-                 'root_uuid', 'inventories', 'used', 'traits', 'aggregates')
+                 'root_uuid', 'inventories', 'used', 'traits', 'aggregates',
+                 'capacities')
 
     def __init__(self, row):
         self.id = row.id
@@ -125,10 +141,18 @@ class Provider:
         self.traits = set()
         # aggregate uuids
         self.aggregates = set()
+        # {rc_id: capacity}, computed on first use (inventories are read
+        # once per request)
+        self.capacities = {}
 
     def capacity(self, rc_id):
-        inv = self.inventories[rc_id]
-        return int((inv.total - inv.reserved) * inv.allocation_ratio)
+        try:
+            return self.capacities[rc_id]
+        except KeyError:
+            inv = self.inventories[rc_id]
+            found = self.capacities[rc_id] = int(
+                (inv.total - inv.reserved) * inv.allocation_ratio)
+            return found
 
     def can_serve(self, rc_id, amount):
         inv = self.inventories.get(rc_id)
@@ -215,51 +239,101 @@ def _room(inv, rc_id, amount):
         sa.literal(amount, sa.Integer) % inv.c.step_size == 0)
 
 
-def _tree_has_room(rc_id, amount):
-    """EXISTS: a provider of the tree of the outer root can serve it."""
-    member = RP_TBL.alias('member')
-    inv = INV_TBL.alias('inv')
-    return sa.select(sa.literal(1)).select_from(
+def _per_root(select, per_row):
+    """Whether the sub-select correlated with the outer root finds a row.
+
+    With ``per_row`` (PostgreSQL), a scalar sub-select with LIMIT 1
+    rather than EXISTS: PostgreSQL turns EXISTS into a semi-join that may
+    start from every inventory of a class, when only the roots of one
+    window of ids are to be checked, each with a few index look-ups.
+    MariaDB plans EXISTS well and the scalar form badly.
+    """
+    if per_row:
+        return select.limit(1).scalar_subquery().isnot(None)
+    return select.exists()
+
+
+def _tree_has_room(rc_id, amount, per_row):
+    """A provider of the tree of the outer root can serve it."""
+    member = MEMBER
+    inv = MEMBER_INV
+    return _per_root(sa.select(sa.literal(1)).select_from(
         member.join(inv, inv.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
-            _room(inv, rc_id, amount)).exists()
+            _room(inv, rc_id, amount)), per_row)
 
 
-def _sharing_has_room(rc_id, amount, sharing_ids):
-    """EXISTS: a sharing provider anchored to the tree of the outer root
-    (in an aggregate of one of its providers) can serve it."""
-    member = RP_TBL.alias('member')
-    mine = RP_AGG_TBL.alias('mine')
-    theirs = RP_AGG_TBL.alias('theirs')
-    inv = INV_TBL.alias('inv')
-    return sa.select(sa.literal(1)).select_from(
+def _anchored_to(agg_ids, per_row):
+    """A provider of the tree of the outer root is in one of the
+    aggregates ``agg_ids``."""
+    member = MEMBER
+    mine = MEMBER_AGG
+    return _per_root(sa.select(sa.literal(1)).select_from(
         member.join(mine, mine.c.resource_provider_id == member.c.id)
-        .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
-        .join(inv, inv.c.resource_provider_id ==
-              theirs.c.resource_provider_id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
-            theirs.c.resource_provider_id.in_(sharing_ids),
-            _room(inv, rc_id, amount)).exists()
+            mine.c.aggregate_id.in_(sorted(agg_ids))), per_row)
 
 
-def _sharing_providers(context):
-    """``{provider id: {class ids of its inventory}}`` of the providers
-    with the trait MISC_SHARES_VIA_AGGREGATE."""
-    try:
-        shares_id = attribute_cache.trait_id(context, SHARES_TRAIT)
-    except exception.TraitNotFound:
-        return {}
-    ids = [row.resource_provider_id for row in context.session.execute(
-        sa.select(RP_TRAIT_TBL.c.resource_provider_id).where(
-            RP_TRAIT_TBL.c.trait_id == shares_id))]
-    sharing = {i: set() for i in ids}
-    if ids:
+class _Sharing:
+    """The providers with the trait MISC_SHARES_VIA_AGGREGATE, read once
+    per request (they are few): their inventories, usages and the ids of
+    their aggregates."""
+
+    def __init__(self, context):
+        self.providers = {}
+        self.aggregates = collections.defaultdict(set)
+        try:
+            shares_id = attribute_cache.trait_id(context, SHARES_TRAIT)
+        except exception.TraitNotFound:
+            return
+        rows = context.session.execute(
+            sa.select(RP_TBL.c.id, RP_TBL.c.uuid,
+                      RP_TBL.c.parent_provider_id, RP_TBL.c.root_provider_id)
+            .select_from(RP_TBL.join(
+                RP_TRAIT_TBL,
+                RP_TRAIT_TBL.c.resource_provider_id == RP_TBL.c.id))
+            .where(RP_TRAIT_TBL.c.trait_id == shares_id))
+        self.providers = {row.id: Provider(row) for row in rows}
+        if not self.providers:
+            return
+        ids = sorted(self.providers)
         for row in context.session.execute(
-                sa.select(INV_TBL.c.resource_provider_id,
-                          INV_TBL.c.resource_class_id)
-                .where(INV_TBL.c.resource_provider_id.in_(ids))):
-            sharing[row.resource_provider_id].add(row.resource_class_id)
-    return sharing
+                sa.select(INV_TBL).where(
+                    INV_TBL.c.resource_provider_id.in_(ids))):
+            self.providers[row.resource_provider_id].inventories[
+                row.resource_class_id] = row
+        for row in context.session.execute(
+                sa.select(ALLOC_TBL.c.resource_provider_id,
+                          ALLOC_TBL.c.resource_class_id,
+                          sa.func.sum(ALLOC_TBL.c.used).label('used'))
+                .where(ALLOC_TBL.c.resource_provider_id.in_(ids))
+                .group_by(ALLOC_TBL.c.resource_provider_id,
+                          ALLOC_TBL.c.resource_class_id)):
+            self.providers[row.resource_provider_id].used[
+                row.resource_class_id] = int(row.used)
+        for row in context.session.execute(
+                sa.select(RP_AGG_TBL.c.resource_provider_id,
+                          RP_AGG_TBL.c.aggregate_id)
+                .where(RP_AGG_TBL.c.resource_provider_id.in_(ids))):
+            self.aggregates[row.aggregate_id].add(row.resource_provider_id)
+
+    def __bool__(self):
+        return bool(self.providers)
+
+    def classes(self):
+        """Class ids some sharing provider has inventory of."""
+        found = set()
+        for rp in self.providers.values():
+            found |= set(rp.inventories)
+        return found
+
+    def aggregates_with_room(self, rc_id, amount):
+        """Ids of the aggregates of the sharing providers that can serve
+        ``amount`` of ``rc_id``."""
+        able = {i for i, rp in self.providers.items()
+                if rp.can_serve(rc_id, amount)}
+        return {agg for agg, members in self.aggregates.items()
+                if members & able}
 
 
 def _root_has_traits(trait_ids):
@@ -268,7 +342,7 @@ def _root_has_traits(trait_ids):
         RP_TRAIT_TBL.c.trait_id.in_(sorted(trait_ids))).exists()
 
 
-def _root_query(groups, wide, trait_ids, sharing, in_tree_roots):
+def _root_query(groups, wide, trait_ids, sharing, in_tree_roots, per_row):
     """SELECT of candidate root ids (necessary conditions only).
 
     Every condition is a sub-select correlated with the root, so that a
@@ -282,14 +356,15 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots):
     for group in groups:
         for rc_id, amount in group.resources:
             smallest[rc_id] = min(amount, smallest.get(rc_id, amount))
-    shared = set().union(*sharing.values())
+    shared = sharing.classes()
     for rc_id, amount in sorted(smallest.items()):
-        room = _tree_has_room(rc_id, amount)
-        if rc_id in shared:
-            sharing_ids = sorted(i for i, classes in sharing.items()
-                                 if rc_id in classes)
-            room = sa.or_(room,
-                          _sharing_has_room(rc_id, amount, sharing_ids))
+        room = _tree_has_room(rc_id, amount, per_row)
+        aggs = sharing.aggregates_with_room(rc_id, amount)
+        if aggs:
+            # The sharing providers with room were found above, once:
+            # a tree qualifies when one of its providers is in one of
+            # their aggregates.
+            room = sa.or_(room, _anchored_to(aggs, per_row))
         query = query.where(room)
     if not shared or (len(in_tree_roots) == 1 and
                       all(g.in_tree_root is not None for g in groups)):
@@ -302,7 +377,99 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots):
     if wide.root_forbidden:
         query = query.where(~_root_has_traits(
             trait_ids[n] for n in wide.root_forbidden))
-    return query
+    return query, smallest
+
+
+class _ClassCounts:
+    """Inventories per resource class and ``max_unit``, and providers in
+    all, read at most every ``_COUNTS_TTL`` seconds by any request of the
+    process: enough to tell how many inventories could take an amount."""
+
+    lock = threading.Lock()
+    read_at = None
+    # {rc_id: [(max_unit, inventories)]}
+    counts = {}
+    providers = 0
+
+    @classmethod
+    def get(cls, context):
+        now = time.monotonic()
+        with cls.lock:
+            if cls.read_at is not None and now - cls.read_at < _COUNTS_TTL:
+                return cls.counts, cls.providers
+        counts = collections.defaultdict(list)
+        for row in context.session.execute(
+                sa.select(INV_TBL.c.resource_class_id, INV_TBL.c.max_unit,
+                          sa.func.count())
+                .group_by(INV_TBL.c.resource_class_id, INV_TBL.c.max_unit)):
+            counts[row[0]].append((row[1], row[2]))
+        providers = context.session.execute(
+            sa.select(sa.func.count()).select_from(RP_TBL)).scalar()
+        with cls.lock:
+            cls.counts, cls.providers, cls.read_at = counts, providers, now
+        return counts, providers
+
+
+def _driver(context, smallest, sharing):
+    """The requested class whose inventories able to take the amount
+    (and, when sharing providers with room serve it, the members of their
+    aggregates) are fewest, when they are few compared with the
+    providers: ``(rc_id, amount, aggregate ids)`` or None."""
+    if not smallest:
+        return None
+    counts, providers = _ClassCounts.get(context)
+    members = None
+    best = None
+    for rc_id, amount in sorted(smallest.items()):
+        able = sum(n for max_unit, n in counts.get(rc_id, ())
+                   if max_unit >= amount)
+        aggs = sharing.aggregates_with_room(rc_id, amount)
+        if aggs:
+            if members is None:
+                members = context.session.execute(
+                    sa.select(sa.func.count()).select_from(RP_AGG_TBL)
+                    .where(RP_AGG_TBL.c.aggregate_id.in_(
+                        sorted(sharing.aggregates)))).scalar()
+            able += members
+        if best is None or able < best[0]:
+            best = (able, rc_id, amount, aggs)
+    if best[0] > _DRIVER_SHARE * providers:
+        return None
+    return best[1:]
+
+
+def _driver_roots(context, driver, after, until, count):
+    """Up to ``count`` root ids in ``(after, until]``, in order, of the
+    trees with a provider whose inventory of the driving class can take
+    the amount, or in an aggregate of a sharing provider that can: index
+    ranges of the (few) inventories and aggregate members concerned.
+    Usages are left to the query of the roots, which checks them for
+    these roots only."""
+    rc_id, amount, aggs = driver
+    member = MEMBER
+    inv = MEMBER_INV
+    root = member.c.root_provider_id
+    # Selected as an expression, so that the database reads the few rows
+    # concerned first rather than walking every provider in root order.
+    roots = sa.select((root + 0).label('root_id')).select_from(
+        member.join(inv, inv.c.resource_provider_id == member.c.id)
+    ).where(inv.c.resource_class_id == rc_id,
+            inv.c.max_unit >= amount, inv.c.min_unit <= amount,
+            amount <= (inv.c.total - inv.c.reserved) *
+            inv.c.allocation_ratio,
+            root > after, root <= until)
+    if aggs:
+        mine = MEMBER_AGG
+        roots = sa.union(roots, sa.select(
+            (root + 0).label('root_id')).select_from(
+            member.join(mine, mine.c.resource_provider_id == member.c.id)
+        ).where(mine.c.aggregate_id.in_(sorted(aggs)),
+                root > after, root <= until))
+    else:
+        roots = roots.distinct()
+    roots = roots.subquery('roots')
+    return [row[0] for row in context.session.execute(
+        sa.select(roots.c.root_id).order_by(roots.c.root_id).limit(count))]
 
 
 def _load_trees(context, root_ids, rps):
@@ -327,19 +494,18 @@ def _load_providers(context, root_ids, sharing):
     rps = {}
     _load_trees(context, root_ids, rps)
     anchored = collections.defaultdict(set)
-    if sharing:
-        mine = RP_AGG_TBL.alias('mine')
-        theirs = RP_AGG_TBL.alias('theirs')
+    if sharing.aggregates:
         rows = context.session.execute(
             sa.select(RP_TBL.c.root_provider_id,
-                      theirs.c.resource_provider_id).select_from(
-                RP_TBL.join(mine, mine.c.resource_provider_id == RP_TBL.c.id)
-                .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id))
-            .where(RP_TBL.c.root_provider_id.in_(root_ids),
-                   theirs.c.resource_provider_id.in_(sorted(sharing)))
+                      RP_AGG_TBL.c.aggregate_id).select_from(
+                RP_TBL.join(RP_AGG_TBL,
+                            RP_AGG_TBL.c.resource_provider_id == RP_TBL.c.id))
+            .where(RP_TBL.c.root_provider_id.in_(sorted(root_ids)),
+                   RP_AGG_TBL.c.aggregate_id.in_(sorted(sharing.aggregates)))
             .distinct())
         for row in rows:
-            anchored[row.root_provider_id].add(row.resource_provider_id)
+            anchored[row.root_provider_id] |= sharing.aggregates[
+                row.aggregate_id]
         missing = set().union(*anchored.values()) - set(rps)
         if missing:
             roots = {row.root_provider_id for row in context.session.execute(
@@ -507,7 +673,7 @@ def _chunk_size(limit):
     return max(_MIN_CHUNK, min(_MAX_CHUNK, 2 * limit))
 
 
-def _root_ids(context, query, limit, randomize):
+def _root_ids(context, query, limit, randomize, driver=None):
     """Candidate root ids in id order (from a random start, wrapping
     around, when ``randomize``), in chunks.
 
@@ -517,6 +683,10 @@ def _root_ids(context, query, limit, randomize):
     A window that yields fewer roots than wanted (few trees fit) makes
     the next one twice as wide, so a rare match is still found in a few
     queries.
+
+    With a ``driver`` (a rare class, see ``_driver``) the roots checked
+    are instead the next trees having a provider of that class, so that
+    the roots without it are never looked at.
     """
     chunk = _chunk_size(limit)
     low, high = context.session.execute(
@@ -530,6 +700,25 @@ def _root_ids(context, query, limit, randomize):
     else:
         ranges = [(low - 1, high)]
     window = 4 * chunk
+    if driver is not None:
+        for after, until in ranges:
+            last = after
+            while last < until:
+                batch = _driver_roots(context, driver, last, until, window)
+                if not batch:
+                    break
+                last = batch[-1]
+                ids = [row.id for row in context.session.execute(
+                    query.where(RP_TBL.c.id.in_(batch))
+                    .order_by(RP_TBL.c.id))]
+                for start in range(0, len(ids), chunk):
+                    yield ids[start:start + chunk]
+                if len(batch) < window:
+                    break
+                if len(ids) < chunk:
+                    # Few of these trees fit: read more of them at once.
+                    window = min(2 * window, _MAX_WINDOW)
+        return
     for after, until in ranges:
         last = after
         while last < until:
@@ -577,16 +766,20 @@ def get_candidates(context, groups, wide, max_candidates=-1,
                 return [], {}
             in_tree_roots.add(root_id)
         resolved.append(_Group(context, group, trait_ids, root_id))
-    sharing = _sharing_providers(context)
+    sharing = _Sharing(context)
 
     bound = wide.limit
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
         bound = max_candidates
-    query = _root_query(resolved, wide, trait_ids, sharing, in_tree_roots)
+    per_row = context.session.get_bind().dialect.name == 'postgresql'
+    query, smallest = _root_query(resolved, wide, trait_ids, sharing,
+                                  in_tree_roots, per_row)
+    driver = None if in_tree_roots else _driver(context, smallest, sharing)
     found = []
     seen = set()
     providers = {}
-    for root_ids in _root_ids(context, query, wide.limit, randomize):
+    for root_ids in _root_ids(context, query, wide.limit, randomize,
+                              driver):
         rps, anchored = _load_providers(context, root_ids, sharing)
         trees = collections.defaultdict(list)
         for rp in rps.values():

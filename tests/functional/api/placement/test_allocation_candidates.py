@@ -97,3 +97,112 @@ class AllocationCandidatesSearchTestCase(base.PlacementAppTestCase):
         # Without a limit every candidate is there, once.
         self.assertEqual(sorted(self.uuids),
                          sorted(self._candidates('resources=VCPU:1')))
+
+
+class RareClassSearchTestCase(base.PlacementAppTestCase):
+    """A requested class only a few trees have drives the search: only
+    those trees are checked, and the candidates come in the order of the
+    trees' roots, as without it."""
+
+    def setUp(self):
+        super().setUp()
+        # Counts of inventories per class read by an earlier test.
+        allocation_candidate._ClassCounts.read_at = None
+        for index in range(_COUNT):
+            self._provider('cn%d' % index, {'VCPU': 4})
+        self.root_a = self._provider('a', {'VCPU': 4})
+        self.root_b = self._provider('b', {'VCPU': 4})
+        self._provider('b-nic', {'SRIOV_NET_VF': 2}, parent=self.root_b)
+        for index in range(_COUNT, 2 * _COUNT):
+            self._provider('cn%d' % index, {'VCPU': 4})
+        # Created last: the NIC of the first tree.
+        self._provider('a-nic', {'SRIOV_NET_VF': 2}, parent=self.root_a)
+
+    def _provider(self, name, inventories, parent=None):
+        uuid = uuidutils.generate_uuid()
+        body = {'name': name, 'uuid': uuid}
+        if parent:
+            body['parent_provider_uuid'] = parent
+        resp = self.request('POST', '/resource_providers', json=body)
+        self.assertEqual(200, resp.status_code, resp.text)
+        resp = self.request(
+            'PUT', '/resource_providers/%s/inventories' % uuid,
+            json={'resource_provider_generation': 0,
+                  'inventories': {rc: {'total': total}
+                                  for rc, total in inventories.items()}})
+        self.assertEqual(200, resp.status_code, resp.text)
+        return uuid
+
+    def _roots(self, query):
+        checked = []
+        real = allocation_candidate._driver_roots
+
+        def spy(*args):
+            found = real(*args)
+            checked.extend(found)
+            return found
+
+        with mock.patch.object(allocation_candidate, '_driver_roots', spy):
+            resp = self.request('GET', '/allocation_candidates?' + query)
+        self.assertEqual(200, resp.status_code, resp.text)
+        summaries = resp.json['provider_summaries']
+        roots = [summaries[list(req['allocations'])[0]]['root_provider_uuid']
+                 for req in resp.json['allocation_requests']]
+        return roots, checked
+
+    def test_only_trees_with_the_class_are_checked(self):
+        roots, checked = self._roots(
+            'resources=VCPU:1,SRIOV_NET_VF:1&group_policy=none')
+        self.assertEqual([self.root_a, self.root_b], roots)
+        self.assertEqual(2, len(checked))
+
+    def test_limit_keeps_the_order_of_the_roots(self):
+        roots, _checked = self._roots(
+            'resources=VCPU:1&resources1=SRIOV_NET_VF:1&limit=1')
+        self.assertEqual([self.root_a], roots)
+
+    def test_amount_no_inventory_can_take(self):
+        roots, checked = self._roots('resources=VCPU:1,SRIOV_NET_VF:3')
+        self.assertEqual([], roots)
+        self.assertEqual([], checked)
+
+
+class SharedAmountSearchTestCase(RareClassSearchTestCase):
+    """An amount only a sharing provider has room for drives the search
+    to the trees anchored to it, whatever the trees before them; the
+    tests of a rare class hold with sharing providers around."""
+
+    def setUp(self):
+        super().setUp()
+        agg = uuidutils.generate_uuid()
+        self.storage = self._provider('storage', {'DISK_GB': 10000})
+        self._anchor(self.storage, agg, generation=1,
+                     traits=['MISC_SHARES_VIA_AGGREGATE'])
+        self.computes = [self._provider('c%d' % i, {'VCPU': 4})
+                         for i in range(2)]
+        for uuid in self.computes:
+            self._anchor(uuid, agg, generation=1)
+        # Disk every tree has, not enough for the request.
+        self._provider('small-disk', {'VCPU': 4, 'DISK_GB': 100})
+
+    def _anchor(self, uuid, agg, generation, traits=()):
+        resp = self.request(
+            'PUT', '/resource_providers/%s/aggregates' % uuid,
+            json={'aggregates': [agg],
+                  'resource_provider_generation': generation})
+        self.assertEqual(200, resp.status_code, resp.text)
+        if traits:
+            resp = self.request(
+                'PUT', '/resource_providers/%s/traits' % uuid,
+                json={'traits': list(traits),
+                      'resource_provider_generation': generation + 1})
+            self.assertEqual(200, resp.status_code, resp.text)
+
+    def test_only_anchored_trees_are_checked(self):
+        roots, checked = self._roots('resources=VCPU:1,DISK_GB:5000')
+        self.assertEqual(self.computes, roots)
+        self.assertEqual(3, len(checked))
+
+    def test_limit_keeps_the_order_of_the_anchored_roots(self):
+        roots, _checked = self._roots('resources=VCPU:1,DISK_GB:5000&limit=1')
+        self.assertEqual(self.computes[:1], roots)
