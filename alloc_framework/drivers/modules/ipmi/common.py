@@ -25,9 +25,17 @@ short session per driver call (a log in costs four round trips) keeps a
 BMC's session state inside the node lock. pyghmi itself does all socket
 IO in one daemon thread and is safe to call from several threads, each
 on its own session.
+
+pyghmi's IO thread waits with ``select.select()``, which refuses file
+descriptors above 1023: in a conductor holding many connections (database
+pools, RPC, BMC sessions) a new pyghmi socket gets such a descriptor, the
+IO thread dies, and every BMC stops answering. Its module is given
+:class:`_PollSelect` instead, the same call on ``poll()``, which has no
+such limit.
 """
 
 import concurrent.futures
+import select
 import threading
 import time
 
@@ -135,11 +143,39 @@ def _pool():
         return _executor
 
 
+class _PollSelect:
+    """``select.select`` for readable sockets on ``poll()``.
+
+    Only what pyghmi's IO thread asks: sockets to read, a timeout in
+    seconds (None: no limit).
+    """
+
+    error = select.error
+
+    @staticmethod
+    def select(rlist, wlist, xlist, timeout=None):
+        poller = select.poll()
+        by_fd = {}
+        for sock in rlist:
+            fd = sock if isinstance(sock, int) else sock.fileno()
+            by_fd[fd] = sock
+            poller.register(fd, select.POLLIN | select.POLLPRI)
+        ms = None if timeout is None else max(0, int(timeout * 1000))
+        ready = [by_fd[fd] for fd, _event in poller.poll(ms) if fd in by_fd]
+        return ready, [], []
+
+
+def _pyghmi_on_poll():
+    from pyghmi.ipmi.private import session
+    session.select = _PollSelect
+
+
 def _open(bmc):
     # Imported here: pyghmi starts its IO thread on first use only, but
     # its import is slow and only IPMI conductors need it.
     from pyghmi import exceptions as pyghmi_exc
     from pyghmi.ipmi import command
+    _pyghmi_on_poll()
     for attempt in (1, 2):
         try:
             # As bytes: pyghmi files a session being set up under the

@@ -44,7 +44,11 @@ class BMC(fixtures.Fixture):
             argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True)
         self.addCleanup(self._stop)
-        ready, _, _ = select.select([self.process.stdout], [], [], 30)
+        # poll(), not select(): a test process may hold descriptors
+        # above select()'s limit of 1023.
+        poller = select.poll()
+        poller.register(self.process.stdout, select.POLLIN)
+        ready = poller.poll(30000)
         line = self.process.stdout.readline() if ready else ''
         if not line.startswith('port '):
             self._stop()

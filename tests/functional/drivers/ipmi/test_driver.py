@@ -106,3 +106,45 @@ class IPMIDriverTestCase(base.TestCase):
                     2: (states.POWER_OFF, 'cdrom')}
         for index, power_state, device in results:
             self.assertEqual(expected[index], (power_state, device))
+
+
+class PollSelectTestCase(base.TestCase):
+    """pyghmi's IO thread waits with what the driver gives it: a select()
+    that works on descriptors above select()'s own limit of 1023."""
+
+    def test_sockets_with_high_descriptors(self):
+        import os
+        import resource
+        import select
+        import socket
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < 1200:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096),
+                                                        hard))
+            self.addCleanup(resource.setrlimit, resource.RLIMIT_NOFILE,
+                            (soft, hard))
+        fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+        for fd in fds:
+            self.addCleanup(os.close, fd)
+        receiver = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.addCleanup(receiver.close)
+        receiver.bind(('127.0.0.1', 0))
+        self.assertGreater(receiver.fileno(), 1023)
+        self.assertRaises(ValueError, select.select, [receiver], [], [], 0)
+        self.assertEqual(([], [], []), common._PollSelect.select(
+            [receiver], (), (), 0.01))
+        sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.addCleanup(sender.close)
+        sender.sendto(b'x', receiver.getsockname())
+        self.assertEqual(([receiver], [], []), common._PollSelect.select(
+            [receiver], (), (), 5))
+
+    def test_given_to_pyghmi(self):
+        bmc = self.useFixture(fixture.BMC())
+        ipmi_base.enable_ipmi(self)
+        task = _Task(bmc.driver_info())
+        from pyghmi.ipmi.private import session
+        drv = power.IPMIPower()
+        drv.conf = self.conf
+        drv.get_power_state(task)
+        self.assertIs(common._PollSelect, session.select)
