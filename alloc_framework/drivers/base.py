@@ -33,6 +33,7 @@ that waits for the hardware returns a *wait* state and is resumed later.
 import abc
 import inspect
 import re
+from urllib import parse as urlparse
 
 from alloc_framework.drivers import loader
 from alloc_framework.objects import baremetal as objects
@@ -450,6 +451,55 @@ class FirmwareInterface(BaseInterface):
                 raise exception.InvalidParameterValue(
                     err='args.settings[%d] must be {"component": name, '
                         '"url": URL}, not %r.' % (number, setting))
+
+    @staticmethod
+    def check_settings(settings, components, at_most=None):
+        """Check the ``settings`` of :meth:`update`; raise naming the field.
+
+        The settings are stored as a deferred action's arguments, so an
+        image URL carrying credentials is refused, and no message repeats
+        a URL.
+
+        :param components: the component names this implementation
+            updates.
+        :param at_most: how many settings one step may hold, or None.
+        :raises: InvalidParameterValue
+        """
+        if not isinstance(settings, list) or not settings:
+            raise exception.InvalidParameterValue(
+                err='settings must be a non-empty list of {"component": '
+                    '..., "url": ...} objects, not %s.'
+                    % type(settings).__name__)
+        if at_most is not None and len(settings) > at_most:
+            raise exception.InvalidParameterValue(
+                err='settings must be a list of %s: this interface '
+                    'updates at most %d component(s) per step, not %d.'
+                    % ('one object' if at_most == 1 else
+                       'at most %d objects' % at_most, at_most,
+                       len(settings)))
+        for i, item in enumerate(settings):
+            if not isinstance(item, dict):
+                raise exception.InvalidParameterValue(
+                    err='settings[%d] must be an object with "component" '
+                        'and "url", not %s.' % (i, type(item).__name__))
+            unknown = set(item) - {'component', 'url'}
+            if unknown:
+                raise exception.InvalidParameterValue(
+                    err='settings[%d] has unknown key(s) %s.'
+                        % (i, ', '.join(sorted(unknown))))
+            if item.get('component') not in components:
+                raise exception.InvalidParameterValue(
+                    err='settings[%d].component must be one of %s, not %r.'
+                        % (i, ', '.join(components), item.get('component')))
+            url = item.get('url')
+            parsed = urlparse.urlsplit(url if isinstance(url, str) else '')
+            if parsed.scheme not in ('http', 'https') or not parsed.hostname:
+                raise exception.InvalidParameterValue(
+                    err='settings[%d].url must be an http or https URL '
+                        '(scheme %r).' % (i, parsed.scheme))
+            if parsed.username is not None or parsed.password is not None:
+                raise exception.InvalidParameterValue(
+                    err='settings[%d].url must not carry credentials.' % i)
 
     def get_components(self, task):
         """Read the firmware components from the hardware.

@@ -115,8 +115,8 @@ class InputBeforeBMCTestCase(base.TestCase):
         iface = firmware.IPMIFirmware()
         iface.conf = self.conf
         for settings, expected in (
-                ('http://x/y', 'settings must be a list'),
-                ([], 'settings must be a list'),
+                ('http://x/y', 'settings must be a non-empty list'),
+                ([], 'settings must be a non-empty list'),
                 ([{'component': 'bmc', 'url': 'http://x/a'},
                   {'component': 'bmc', 'url': 'http://x/b'}],
                  'settings must be a list of one'),

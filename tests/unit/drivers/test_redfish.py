@@ -136,18 +136,23 @@ class FirmwareStepTestCase(base.TestCase):
     def test_settings_checks_name_the_field(self):
         cases = [
             ([], 'settings must be a non-empty list'),
-            ([{'component': 'bmc'}], 'settings[0] must be an object'),
+            (['bmc'], 'settings[0] must be an object'),
+            ([{'component': 'bmc'}], 'settings[0].url must be an http'),
             ([{'component': 'nic', 'url': 'http://x/a.bin'}],
              'settings[0].component must be one of bmc, bios'),
             ([{'component': 'bmc', 'url': 'http://x/a.bin'},
               {'component': 'bios', 'url': 'file:///a.bin'}],
              'settings[1].url must be an http or https URL'),
             ([{'component': 'bios', 'url': 'https://u:Pw9@x/a.bin'}],
-             'settings[0].url may not contain credentials'),
+             'settings[0].url must not carry credentials'),
+            ([{'component': 'bios', 'url': 'ftp://u:Pw9@x/a.bin'}],
+             "settings[0].url must be an http or https URL (scheme 'ftp')"),
+            (['https://u:Pw9@x/a.bin'], 'settings[0] must be an object'),
         ]
         for settings, message in cases:
             exc = self.assertRaises(exception.InvalidParameterValue,
-                                    firmware._check_settings, settings)
+                                    firmware.RedfishFirmware.check_settings,
+                                    settings, firmware.COMPONENTS)
             self.assertIn(message, str(exc))
             self.assertNotIn('Pw9', str(exc))
 

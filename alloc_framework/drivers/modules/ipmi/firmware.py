@@ -31,7 +31,6 @@ calls, another may take the node over) and must keep its SHA-256.
 import hashlib
 import math
 import time
-import urllib.parse
 
 from oslo_log import log
 import requests
@@ -101,37 +100,6 @@ _ARGSINFO = {
 
 def _fail(task, reason):
     raise exception.FirmwareUpdateFailure(node=task.node.uuid, reason=reason)
-
-
-def _url_of(task, settings):
-    """The image URL of the only ``settings`` entry, checked."""
-    if (not isinstance(settings, list) or len(settings) != 1
-            or not isinstance(settings[0], dict)):
-        raise exception.InvalidParameterValue(
-            err='settings must be a list of one object {"component": '
-                '"bmc", "url": ...}, not %r.' % (settings,))
-    setting = settings[0]
-    unknown = set(setting) - {'component', 'url'}
-    if unknown:
-        raise exception.InvalidParameterValue(
-            err='settings[0] has unknown key(s) %s.'
-                % ', '.join(sorted(unknown)))
-    if setting.get('component') != COMPONENT:
-        raise exception.InvalidParameterValue(
-            err='settings[0].component must be "bmc" (the only component '
-                'the ipmi firmware interface updates), not %r.'
-                % (setting.get('component'),))
-    url = setting.get('url')
-    parsed = urllib.parse.urlsplit(url if isinstance(url, str) else '')
-    if parsed.scheme not in ('http', 'https') or not parsed.hostname:
-        raise exception.InvalidParameterValue(
-            err='settings[0].url must be an http or https URL, not %r.'
-                % (url,))
-    if parsed.username or parsed.password:
-        # The settings are stored as the deferred action's arguments.
-        raise exception.InvalidParameterValue(
-            err='settings[0].url must not carry credentials.')
-    return url
 
 
 def fetch_image(conf, task, url):
@@ -232,7 +200,8 @@ class IPMIFirmware(base.FirmwareInterface):
         Only ``settings`` comes from the caller; the other arguments are
         what the previous call left in its reschedule.
         """
-        url = _url_of(task, settings)
+        self.check_settings(settings, (COMPONENT,), at_most=1)
+        url = settings[0]['url']
         bmc = common.parse_driver_info(task.node)
         state = {'settings': settings, 'stage': stage, 'then': then,
                  'offset': offset, 'size': size, 'digest': digest,

@@ -41,7 +41,6 @@ stores them (``cache_firmware_components``) for
 """
 
 import time
-from urllib import parse as urlparse
 
 from oslo_log import log
 import sushy
@@ -75,31 +74,6 @@ SETTINGS_ARGSINFO = {
         'required': True,
     },
 }
-
-
-def _check_settings(settings):
-    if not isinstance(settings, list) or not settings:
-        raise exception.InvalidParameterValue(
-            err='settings must be a non-empty list of {"component", "url"} '
-                'objects.')
-    for i, item in enumerate(settings):
-        if not isinstance(item, dict) or set(item) != {'component', 'url'}:
-            raise exception.InvalidParameterValue(
-                err='settings[%d] must be an object with exactly '
-                    '"component" and "url".' % i)
-        if item['component'] not in COMPONENTS:
-            raise exception.InvalidParameterValue(
-                err='settings[%d].component must be one of %s, not %r.'
-                    % (i, ', '.join(COMPONENTS), item['component']))
-        url = item['url']
-        parsed = urlparse.urlsplit(url) if isinstance(url, str) else None
-        if parsed is None or parsed.scheme not in ('http', 'https') \
-                or not parsed.hostname:
-            raise exception.InvalidParameterValue(
-                err='settings[%d].url must be an http or https URL.' % i)
-        if parsed.username is not None or parsed.password is not None:
-            raise exception.InvalidParameterValue(
-                err='settings[%d].url may not contain credentials.' % i)
 
 
 def _inventory_member(conn, component):
@@ -176,7 +150,7 @@ class RedfishFirmware(base.FirmwareInterface):
             its subclasses when the BMC refuses the image, the task fails
             or the BMC or the node does not come back in time.
         """
-        _check_settings(settings)
+        self.check_settings(settings, COMPONENTS)
         if state is None:
             return self._start(task, settings, 0)
         step = state.get('step')
