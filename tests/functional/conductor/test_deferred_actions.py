@@ -340,8 +340,11 @@ class LauncherTestCase(_LauncherBase):
 
     def test_queries_per_run_do_not_grow_with_waiting_actions(self):
         self.config(hash_ring_reset_interval=3600, group='conductor')
-        nodes = [self.make_node() for _ in range(40)]
-        mine, _theirs = self._two_conductors(nodes)
+        mine, theirs = self._two_conductors(
+            [self.make_node() for _ in range(40)])
+        # Ours first: the ring's split of 40 random nodes is uneven, and
+        # the few actions must include some of this conductor's.
+        nodes = mine + theirs
         few, launched_few = self._queries_of_a_run(10, nodes)
         self.assertGreater(launched_few, 0)
         # Start again from an empty table, with 100 times more waiting.
