@@ -5,16 +5,19 @@ done one provider tree at a time:
 
 1. A query of root provider ids looks at one window of ids at a time and
    keeps the roots whose tree (or a sharing provider associated with it
-   by aggregate; those with room are found once per request) has room
-   for every requested class, each condition a sub-select correlated
-   with the root; it returns at most a chunk of roots, sized after
-   ``limit``, and a window that yields too few roots makes the next one
-   wider. When a requested class has few inventories able to take the
-   amount, the roots looked at are instead the next trees having one
-   (``_driver``), in the same order.
+   by aggregate; the database finds the aggregates of those with room
+   once per query) has room for every requested class, each condition a
+   sub-select correlated with the root; it returns at most a chunk of
+   roots, sized after ``limit``, and a window that yields too few roots
+   makes the next one wider. When a requested class has few inventories
+   able to take the amount, the roots looked at are instead the next
+   trees having one (``_driver``), in the same order.
 2. For a chunk, the providers of those trees and of the sharing providers
    anchored to them are read with their inventories, usages, traits and
-   aggregates.
+   aggregates. Sharing providers are not read up front (only the classes
+   they have inventory of are): those anchored to the trees of a chunk
+   are found with an index look-up of each sharing provider's own
+   aggregates, never by reading the members of the trees' aggregates.
 3. Candidates of each tree are generated lazily, depth first, dropping a
    partial choice as soon as it no longer fits, and the search stops as
    soon as ``limit`` candidates, or the configured cap, are reached.
@@ -48,6 +51,10 @@ RP_TRAIT_TBL = models.ResourceProviderTrait.__table__
 MEMBER = RP_TBL.alias('member')
 MEMBER_INV = INV_TBL.alias('inv')
 MEMBER_AGG = RP_AGG_TBL.alias('mine')
+# Those of the sharing providers, in sub-selects of their own.
+SHARE_INV = INV_TBL.alias('share_inv')
+SHARE_TRAIT = RP_TRAIT_TBL.alias('share_trait')
+SHARE_AGG = RP_AGG_TBL.alias('share_agg')
 
 # The trait of providers whose inventory is shared by the providers
 # (and their trees) of the aggregates they are in.
@@ -240,7 +247,8 @@ def _room(inv, rc_id, amount):
 
 
 def _per_root(select, per_row):
-    """Whether the sub-select correlated with the outer root finds a row.
+    """Whether the sub-select correlated with the outer row (a root, a
+    sharing provider) finds a row.
 
     With ``per_row`` (PostgreSQL), a scalar sub-select with LIMIT 1
     rather than EXISTS: PostgreSQL turns EXISTS into a semi-join that may
@@ -265,75 +273,91 @@ def _tree_has_room(rc_id, amount, per_row):
 
 def _anchored_to(agg_ids, per_row):
     """A provider of the tree of the outer root is in one of the
-    aggregates ``agg_ids``."""
+    aggregates ``agg_ids`` (a SELECT of aggregate ids)."""
     member = MEMBER
     mine = MEMBER_AGG
     return _per_root(sa.select(sa.literal(1)).select_from(
         member.join(mine, mine.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
-            mine.c.aggregate_id.in_(sorted(agg_ids))), per_row)
+            mine.c.aggregate_id.in_(agg_ids)), per_row)
 
 
 class _Sharing:
-    """The providers with the trait MISC_SHARES_VIA_AGGREGATE, read once
-    per request (they are few): their inventories, usages and the ids of
-    their aggregates."""
+    """How the providers with the trait MISC_SHARES_VIA_AGGREGATE take
+    part in a request.
+
+    Only the classes they have inventory of are read up front (a few
+    rows). Which of their aggregates have room for an amount is a
+    sub-select the database evaluates once per query, and the sharing
+    providers anchored to a tree are read with the trees of each chunk:
+    a request never reads every sharing provider, so its work does not
+    grow with their number.
+    """
 
     def __init__(self, context):
-        self.providers = {}
-        self.aggregates = collections.defaultdict(set)
+        # Class ids some sharing provider has inventory of.
+        self.classes = set()
         try:
-            shares_id = attribute_cache.trait_id(context, SHARES_TRAIT)
+            self.trait_id = attribute_cache.trait_id(context, SHARES_TRAIT)
         except exception.TraitNotFound:
+            self.trait_id = None
             return
-        rows = context.session.execute(
-            sa.select(RP_TBL.c.id, RP_TBL.c.uuid,
-                      RP_TBL.c.parent_provider_id, RP_TBL.c.root_provider_id)
-            .select_from(RP_TBL.join(
-                RP_TRAIT_TBL,
-                RP_TRAIT_TBL.c.resource_provider_id == RP_TBL.c.id))
-            .where(RP_TRAIT_TBL.c.trait_id == shares_id))
-        self.providers = {row.id: Provider(row) for row in rows}
-        if not self.providers:
-            return
-        ids = sorted(self.providers)
-        for row in context.session.execute(
-                sa.select(INV_TBL).where(
-                    INV_TBL.c.resource_provider_id.in_(ids))):
-            self.providers[row.resource_provider_id].inventories[
-                row.resource_class_id] = row
-        for row in context.session.execute(
-                sa.select(ALLOC_TBL.c.resource_provider_id,
-                          ALLOC_TBL.c.resource_class_id,
-                          sa.func.sum(ALLOC_TBL.c.used).label('used'))
-                .where(ALLOC_TBL.c.resource_provider_id.in_(ids))
-                .group_by(ALLOC_TBL.c.resource_provider_id,
-                          ALLOC_TBL.c.resource_class_id)):
-            self.providers[row.resource_provider_id].used[
-                row.resource_class_id] = int(row.used)
-        for row in context.session.execute(
-                sa.select(RP_AGG_TBL.c.resource_provider_id,
-                          RP_AGG_TBL.c.aggregate_id)
-                .where(RP_AGG_TBL.c.resource_provider_id.in_(ids))):
-            self.aggregates[row.aggregate_id].add(row.resource_provider_id)
+        self.classes = {row[0] for row in context.session.execute(
+            sa.select(SHARE_INV.c.resource_class_id).distinct()
+            .select_from(SHARE_INV.join(
+                SHARE_TRAIT,
+                SHARE_TRAIT.c.resource_provider_id ==
+                SHARE_INV.c.resource_provider_id))
+            .where(SHARE_TRAIT.c.trait_id == self.trait_id))}
 
     def __bool__(self):
-        return bool(self.providers)
+        return bool(self.classes)
 
-    def classes(self):
-        """Class ids some sharing provider has inventory of."""
-        found = set()
-        for rp in self.providers.values():
-            found |= set(rp.inventories)
-        return found
+    def _members(self):
+        return SHARE_AGG.join(
+            SHARE_TRAIT, SHARE_TRAIT.c.resource_provider_id ==
+            SHARE_AGG.c.resource_provider_id)
+
+    def aggregates(self):
+        """SELECT of the ids of the aggregates of sharing providers."""
+        return sa.select(SHARE_AGG.c.aggregate_id).select_from(
+            self._members()).where(SHARE_TRAIT.c.trait_id == self.trait_id)
+
+    def providers_in(self, context, agg_ids, per_row):
+        """``(aggregate id, sharing provider id)`` of the sharing providers
+        in the aggregates ``agg_ids``.
+
+        Each sharing provider is checked with an index look-up of its own
+        aggregates: the aggregates of a tree may have many members, of
+        which the sharing providers are few.
+        """
+        theirs = SHARE_AGG
+        found = [row[0] for row in context.session.execute(
+            sa.select(SHARE_TRAIT.c.resource_provider_id).where(
+                SHARE_TRAIT.c.trait_id == self.trait_id,
+                _per_root(sa.select(sa.literal(1)).where(
+                    theirs.c.resource_provider_id ==
+                    SHARE_TRAIT.c.resource_provider_id,
+                    theirs.c.aggregate_id.in_(agg_ids)), per_row)))]
+        if not found:
+            return []
+        return context.session.execute(
+            sa.select(RP_AGG_TBL.c.aggregate_id,
+                      RP_AGG_TBL.c.resource_provider_id)
+            .where(RP_AGG_TBL.c.resource_provider_id.in_(sorted(found)),
+                   RP_AGG_TBL.c.aggregate_id.in_(agg_ids))).all()
 
     def aggregates_with_room(self, rc_id, amount):
-        """Ids of the aggregates of the sharing providers that can serve
-        ``amount`` of ``rc_id``."""
-        able = {i for i, rp in self.providers.items()
-                if rp.can_serve(rc_id, amount)}
-        return {agg for agg, members in self.aggregates.items()
-                if members & able}
+        """SELECT of the ids of the aggregates of the sharing providers
+        that can serve ``amount`` of ``rc_id``, or None when no sharing
+        provider has inventory of ``rc_id``."""
+        if rc_id not in self.classes:
+            return None
+        return sa.select(SHARE_AGG.c.aggregate_id).select_from(
+            self._members().join(SHARE_INV, SHARE_INV.c.resource_provider_id
+                                 == SHARE_AGG.c.resource_provider_id)
+        ).where(SHARE_TRAIT.c.trait_id == self.trait_id,
+                _room(SHARE_INV, rc_id, amount))
 
 
 def _root_has_traits(trait_ids):
@@ -356,18 +380,16 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots, per_row):
     for group in groups:
         for rc_id, amount in group.resources:
             smallest[rc_id] = min(amount, smallest.get(rc_id, amount))
-    shared = sharing.classes()
     for rc_id, amount in sorted(smallest.items()):
         room = _tree_has_room(rc_id, amount, per_row)
         aggs = sharing.aggregates_with_room(rc_id, amount)
-        if aggs:
-            # The sharing providers with room were found above, once:
-            # a tree qualifies when one of its providers is in one of
-            # their aggregates.
+        if aggs is not None:
+            # Or a provider of the tree is in an aggregate of a sharing
+            # provider with room (found once per query by the database).
             room = sa.or_(room, _anchored_to(aggs, per_row))
         query = query.where(room)
-    if not shared or (len(in_tree_roots) == 1 and
-                      all(g.in_tree_root is not None for g in groups)):
+    if not sharing or (len(in_tree_roots) == 1 and
+                       all(g.in_tree_root is not None for g in groups)):
         # Without sharing providers every group is served by the tree of
         # the candidate; with them too when every group names one tree.
         for root_id in in_tree_roots:
@@ -381,22 +403,25 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots, per_row):
 
 
 class _ClassCounts:
-    """Inventories per resource class and ``max_unit``, and providers in
-    all, read at most every ``_COUNTS_TTL`` seconds by any request of the
-    process: enough to tell how many inventories could take an amount."""
+    """Inventories per resource class and ``max_unit``, providers in all
+    and members of the aggregates of sharing providers, read at most
+    every ``_COUNTS_TTL`` seconds by any request of the process: enough
+    to tell how many providers could take an amount."""
 
     lock = threading.Lock()
     read_at = None
     # {rc_id: [(max_unit, inventories)]}
     counts = {}
     providers = 0
+    sharing_members = 0
 
     @classmethod
-    def get(cls, context):
+    def get(cls, context, sharing):
+        """``(counts, providers, sharing members)``."""
         now = time.monotonic()
         with cls.lock:
             if cls.read_at is not None and now - cls.read_at < _COUNTS_TTL:
-                return cls.counts, cls.providers
+                return cls.counts, cls.providers, cls.sharing_members
         counts = collections.defaultdict(list)
         for row in context.session.execute(
                 sa.select(INV_TBL.c.resource_class_id, INV_TBL.c.max_unit,
@@ -405,31 +430,33 @@ class _ClassCounts:
             counts[row[0]].append((row[1], row[2]))
         providers = context.session.execute(
             sa.select(sa.func.count()).select_from(RP_TBL)).scalar()
+        members = 0
+        if sharing.trait_id is not None:
+            members = context.session.execute(
+                sa.select(sa.func.count()).select_from(RP_AGG_TBL)
+                .where(RP_AGG_TBL.c.aggregate_id.in_(sharing.aggregates()))
+            ).scalar()
         with cls.lock:
             cls.counts, cls.providers, cls.read_at = counts, providers, now
-        return counts, providers
+            cls.sharing_members = members
+        return counts, providers, members
 
 
 def _driver(context, smallest, sharing):
     """The requested class whose inventories able to take the amount
-    (and, when sharing providers with room serve it, the members of their
+    (and, when sharing providers serve it, the members of their
     aggregates) are fewest, when they are few compared with the
-    providers: ``(rc_id, amount, aggregate ids)`` or None."""
+    providers: ``(rc_id, amount, SELECT of aggregate ids or None)`` or
+    None."""
     if not smallest:
         return None
-    counts, providers = _ClassCounts.get(context)
-    members = None
+    counts, providers, members = _ClassCounts.get(context, sharing)
     best = None
     for rc_id, amount in sorted(smallest.items()):
         able = sum(n for max_unit, n in counts.get(rc_id, ())
                    if max_unit >= amount)
         aggs = sharing.aggregates_with_room(rc_id, amount)
-        if aggs:
-            if members is None:
-                members = context.session.execute(
-                    sa.select(sa.func.count()).select_from(RP_AGG_TBL)
-                    .where(RP_AGG_TBL.c.aggregate_id.in_(
-                        sorted(sharing.aggregates)))).scalar()
+        if aggs is not None:
             able += members
         if best is None or able < best[0]:
             best = (able, rc_id, amount, aggs)
@@ -458,12 +485,12 @@ def _driver_roots(context, driver, after, until, count):
             amount <= (inv.c.total - inv.c.reserved) *
             inv.c.allocation_ratio,
             root > after, root <= until)
-    if aggs:
+    if aggs is not None:
         mine = MEMBER_AGG
         roots = sa.union(roots, sa.select(
             (root + 0).label('root_id')).select_from(
             member.join(mine, mine.c.resource_provider_id == member.c.id)
-        ).where(mine.c.aggregate_id.in_(sorted(aggs)),
+        ).where(mine.c.aggregate_id.in_(aggs),
                 root > after, root <= until))
     else:
         roots = roots.distinct()
@@ -487,25 +514,30 @@ def _load_trees(context, root_ids, rps):
         rp.root_uuid = rps[rp.root_id].uuid
 
 
-def _load_providers(context, root_ids, sharing):
+def _load_providers(context, root_ids, sharing, per_row):
     """``{id: Provider}`` of the trees ``root_ids`` and ``{root id: {sharing
     provider ids}}`` anchored to them; the trees of those sharing
     providers are loaded too."""
     rps = {}
     _load_trees(context, root_ids, rps)
     anchored = collections.defaultdict(set)
-    if sharing.aggregates:
-        rows = context.session.execute(
-            sa.select(RP_TBL.c.root_provider_id,
-                      RP_AGG_TBL.c.aggregate_id).select_from(
-                RP_TBL.join(RP_AGG_TBL,
-                            RP_AGG_TBL.c.resource_provider_id == RP_TBL.c.id))
-            .where(RP_TBL.c.root_provider_id.in_(sorted(root_ids)),
-                   RP_AGG_TBL.c.aggregate_id.in_(sorted(sharing.aggregates)))
-            .distinct())
-        for row in rows:
-            anchored[row.root_provider_id] |= sharing.aggregates[
-                row.aggregate_id]
+    if sharing:
+        # The aggregates of the trees, then the sharing providers of
+        # those aggregates.
+        member, mine = MEMBER, MEMBER_AGG
+        tree_aggs = collections.defaultdict(set)
+        for row in context.session.execute(
+                sa.select(member.c.root_provider_id, mine.c.aggregate_id)
+                .select_from(member.join(
+                    mine, mine.c.resource_provider_id == member.c.id))
+                .where(member.c.root_provider_id.in_(sorted(root_ids)))
+                .distinct()):
+            tree_aggs[row[1]].add(row[0])
+        if tree_aggs:
+            for agg_id, rp_id in sharing.providers_in(
+                    context, sorted(tree_aggs), per_row):
+                for root_id in tree_aggs[agg_id]:
+                    anchored[root_id].add(rp_id)
         missing = set().union(*anchored.values()) - set(rps)
         if missing:
             roots = {row.root_provider_id for row in context.session.execute(
@@ -780,7 +812,8 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     providers = {}
     for root_ids in _root_ids(context, query, wide.limit, randomize,
                               driver):
-        rps, anchored = _load_providers(context, root_ids, sharing)
+        rps, anchored = _load_providers(context, root_ids, sharing,
+                                        per_row)
         trees = collections.defaultdict(list)
         for rp in rps.values():
             trees[rp.root_id].append(rp)
