@@ -5,8 +5,8 @@ done one provider tree at a time:
 
 1. A query of root provider ids looks at one window of ids at a time and
    keeps the roots whose tree (or a sharing provider associated with it
-   by aggregate; the database finds the aggregates of those with room
-   once per query) has room for every requested class, each condition a
+   by aggregate; the aggregates of those with room are read once per
+   request) has room for every requested class, each condition a
    sub-select correlated with the root; it returns at most a chunk of
    roots, sized after ``limit``, and a window that yields too few roots
    makes the next one wider. When a requested class has few inventories
@@ -34,6 +34,7 @@ import threading
 import time
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
@@ -246,6 +247,19 @@ def _room(inv, rc_id, amount):
         sa.literal(amount, sa.Integer) % inv.c.step_size == 0)
 
 
+def _is_postgresql(context):
+    return context.session.get_bind().dialect.name == 'postgresql'
+
+
+def _in_ids(column, ids, per_row):
+    """``column IN ids``; on PostgreSQL ``column = ANY(array)``, one bound
+    array rather than a parameter per id."""
+    if per_row:
+        return column == sa.func.any(sa.bindparam(
+            None, list(ids), type_=postgresql.ARRAY(sa.Integer)))
+    return column.in_(list(ids))
+
+
 def _per_root(select, per_row):
     """Whether the sub-select correlated with the outer row (a root, a
     sharing provider) finds a row.
@@ -273,13 +287,13 @@ def _tree_has_room(rc_id, amount, per_row):
 
 def _anchored_to(agg_ids, per_row):
     """A provider of the tree of the outer root is in one of the
-    aggregates ``agg_ids`` (a SELECT of aggregate ids)."""
+    aggregates ``agg_ids``."""
     member = MEMBER
     mine = MEMBER_AGG
     return _per_root(sa.select(sa.literal(1)).select_from(
         member.join(mine, mine.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
-            mine.c.aggregate_id.in_(agg_ids)), per_row)
+            _in_ids(mine.c.aggregate_id, agg_ids, per_row)), per_row)
 
 
 class _Sharing:
@@ -287,14 +301,18 @@ class _Sharing:
     part in a request.
 
     Only the classes they have inventory of are read up front (a few
-    rows). Which of their aggregates have room for an amount is a
-    sub-select the database evaluates once per query, and the sharing
+    rows). The ids of their aggregates that have room for an amount are
+    read once per request and amount (one integer per aggregate, each
+    sharing provider checked by index look-ups), and the sharing
     providers anchored to a tree are read with the trees of each chunk:
-    a request never reads every sharing provider, so its work does not
-    grow with their number.
+    a request never reads every sharing provider's inventories, usages
+    and aggregates.
     """
 
-    def __init__(self, context):
+    def __init__(self, context, per_row):
+        self.per_row = per_row
+        # {(rc_id, amount): [aggregate id]}
+        self._with_room = {}
         # Class ids some sharing provider has inventory of.
         self.classes = set()
         try:
@@ -314,14 +332,30 @@ class _Sharing:
         return bool(self.classes)
 
     def _members(self):
-        return SHARE_AGG.join(
-            SHARE_TRAIT, SHARE_TRAIT.c.resource_provider_id ==
-            SHARE_AGG.c.resource_provider_id)
+        """``(FROM clause, aggregate id column, provider id column)`` of the
+        sharing providers' aggregate memberships, starting from the trait.
+
+        On PostgreSQL the aggregates of each sharing provider are a
+        LATERAL sub-select: an index look-up per sharing provider, where
+        a join would scan every aggregate membership.
+        """
+        if self.per_row:
+            # OFFSET 0 keeps PostgreSQL from flattening it into a join.
+            aggs = sa.select(SHARE_AGG.c.aggregate_id).where(
+                SHARE_AGG.c.resource_provider_id ==
+                SHARE_TRAIT.c.resource_provider_id
+            ).offset(0).lateral('share_aggs')
+            return (SHARE_TRAIT.join(aggs, sa.true()), aggs.c.aggregate_id,
+                    SHARE_TRAIT.c.resource_provider_id)
+        return (SHARE_TRAIT.join(SHARE_AGG, SHARE_AGG.c.resource_provider_id
+                                 == SHARE_TRAIT.c.resource_provider_id),
+                SHARE_AGG.c.aggregate_id, SHARE_AGG.c.resource_provider_id)
 
     def aggregates(self):
         """SELECT of the ids of the aggregates of sharing providers."""
-        return sa.select(SHARE_AGG.c.aggregate_id).select_from(
-            self._members()).where(SHARE_TRAIT.c.trait_id == self.trait_id)
+        members, agg_id, _rp_id = self._members()
+        return sa.select(agg_id).select_from(members).where(
+            SHARE_TRAIT.c.trait_id == self.trait_id)
 
     def providers_in(self, context, agg_ids, per_row):
         """``(aggregate id, sharing provider id)`` of the sharing providers
@@ -347,17 +381,24 @@ class _Sharing:
             .where(RP_AGG_TBL.c.resource_provider_id.in_(sorted(found)),
                    RP_AGG_TBL.c.aggregate_id.in_(agg_ids))).all()
 
-    def aggregates_with_room(self, rc_id, amount):
-        """SELECT of the ids of the aggregates of the sharing providers
-        that can serve ``amount`` of ``rc_id``, or None when no sharing
-        provider has inventory of ``rc_id``."""
+    def aggregates_with_room(self, context, rc_id, amount):
+        """Ids of the aggregates of the sharing providers that can serve
+        ``amount`` of ``rc_id`` (sorted; read once per request and
+        amount), or None when no sharing provider has inventory of
+        ``rc_id``."""
         if rc_id not in self.classes:
             return None
-        return sa.select(SHARE_AGG.c.aggregate_id).select_from(
-            self._members().join(SHARE_INV, SHARE_INV.c.resource_provider_id
-                                 == SHARE_AGG.c.resource_provider_id)
-        ).where(SHARE_TRAIT.c.trait_id == self.trait_id,
-                _room(SHARE_INV, rc_id, amount))
+        key = (rc_id, amount)
+        if key not in self._with_room:
+            members, agg_id, rp_id = self._members()
+            self._with_room[key] = sorted({row[0] for row in (
+                context.session.execute(
+                    sa.select(agg_id).select_from(members.join(
+                        SHARE_INV,
+                        SHARE_INV.c.resource_provider_id == rp_id))
+                    .where(SHARE_TRAIT.c.trait_id == self.trait_id,
+                           _room(SHARE_INV, rc_id, amount))))})
+        return self._with_room[key]
 
 
 def _root_has_traits(trait_ids):
@@ -366,7 +407,8 @@ def _root_has_traits(trait_ids):
         RP_TRAIT_TBL.c.trait_id.in_(sorted(trait_ids))).exists()
 
 
-def _root_query(groups, wide, trait_ids, sharing, in_tree_roots, per_row):
+def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
+                per_row):
     """SELECT of candidate root ids (necessary conditions only).
 
     Every condition is a sub-select correlated with the root, so that a
@@ -382,10 +424,10 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots, per_row):
             smallest[rc_id] = min(amount, smallest.get(rc_id, amount))
     for rc_id, amount in sorted(smallest.items()):
         room = _tree_has_room(rc_id, amount, per_row)
-        aggs = sharing.aggregates_with_room(rc_id, amount)
-        if aggs is not None:
+        aggs = sharing.aggregates_with_room(context, rc_id, amount)
+        if aggs:
             # Or a provider of the tree is in an aggregate of a sharing
-            # provider with room (found once per query by the database).
+            # provider with room (those were found once, above).
             room = sa.or_(room, _anchored_to(aggs, per_row))
         query = query.where(room)
     if not sharing or (len(in_tree_roots) == 1 and
@@ -455,8 +497,8 @@ def _driver(context, smallest, sharing):
     for rc_id, amount in sorted(smallest.items()):
         able = sum(n for max_unit, n in counts.get(rc_id, ())
                    if max_unit >= amount)
-        aggs = sharing.aggregates_with_room(rc_id, amount)
-        if aggs is not None:
+        aggs = sharing.aggregates_with_room(context, rc_id, amount)
+        if aggs:
             able += members
         if best is None or able < best[0]:
             best = (able, rc_id, amount, aggs)
@@ -466,37 +508,39 @@ def _driver(context, smallest, sharing):
 
 
 def _driver_roots(context, driver, after, until, count):
-    """Up to ``count`` root ids in ``(after, until]``, in order, of the
-    trees with a provider whose inventory of the driving class can take
-    the amount, or in an aggregate of a sharing provider that can: index
-    ranges of the (few) inventories and aggregate members concerned.
+    """Up to ``count`` (None: all) root ids in ``(after, until]``, in
+    order, of the trees with a provider whose inventory of the driving
+    class can take the amount, or in an aggregate of a sharing provider
+    that can: index ranges of the (few) inventories and aggregate members
+    concerned, the root of each found by a look-up of its provider.
     Usages are left to the query of the roots, which checks them for
     these roots only."""
     rc_id, amount, aggs = driver
-    member = MEMBER
+    per_row = _is_postgresql(context)
     inv = MEMBER_INV
-    root = member.c.root_provider_id
-    # Selected as an expression, so that the database reads the few rows
-    # concerned first rather than walking every provider in root order.
-    roots = sa.select((root + 0).label('root_id')).select_from(
-        member.join(inv, inv.c.resource_provider_id == member.c.id)
-    ).where(inv.c.resource_class_id == rc_id,
-            inv.c.max_unit >= amount, inv.c.min_unit <= amount,
-            amount <= (inv.c.total - inv.c.reserved) *
-            inv.c.allocation_ratio,
-            root > after, root <= until)
-    if aggs is not None:
-        mine = MEMBER_AGG
-        roots = sa.union(roots, sa.select(
-            (root + 0).label('root_id')).select_from(
-            member.join(mine, mine.c.resource_provider_id == member.c.id)
-        ).where(mine.c.aggregate_id.in_(aggs),
-                root > after, root <= until))
-    else:
-        roots = roots.distinct()
-    roots = roots.subquery('roots')
+    mine = MEMBER_AGG
+
+    # The root of each row by a correlated look-up: joined with the
+    # providers, PostgreSQL and MariaDB may read every provider (they
+    # cannot tell how few inventories of a class have a large max_unit).
+    def root_of(provider_id):
+        return sa.select(MEMBER.c.root_provider_id).where(
+            MEMBER.c.id == provider_id).scalar_subquery().label('root_id')
+
+    parts = [sa.select(root_of(inv.c.resource_provider_id)).where(
+        inv.c.resource_class_id == rc_id,
+        inv.c.max_unit >= amount, inv.c.min_unit <= amount,
+        amount <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio)]
+    if aggs:
+        parts.append(sa.select(root_of(mine.c.resource_provider_id)).where(
+            _in_ids(mine.c.aggregate_id, aggs, per_row)))
+    # OFFSET 0: each root is looked up once, not again in the filter.
+    roots = (sa.union(*parts) if len(parts) > 1
+             else parts[0].distinct()).offset(0).subquery('roots')
     return [row[0] for row in context.session.execute(
-        sa.select(roots.c.root_id).order_by(roots.c.root_id).limit(count))]
+        sa.select(roots.c.root_id)
+        .where(roots.c.root_id > after, roots.c.root_id <= until)
+        .order_by(roots.c.root_id).limit(count))]
 
 
 def _load_trees(context, root_ids, rps):
@@ -733,23 +777,27 @@ def _root_ids(context, query, limit, randomize, driver=None):
         ranges = [(low - 1, high)]
     window = 4 * chunk
     if driver is not None:
+        # The first read of the driving roots is as long as a window;
+        # when the search needs more, the rest are read in one go (the
+        # driving class is rare by choice), then checked window by window.
         for after, until in ranges:
-            last = after
-            while last < until:
-                batch = _driver_roots(context, driver, last, until, window)
-                if not batch:
-                    break
-                last = batch[-1]
+            pending = _driver_roots(context, driver, after, until, window)
+            complete = len(pending) < window
+            while pending:
+                batch, pending = pending[:window], pending[window:]
                 ids = [row.id for row in context.session.execute(
-                    query.where(RP_TBL.c.id.in_(batch))
+                    query.where(_in_ids(RP_TBL.c.id, batch,
+                                        _is_postgresql(context)))
                     .order_by(RP_TBL.c.id))]
                 for start in range(0, len(ids), chunk):
                     yield ids[start:start + chunk]
-                if len(batch) < window:
-                    break
                 if len(ids) < chunk:
-                    # Few of these trees fit: read more of them at once.
+                    # Few of these trees fit: check more of them at once.
                     window = min(2 * window, _MAX_WINDOW)
+                if not pending and not complete:
+                    pending = _driver_roots(context, driver, batch[-1],
+                                            until, None)
+                    complete = True
         return
     for after, until in ranges:
         last = after
@@ -798,13 +846,13 @@ def get_candidates(context, groups, wide, max_candidates=-1,
                 return [], {}
             in_tree_roots.add(root_id)
         resolved.append(_Group(context, group, trait_ids, root_id))
-    sharing = _Sharing(context)
+    per_row = _is_postgresql(context)
+    sharing = _Sharing(context, per_row)
 
     bound = wide.limit
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
         bound = max_candidates
-    per_row = context.session.get_bind().dialect.name == 'postgresql'
-    query, smallest = _root_query(resolved, wide, trait_ids, sharing,
+    query, smallest = _root_query(context, resolved, wide, trait_ids, sharing,
                                   in_tree_roots, per_row)
     driver = None if in_tree_roots else _driver(context, smallest, sharing)
     found = []
