@@ -342,20 +342,31 @@ def _root_has_traits(trait_ids):
         RP_TRAIT_TBL.c.trait_id.in_(sorted(trait_ids))).exists()
 
 
-def _root_query(groups, wide, trait_ids, sharing, in_tree_roots, per_row):
+def _smallest(groups):
+    """``{rc_id: smallest amount}`` any group asks of the class."""
+    smallest = {}
+    for group in groups:
+        for rc_id, amount in group.resources:
+            smallest[rc_id] = min(amount, smallest.get(rc_id, amount))
+    return smallest
+
+
+def _root_query(groups, wide, trait_ids, sharing, in_tree_roots, per_row,
+                check_room=True):
     """SELECT of candidate root ids (necessary conditions only).
 
     Every condition is a sub-select correlated with the root, so that a
     database scanning the roots in id order stops at the LIMIT the
     caller puts on it: the work depends on the roots looked at, not on
     how many providers could serve the request.
+
+    Without ``check_room`` the query leaves out the room of each class
+    (the costliest conditions: a usage sum per root and class), which
+    the search checks anyway when it generates the candidates of a tree.
     """
     query = sa.select(RP_TBL.c.id).where(
         RP_TBL.c.id == RP_TBL.c.root_provider_id)
-    smallest = {}
-    for group in groups:
-        for rc_id, amount in group.resources:
-            smallest[rc_id] = min(amount, smallest.get(rc_id, amount))
+    smallest = _smallest(groups) if check_room else {}
     shared = sharing.classes()
     for rc_id, amount in sorted(smallest.items()):
         room = _tree_has_room(rc_id, amount, per_row)
@@ -377,7 +388,7 @@ def _root_query(groups, wide, trait_ids, sharing, in_tree_roots, per_row):
     if wide.root_forbidden:
         query = query.where(~_root_has_traits(
             trait_ids[n] for n in wide.root_forbidden))
-    return query, smallest
+    return query
 
 
 class _ClassCounts:
@@ -772,9 +783,17 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
         bound = max_candidates
     per_row = context.session.get_bind().dialect.name == 'postgresql'
-    query, smallest = _root_query(resolved, wide, trait_ids, sharing,
-                                  in_tree_roots, per_row)
-    driver = None if in_tree_roots else _driver(context, smallest, sharing)
+    driver = (None if in_tree_roots
+              else _driver(context, _smallest(resolved), sharing))
+    # Without a limit every tree that fits is read anyway: when no rare
+    # class drives the search, reading a tree costs less than checking
+    # its room in SQL first (a usage sum per root and class), so the
+    # roots are only those of the windows, and the trees that cannot
+    # serve the request simply yield no candidate.
+    check_room = not (wide.limit is None and driver is None and
+                      not in_tree_roots)
+    query = _root_query(resolved, wide, trait_ids, sharing, in_tree_roots,
+                        per_row, check_room=check_room)
     found = []
     seen = set()
     providers = {}
