@@ -666,11 +666,26 @@ def _combine(groups, options, isolate):
                 now_taken = taken | {providers[0].id}
             else:
                 now_taken = taken
-            merged = dict(allocations)
-            for (rp, rc), amount in allocs.items():
-                merged[rp, rc] = merged.get((rp, rc), 0) + amount
-            if not all(rp.fits(rc, merged[rp, rc]) for rp, rc in allocs):
-                continue
+            if allocations:
+                merged = dict(allocations)
+                fit = True
+                for key, amount in allocs.items():
+                    before = merged.get(key)
+                    if before is None:
+                        # can_serve chose this option: the amount alone
+                        # fits.
+                        merged[key] = amount
+                    else:
+                        merged[key] = before + amount
+                        if not key[0].fits(key[1], before + amount):
+                            fit = False
+                            break
+                if not fit:
+                    continue
+            else:
+                # The first group: its options are never changed, and
+                # can_serve made sure each amount fits.
+                merged = allocs
             chosen[group.suffix] = providers
             yield from walk(index + 1, merged, now_taken)
         chosen.pop(group.suffix, None)
@@ -803,17 +818,27 @@ def get_candidates(context, groups, wide, max_candidates=-1,
         trees = collections.defaultdict(list)
         for rp in rps.values():
             trees[rp.root_id].append(rp)
+        # The roots whose providers were put in ``providers`` from this
+        # chunk (each chunk reads its own copy of the sharing providers).
+        listed = set()
         for root_id in root_ids:
             for candidate in _tree_candidates(rps[root_id], resolved, wide,
                                               rps, trees, anchored):
-                key = candidate.key()
-                if key in seen:
-                    continue
-                seen.add(key)
+                # Only the trees a sharing provider is anchored to have
+                # it among their providers: a candidate with any other
+                # provider comes from its tree alone and needs no key.
+                if all(rp.id in sharing.providers
+                       for rp, _rc in candidate.allocations):
+                    key = candidate.key()
+                    if key in seen:
+                        continue
+                    seen.add(key)
                 found.append(candidate)
                 for rp, _rc in candidate.allocations:
-                    for other in trees[rp.root_id]:
-                        providers[other.id] = other
+                    if rp.root_id not in listed:
+                        listed.add(rp.root_id)
+                        for other in trees[rp.root_id]:
+                            providers[other.id] = other
                 if bound is not None and len(found) >= bound:
                     break
             if bound is not None and len(found) >= bound:
