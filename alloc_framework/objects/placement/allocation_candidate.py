@@ -118,55 +118,59 @@ class RequestWide:
         self.nested_aware = nested_aware
 
 
+# The columns of an inventory a search needs, in the order of the tuples
+# of Provider.inventories (capacity replaces the three it comes from).
+_INV_COLUMNS = (INV_TBL.c.resource_provider_id, INV_TBL.c.resource_class_id,
+                INV_TBL.c.min_unit, INV_TBL.c.max_unit, INV_TBL.c.step_size,
+                INV_TBL.c.total, INV_TBL.c.reserved,
+                INV_TBL.c.allocation_ratio)
+_NO_IDS = frozenset()
+
+
 class Provider:
     """A provider of a tree being searched, with what it offers."""
 
     __slots__ = ('id', 'uuid', 'parent_id', 'root_id', 'parent_uuid',
-                 'root_uuid', 'inventories', 'used', 'traits', 'aggregates',
-                 'capacities')
+                 'root_uuid', 'inventories', 'used', 'traits', 'aggregates')
 
     def __init__(self, row):
-        self.id = row.id
-        self.uuid = row.uuid
-        self.parent_id = row.parent_provider_id
-        self.root_id = row.root_provider_id
+        self.id, self.uuid, self.parent_id, self.root_id = row
         # Set once the whole tree is loaded.
         self.parent_uuid = None
         self.root_uuid = None
-        # {rc_id: inventory row}
+        # {rc_id: (min_unit, max_unit, step_size, capacity)}
         self.inventories = {}
         # {rc_id: used}
         self.used = {}
-        # trait ids
-        self.traits = set()
-        # aggregate uuids
-        self.aggregates = set()
-        # {rc_id: capacity}, computed on first use (inventories are read
-        # once per request)
-        self.capacities = {}
+        # trait ids (a frozenset, set once loaded)
+        self.traits = _NO_IDS
+        # aggregate uuids (a frozenset, set once loaded)
+        self.aggregates = _NO_IDS
+
+    def add_inventory(self, row):
+        """Add an inventory, a row of ``_INV_COLUMNS``."""
+        (_rp, rc_id, min_unit, max_unit, step_size, total, reserved,
+         ratio) = row
+        self.inventories[rc_id] = (min_unit, max_unit, step_size,
+                                   int((total - reserved) * ratio))
 
     def capacity(self, rc_id):
-        try:
-            return self.capacities[rc_id]
-        except KeyError:
-            inv = self.inventories[rc_id]
-            found = self.capacities[rc_id] = int(
-                (inv.total - inv.reserved) * inv.allocation_ratio)
-            return found
+        return self.inventories[rc_id][3]
 
     def can_serve(self, rc_id, amount):
         inv = self.inventories.get(rc_id)
         if inv is None:
             return False
-        return (inv.min_unit <= amount <= inv.max_unit and
-                amount % inv.step_size == 0 and
-                self.used.get(rc_id, 0) + amount <= self.capacity(rc_id))
+        min_unit, max_unit, step_size, capacity = inv
+        return (min_unit <= amount <= max_unit and
+                amount % step_size == 0 and
+                self.used.get(rc_id, 0) + amount <= capacity)
 
     def fits(self, rc_id, amount):
         """Whether ``amount`` (several groups' sum) fits at all."""
         inv = self.inventories[rc_id]
-        return (amount <= inv.max_unit and
-                self.used.get(rc_id, 0) + amount <= self.capacity(rc_id))
+        return (amount <= inv[1] and
+                self.used.get(rc_id, 0) + amount <= inv[3])
 
 
 class Candidate:
@@ -298,10 +302,9 @@ class _Sharing:
             return
         ids = sorted(self.providers)
         for row in context.session.execute(
-                sa.select(INV_TBL).where(
+                sa.select(*_INV_COLUMNS).where(
                     INV_TBL.c.resource_provider_id.in_(ids))):
-            self.providers[row.resource_provider_id].inventories[
-                row.resource_class_id] = row
+            self.providers[row[0]].add_inventory(row)
         for row in context.session.execute(
                 sa.select(ALLOC_TBL.c.resource_provider_id,
                           ALLOC_TBL.c.resource_class_id,
@@ -525,8 +528,9 @@ def _load_providers(context, root_ids, sharing):
             _load_trees(context, roots, rps)
     ids = sorted(rps)
     for row in context.session.execute(
-            sa.select(INV_TBL).where(INV_TBL.c.resource_provider_id.in_(ids))):
-        rps[row.resource_provider_id].inventories[row.resource_class_id] = row
+            sa.select(*_INV_COLUMNS).where(
+                INV_TBL.c.resource_provider_id.in_(ids))):
+        rps[row[0]].add_inventory(row)
     for row in context.session.execute(
             sa.select(ALLOC_TBL.c.resource_provider_id,
                       ALLOC_TBL.c.resource_class_id,
@@ -536,17 +540,23 @@ def _load_providers(context, root_ids, sharing):
                       ALLOC_TBL.c.resource_class_id)):
         rps[row.resource_provider_id].used[row.resource_class_id] = int(
             row.used)
-    for row in context.session.execute(
+    found = collections.defaultdict(list)
+    for rp_id, trait_id in context.session.execute(
             sa.select(RP_TRAIT_TBL.c.resource_provider_id,
                       RP_TRAIT_TBL.c.trait_id)
             .where(RP_TRAIT_TBL.c.resource_provider_id.in_(ids))):
-        rps[row.resource_provider_id].traits.add(row.trait_id)
-    for row in context.session.execute(
+        found[rp_id].append(trait_id)
+    for rp_id, traits in found.items():
+        rps[rp_id].traits = frozenset(traits)
+    found.clear()
+    for rp_id, uuid in context.session.execute(
             sa.select(RP_AGG_TBL.c.resource_provider_id, AGG_TBL.c.uuid)
             .select_from(RP_AGG_TBL.join(
                 AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id))
             .where(RP_AGG_TBL.c.resource_provider_id.in_(ids))):
-        rps[row.resource_provider_id].aggregates.add(row.uuid)
+        found[rp_id].append(uuid)
+    for rp_id, uuids in found.items():
+        rps[rp_id].aggregates = frozenset(uuids)
     return rps, anchored
 
 
