@@ -31,6 +31,7 @@ import threading
 import time
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
@@ -125,6 +126,7 @@ _INV_COLUMNS = (INV_TBL.c.resource_provider_id, INV_TBL.c.resource_class_id,
                 INV_TBL.c.total, INV_TBL.c.reserved,
                 INV_TBL.c.allocation_ratio)
 _NO_IDS = frozenset()
+_INT_ARRAY = postgresql.ARRAY(sa.Integer)
 
 
 class Provider:
@@ -486,13 +488,24 @@ def _driver_roots(context, driver, after, until, count):
         sa.select(roots.c.root_id).order_by(roots.c.root_id).limit(count))]
 
 
+def _in(context, column, ids):
+    """``column IN ids``. On PostgreSQL, ``column = ANY(array)`` with the
+    ids as one array parameter: PostgreSQL plans an IN list that way
+    anyway, and the statement is then the same whatever the ids, instead
+    of one placeholder rendered per id for every query of a chunk."""
+    ids = sorted(ids)
+    if context.session.get_bind().dialect.name == 'postgresql':
+        return column == sa.any_(sa.literal(ids, _INT_ARRAY))
+    return column.in_(ids)
+
+
 def _load_trees(context, root_ids, rps):
     """Add the providers of the trees ``root_ids`` to ``rps``."""
     tree = []
     for row in context.session.execute(
             sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
                       RP_TBL.c.root_provider_id)
-            .where(RP_TBL.c.root_provider_id.in_(sorted(root_ids)))):
+            .where(_in(context, RP_TBL.c.root_provider_id, root_ids))):
         rps[row.id] = Provider(row)
         tree.append(rps[row.id])
     for rp in tree:
@@ -514,7 +527,7 @@ def _load_providers(context, root_ids, sharing):
                       RP_AGG_TBL.c.aggregate_id).select_from(
                 RP_TBL.join(RP_AGG_TBL,
                             RP_AGG_TBL.c.resource_provider_id == RP_TBL.c.id))
-            .where(RP_TBL.c.root_provider_id.in_(sorted(root_ids)),
+            .where(_in(context, RP_TBL.c.root_provider_id, root_ids),
                    RP_AGG_TBL.c.aggregate_id.in_(sorted(sharing.aggregates)))
             .distinct())
         for row in rows:
@@ -524,18 +537,18 @@ def _load_providers(context, root_ids, sharing):
         if missing:
             roots = {row.root_provider_id for row in context.session.execute(
                 sa.select(RP_TBL.c.root_provider_id).where(
-                    RP_TBL.c.id.in_(sorted(missing))))}
+                    _in(context, RP_TBL.c.id, missing)))}
             _load_trees(context, roots, rps)
     ids = sorted(rps)
     for row in context.session.execute(
             sa.select(*_INV_COLUMNS).where(
-                INV_TBL.c.resource_provider_id.in_(ids))):
+                _in(context, INV_TBL.c.resource_provider_id, ids))):
         rps[row[0]].add_inventory(row)
     for row in context.session.execute(
             sa.select(ALLOC_TBL.c.resource_provider_id,
                       ALLOC_TBL.c.resource_class_id,
                       sa.func.sum(ALLOC_TBL.c.used).label('used'))
-            .where(ALLOC_TBL.c.resource_provider_id.in_(ids))
+            .where(_in(context, ALLOC_TBL.c.resource_provider_id, ids))
             .group_by(ALLOC_TBL.c.resource_provider_id,
                       ALLOC_TBL.c.resource_class_id)):
         rps[row.resource_provider_id].used[row.resource_class_id] = int(
@@ -544,7 +557,7 @@ def _load_providers(context, root_ids, sharing):
     for rp_id, trait_id in context.session.execute(
             sa.select(RP_TRAIT_TBL.c.resource_provider_id,
                       RP_TRAIT_TBL.c.trait_id)
-            .where(RP_TRAIT_TBL.c.resource_provider_id.in_(ids))):
+            .where(_in(context, RP_TRAIT_TBL.c.resource_provider_id, ids))):
         found[rp_id].append(trait_id)
     for rp_id, traits in found.items():
         rps[rp_id].traits = frozenset(traits)
@@ -553,7 +566,7 @@ def _load_providers(context, root_ids, sharing):
             sa.select(RP_AGG_TBL.c.resource_provider_id, AGG_TBL.c.uuid)
             .select_from(RP_AGG_TBL.join(
                 AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id))
-            .where(RP_AGG_TBL.c.resource_provider_id.in_(ids))):
+            .where(_in(context, RP_AGG_TBL.c.resource_provider_id, ids))):
         found[rp_id].append(uuid)
     for rp_id, uuids in found.items():
         rps[rp_id].aggregates = frozenset(uuids)
@@ -837,8 +850,10 @@ def get_candidates(context, groups, wide, max_candidates=-1,
                 # Only the trees a sharing provider is anchored to have
                 # it among their providers: a candidate with any other
                 # provider comes from its tree alone and needs no key.
-                if all(rp.id in sharing.providers
-                       for rp, _rc in candidate.allocations):
+                for rp, _rc in candidate.allocations:
+                    if rp.id not in sharing.providers:
+                        break
+                else:
                     key = candidate.key()
                     if key in seen:
                         continue
