@@ -11,7 +11,9 @@ done one provider tree at a time:
    ``limit``, and a window that yields too few roots makes the next one
    wider. When a requested class has few inventories able to take the
    amount, the roots looked at are instead the next trees having one
-   (``_driver``), in the same order.
+   (``_driver``), in the same order. Without a limit nor a driving
+   class, the query leaves the room of each class out: every tree is
+   read anyway, and step 3 drops those without room.
 2. For a chunk, the providers of those trees and of the sharing providers
    anchored to them are read with their inventories, usages, traits and
    aggregates.
