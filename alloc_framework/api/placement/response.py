@@ -6,6 +6,8 @@ HTTP exception as the API's JSON error document. Nothing here touches the
 database.
 """
 
+import json
+
 from oslo_middleware import request_id
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
@@ -77,9 +79,42 @@ def send_json(req, data, status=200, last_modified=None):
     From microversion 1.15 the response carries ``cache-control:
     no-cache`` and, when given, ``last-modified``.
     """
+    return send_json_text(req, jsonutils.dumps(data), status=status,
+                          last_modified=last_modified)
+
+
+# The text of a JSON document: the same separators (", " and ": ") as
+# jsonutils.dumps, for the plain values (str, int, float, bool, None,
+# list, dict) it is given.
+json_text = json.JSONEncoder().encode
+
+
+def json_list(items):
+    """The JSON text of a list of plain values, encoded one at a time.
+
+    The same text as ``jsonutils.dumps(list(items))``; a large list of
+    small documents is then never held as nested objects all at once
+    (only as their text), and is encoded without them.
+    """
+    return '[%s]' % ', '.join(map(json_text, items))
+
+
+def json_object(members, encoded=False):
+    """The JSON text of an object given as ``(name, plain value)`` pairs,
+    in order, encoded one at a time (see ``json_list``); with
+    ``encoded``, the values are JSON text already."""
+    if encoded:
+        return '{%s}' % ', '.join('%s: %s' % (json_text(name), value)
+                                  for name, value in members)
+    return '{%s}' % ', '.join('%s: %s' % (json_text(name), json_text(value))
+                              for name, value in members)
+
+
+def send_json_text(req, text, status=200, last_modified=None):
+    """``send_json`` for a document already encoded as JSON ``text``."""
     resp = req.response
     resp.status = status
-    resp.body = jsonutils.dump_as_bytes(data)
+    resp.body = text.encode('utf-8')
     resp.content_type = 'application/json'
     resp.charset = None
     want = microversion.request_version(req)

@@ -11,7 +11,9 @@ done one provider tree at a time:
    roots, sized after ``limit``, and a window that yields too few roots
    makes the next one wider. When a requested class has few inventories
    able to take the amount, the roots looked at are instead the next
-   trees having one (``_driver``), in the same order.
+   trees having one (``_driver``), in the same order. Without a limit
+   nor a driving class, the query leaves the room of each class out:
+   every tree is read anyway, and step 3 drops those without room.
 2. For a chunk, the providers of those trees and of the sharing providers
    anchored to them are read with their inventories, usages, traits and
    aggregates. Sharing providers are not read up front (only the classes
@@ -126,55 +128,60 @@ class RequestWide:
         self.nested_aware = nested_aware
 
 
+# The columns of an inventory a search needs, in the order of the tuples
+# of Provider.inventories (capacity replaces the three it comes from).
+_INV_COLUMNS = (INV_TBL.c.resource_provider_id, INV_TBL.c.resource_class_id,
+                INV_TBL.c.min_unit, INV_TBL.c.max_unit, INV_TBL.c.step_size,
+                INV_TBL.c.total, INV_TBL.c.reserved,
+                INV_TBL.c.allocation_ratio)
+_NO_IDS = frozenset()
+_INT_ARRAY = postgresql.ARRAY(sa.Integer)
+
+
 class Provider:
     """A provider of a tree being searched, with what it offers."""
 
     __slots__ = ('id', 'uuid', 'parent_id', 'root_id', 'parent_uuid',
-                 'root_uuid', 'inventories', 'used', 'traits', 'aggregates',
-                 'capacities')
+                 'root_uuid', 'inventories', 'used', 'traits', 'aggregates')
 
     def __init__(self, row):
-        self.id = row.id
-        self.uuid = row.uuid
-        self.parent_id = row.parent_provider_id
-        self.root_id = row.root_provider_id
+        self.id, self.uuid, self.parent_id, self.root_id = row
         # Set once the whole tree is loaded.
         self.parent_uuid = None
         self.root_uuid = None
-        # {rc_id: inventory row}
+        # {rc_id: (min_unit, max_unit, step_size, capacity)}
         self.inventories = {}
         # {rc_id: used}
         self.used = {}
-        # trait ids
-        self.traits = set()
-        # aggregate uuids
-        self.aggregates = set()
-        # {rc_id: capacity}, computed on first use (inventories are read
-        # once per request)
-        self.capacities = {}
+        # trait ids (a frozenset, set once loaded)
+        self.traits = _NO_IDS
+        # aggregate uuids (a frozenset, set once loaded)
+        self.aggregates = _NO_IDS
+
+    def add_inventory(self, row):
+        """Add an inventory, a row of ``_INV_COLUMNS``."""
+        (_rp, rc_id, min_unit, max_unit, step_size, total, reserved,
+         ratio) = row
+        self.inventories[rc_id] = (min_unit, max_unit, step_size,
+                                   int((total - reserved) * ratio))
 
     def capacity(self, rc_id):
-        try:
-            return self.capacities[rc_id]
-        except KeyError:
-            inv = self.inventories[rc_id]
-            found = self.capacities[rc_id] = int(
-                (inv.total - inv.reserved) * inv.allocation_ratio)
-            return found
+        return self.inventories[rc_id][3]
 
     def can_serve(self, rc_id, amount):
         inv = self.inventories.get(rc_id)
         if inv is None:
             return False
-        return (inv.min_unit <= amount <= inv.max_unit and
-                amount % inv.step_size == 0 and
-                self.used.get(rc_id, 0) + amount <= self.capacity(rc_id))
+        min_unit, max_unit, step_size, capacity = inv
+        return (min_unit <= amount <= max_unit and
+                amount % step_size == 0 and
+                self.used.get(rc_id, 0) + amount <= capacity)
 
     def fits(self, rc_id, amount):
         """Whether ``amount`` (several groups' sum) fits at all."""
         inv = self.inventories[rc_id]
-        return (amount <= inv.max_unit and
-                self.used.get(rc_id, 0) + amount <= self.capacity(rc_id))
+        return (amount <= inv[1] and
+                self.used.get(rc_id, 0) + amount <= inv[3])
 
 
 class Candidate:
@@ -252,12 +259,19 @@ def _is_postgresql(context):
 
 
 def _in_ids(column, ids, per_row):
-    """``column IN ids``; on PostgreSQL ``column = ANY(array)``, one bound
-    array rather than a parameter per id."""
+    """``column IN ids``. On PostgreSQL (``per_row``), ``column =
+    ANY(array)`` with the ids as one array parameter: PostgreSQL plans an
+    IN list that way anyway, and the statement is then the same whatever
+    the ids, instead of one placeholder rendered per id."""
+    ids = sorted(ids)
     if per_row:
-        return column == sa.func.any(sa.bindparam(
-            None, list(ids), type_=postgresql.ARRAY(sa.Integer)))
-    return column.in_(list(ids))
+        return column == sa.any_(sa.literal(ids, _INT_ARRAY))
+    return column.in_(ids)
+
+
+def _in(context, column, ids):
+    """:func:`_in_ids` for the database of ``context``."""
+    return _in_ids(column, ids, _is_postgresql(context))
 
 
 def _per_root(select, per_row):
@@ -372,14 +386,15 @@ class _Sharing:
                 _per_root(sa.select(sa.literal(1)).where(
                     theirs.c.resource_provider_id ==
                     SHARE_TRAIT.c.resource_provider_id,
-                    theirs.c.aggregate_id.in_(agg_ids)), per_row)))]
+                    _in_ids(theirs.c.aggregate_id, agg_ids, per_row)),
+                    per_row)))]
         if not found:
             return []
         return context.session.execute(
             sa.select(RP_AGG_TBL.c.aggregate_id,
                       RP_AGG_TBL.c.resource_provider_id)
-            .where(RP_AGG_TBL.c.resource_provider_id.in_(sorted(found)),
-                   RP_AGG_TBL.c.aggregate_id.in_(agg_ids))).all()
+            .where(_in_ids(RP_AGG_TBL.c.resource_provider_id, found, per_row),
+                   _in_ids(RP_AGG_TBL.c.aggregate_id, agg_ids, per_row))).all()
 
     def aggregates_with_room(self, context, rc_id, amount):
         """Ids of the aggregates of the sharing providers that can serve
@@ -407,21 +422,31 @@ def _root_has_traits(trait_ids):
         RP_TRAIT_TBL.c.trait_id.in_(sorted(trait_ids))).exists()
 
 
+def _smallest(groups):
+    """``{rc_id: smallest amount}`` any group asks of the class."""
+    smallest = {}
+    for group in groups:
+        for rc_id, amount in group.resources:
+            smallest[rc_id] = min(amount, smallest.get(rc_id, amount))
+    return smallest
+
+
 def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
-                per_row):
+                per_row, check_room=True):
     """SELECT of candidate root ids (necessary conditions only).
 
     Every condition is a sub-select correlated with the root, so that a
     database scanning the roots in id order stops at the LIMIT the
     caller puts on it: the work depends on the roots looked at, not on
     how many providers could serve the request.
+
+    Without ``check_room`` the query leaves out the room of each class
+    (the costliest conditions: a usage sum per root and class), which
+    the search checks anyway when it generates the candidates of a tree.
     """
     query = sa.select(RP_TBL.c.id).where(
         RP_TBL.c.id == RP_TBL.c.root_provider_id)
-    smallest = {}
-    for group in groups:
-        for rc_id, amount in group.resources:
-            smallest[rc_id] = min(amount, smallest.get(rc_id, amount))
+    smallest = _smallest(groups) if check_room else {}
     for rc_id, amount in sorted(smallest.items()):
         room = _tree_has_room(rc_id, amount, per_row)
         aggs = sharing.aggregates_with_room(context, rc_id, amount)
@@ -441,7 +466,7 @@ def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
     if wide.root_forbidden:
         query = query.where(~_root_has_traits(
             trait_ids[n] for n in wide.root_forbidden))
-    return query, smallest
+    return query
 
 
 class _ClassCounts:
@@ -549,7 +574,7 @@ def _load_trees(context, root_ids, rps):
     for row in context.session.execute(
             sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
                       RP_TBL.c.root_provider_id)
-            .where(RP_TBL.c.root_provider_id.in_(sorted(root_ids)))):
+            .where(_in(context, RP_TBL.c.root_provider_id, root_ids))):
         rps[row.id] = Provider(row)
         tree.append(rps[row.id])
     for rp in tree:
@@ -574,7 +599,7 @@ def _load_providers(context, root_ids, sharing, per_row):
                 sa.select(member.c.root_provider_id, mine.c.aggregate_id)
                 .select_from(member.join(
                     mine, mine.c.resource_provider_id == member.c.id))
-                .where(member.c.root_provider_id.in_(sorted(root_ids)))
+                .where(_in(context, member.c.root_provider_id, root_ids))
                 .distinct()):
             tree_aggs[row[1]].add(row[0])
         if tree_aggs:
@@ -586,32 +611,39 @@ def _load_providers(context, root_ids, sharing, per_row):
         if missing:
             roots = {row.root_provider_id for row in context.session.execute(
                 sa.select(RP_TBL.c.root_provider_id).where(
-                    RP_TBL.c.id.in_(sorted(missing))))}
+                    _in(context, RP_TBL.c.id, missing)))}
             _load_trees(context, roots, rps)
     ids = sorted(rps)
     for row in context.session.execute(
-            sa.select(INV_TBL).where(INV_TBL.c.resource_provider_id.in_(ids))):
-        rps[row.resource_provider_id].inventories[row.resource_class_id] = row
+            sa.select(*_INV_COLUMNS).where(
+                _in(context, INV_TBL.c.resource_provider_id, ids))):
+        rps[row[0]].add_inventory(row)
     for row in context.session.execute(
             sa.select(ALLOC_TBL.c.resource_provider_id,
                       ALLOC_TBL.c.resource_class_id,
                       sa.func.sum(ALLOC_TBL.c.used).label('used'))
-            .where(ALLOC_TBL.c.resource_provider_id.in_(ids))
+            .where(_in(context, ALLOC_TBL.c.resource_provider_id, ids))
             .group_by(ALLOC_TBL.c.resource_provider_id,
                       ALLOC_TBL.c.resource_class_id)):
         rps[row.resource_provider_id].used[row.resource_class_id] = int(
             row.used)
-    for row in context.session.execute(
+    found = collections.defaultdict(list)
+    for rp_id, trait_id in context.session.execute(
             sa.select(RP_TRAIT_TBL.c.resource_provider_id,
                       RP_TRAIT_TBL.c.trait_id)
-            .where(RP_TRAIT_TBL.c.resource_provider_id.in_(ids))):
-        rps[row.resource_provider_id].traits.add(row.trait_id)
-    for row in context.session.execute(
+            .where(_in(context, RP_TRAIT_TBL.c.resource_provider_id, ids))):
+        found[rp_id].append(trait_id)
+    for rp_id, traits in found.items():
+        rps[rp_id].traits = frozenset(traits)
+    found.clear()
+    for rp_id, uuid in context.session.execute(
             sa.select(RP_AGG_TBL.c.resource_provider_id, AGG_TBL.c.uuid)
             .select_from(RP_AGG_TBL.join(
                 AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id))
-            .where(RP_AGG_TBL.c.resource_provider_id.in_(ids))):
-        rps[row.resource_provider_id].aggregates.add(row.uuid)
+            .where(_in(context, RP_AGG_TBL.c.resource_provider_id, ids))):
+        found[rp_id].append(uuid)
+    for rp_id, uuids in found.items():
+        rps[rp_id].aggregates = frozenset(uuids)
     return rps, anchored
 
 
@@ -731,11 +763,26 @@ def _combine(groups, options, isolate):
                 now_taken = taken | {providers[0].id}
             else:
                 now_taken = taken
-            merged = dict(allocations)
-            for (rp, rc), amount in allocs.items():
-                merged[rp, rc] = merged.get((rp, rc), 0) + amount
-            if not all(rp.fits(rc, merged[rp, rc]) for rp, rc in allocs):
-                continue
+            if allocations:
+                merged = dict(allocations)
+                fit = True
+                for key, amount in allocs.items():
+                    before = merged.get(key)
+                    if before is None:
+                        # can_serve chose this option: the amount alone
+                        # fits.
+                        merged[key] = amount
+                    else:
+                        merged[key] = before + amount
+                        if not key[0].fits(key[1], before + amount):
+                            fit = False
+                            break
+                if not fit:
+                    continue
+            else:
+                # The first group: its options are never changed, and
+                # can_serve made sure each amount fits.
+                merged = allocs
             chosen[group.suffix] = providers
             yield from walk(index + 1, merged, now_taken)
         chosen.pop(group.suffix, None)
@@ -786,8 +833,7 @@ def _root_ids(context, query, limit, randomize, driver=None):
             while pending:
                 batch, pending = pending[:window], pending[window:]
                 ids = [row.id for row in context.session.execute(
-                    query.where(_in_ids(RP_TBL.c.id, batch,
-                                        _is_postgresql(context)))
+                    query.where(_in(context, RP_TBL.c.id, batch))
                     .order_by(RP_TBL.c.id))]
                 for start in range(0, len(ids), chunk):
                     yield ids[start:start + chunk]
@@ -852,9 +898,17 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     bound = wide.limit
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
         bound = max_candidates
-    query, smallest = _root_query(context, resolved, wide, trait_ids, sharing,
-                                  in_tree_roots, per_row)
-    driver = None if in_tree_roots else _driver(context, smallest, sharing)
+    driver = (None if in_tree_roots
+              else _driver(context, _smallest(resolved), sharing))
+    # Without a limit every tree that fits is read anyway: when no rare
+    # class drives the search, reading a tree costs less than checking
+    # its room in SQL first (a usage sum per root and class), so the
+    # roots are only those of the windows, and the trees that cannot
+    # serve the request simply yield no candidate.
+    check_room = not (wide.limit is None and driver is None and
+                      not in_tree_roots)
+    query = _root_query(context, resolved, wide, trait_ids, sharing,
+                        in_tree_roots, per_row, check_room=check_room)
     found = []
     seen = set()
     providers = {}
@@ -865,17 +919,29 @@ def get_candidates(context, groups, wide, max_candidates=-1,
         trees = collections.defaultdict(list)
         for rp in rps.values():
             trees[rp.root_id].append(rp)
+        # The roots whose providers were put in ``providers`` from this
+        # chunk (each chunk reads its own copy of the sharing providers).
+        listed = set()
         for root_id in root_ids:
             for candidate in _tree_candidates(rps[root_id], resolved, wide,
                                               rps, trees, anchored):
-                key = candidate.key()
-                if key in seen:
-                    continue
-                seen.add(key)
+                # Only the trees a sharing provider is anchored to have
+                # it among their providers: a candidate with any other
+                # provider comes from its tree alone and needs no key.
+                for rp, _rc in candidate.allocations:
+                    if rp.id not in sharing.providers:
+                        break
+                else:
+                    key = candidate.key()
+                    if key in seen:
+                        continue
+                    seen.add(key)
                 found.append(candidate)
                 for rp, _rc in candidate.allocations:
-                    for other in trees[rp.root_id]:
-                        providers[other.id] = other
+                    if rp.root_id not in listed:
+                        listed.add(rp.root_id)
+                        for other in trees[rp.root_id]:
+                            providers[other.id] = other
                 if bound is not None and len(found) >= bound:
                     break
             if bound is not None and len(found) >= bound:

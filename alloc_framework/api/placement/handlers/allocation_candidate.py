@@ -196,18 +196,34 @@ def _explanation(explanation):
     }
 
 
+class _Names(dict):
+    """Names of resource class or trait ids, looked up once a request."""
+
+    def __init__(self, context, lookup):
+        super().__init__()
+        self.context = context
+        self.lookup = lookup
+
+    def __missing__(self, id_):
+        name = self[id_] = self.lookup(self.context, id_)
+        return name
+
+
 def _allocation_requests(context, candidates, want):
-    results = []
+    """Yield the allocation request of each candidate, in order."""
+    rc_names = _Names(context, attribute_cache.rc_name)
+    as_dict = want.matches(microversion.ALLOCATIONS_DICT)
+    mappings = want.matches(microversion.ALLOCATION_MAPPINGS)
     for candidate in candidates:
         by_provider = {}
         for (rp, rc_id), amount in candidate.allocations.items():
-            rc = attribute_cache.rc_name(context, rc_id)
+            rc = rc_names[rc_id]
             by_provider.setdefault(rp.uuid, {})[rc] = amount
-        if want.matches(microversion.ALLOCATIONS_DICT):
+        if as_dict:
             result = {'allocations': {
                 uuid: {'resources': resources}
                 for uuid, resources in by_provider.items()}}
-            if want.matches(microversion.ALLOCATION_MAPPINGS):
+            if mappings:
                 result['mappings'] = {
                     suffix: [rp.uuid for rp in providers]
                     for suffix, providers in candidate.mappings.items()}
@@ -216,34 +232,35 @@ def _allocation_requests(context, candidates, want):
                 {'resource_provider': {'uuid': uuid},
                  'resources': resources}
                 for uuid, resources in by_provider.items()]}
-        results.append(result)
-    return results
+        yield result
 
 
 def _provider_summaries(context, providers, candidates, requested, want):
+    """Yield ``(uuid, summary)`` of each provider to describe, in order."""
     if not want.matches(microversion.CANDIDATES_NESTED):
         # Only the providers of the allocation requests.
         ids = {rp.id for c in candidates for rp, _rc in c.allocations}
         providers = {i: rp for i, rp in providers.items() if i in ids}
     all_classes = want.matches(microversion.SUMMARIES_ALL_RESOURCES)
-    summaries = {}
+    with_traits = want.matches(microversion.CANDIDATES_REQUIRED)
+    nested = want.matches(microversion.CANDIDATES_NESTED)
+    rc_names = _Names(context, attribute_cache.rc_name)
+    trait_names = _Names(context, attribute_cache.trait_name)
     for rp in providers.values():
         resources = {}
         for rc_id in rp.inventories:
-            rc = attribute_cache.rc_name(context, rc_id)
+            rc = rc_names[rc_id]
             if all_classes or rc in requested:
                 resources[rc] = {'capacity': rp.capacity(rc_id),
                                  'used': rp.used.get(rc_id, 0)}
         summary = {'resources': resources}
-        if want.matches(microversion.CANDIDATES_REQUIRED):
+        if with_traits:
             # In the order the traits were created, as the reference.
-            summary['traits'] = [attribute_cache.trait_name(context, t)
-                                 for t in sorted(rp.traits)]
-        if want.matches(microversion.CANDIDATES_NESTED):
+            summary['traits'] = [trait_names[t] for t in sorted(rp.traits)]
+        if nested:
             summary['parent_provider_uuid'] = rp.parent_uuid
             summary['root_provider_uuid'] = rp.root_uuid
-        summaries[rp.uuid] = summary
-    return summaries
+        yield rp.uuid, summary
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -283,14 +300,17 @@ def list_allocation_candidates(req):
     requested = set()
     for group in groups.values():
         requested |= set(group.resources)
-    body = {
-        'allocation_requests': _allocation_requests(context, candidates,
-                                                    want),
-        'provider_summaries': _provider_summaries(
-            context, providers, candidates, requested, want),
-    }
+    # Encoded a candidate and a provider at a time: an answer of many
+    # candidates is never held as nested dicts and lists all at once.
+    body = [
+        ('allocation_requests', response.json_list(
+            _allocation_requests(context, candidates, want))),
+        ('provider_summaries', response.json_object(_provider_summaries(
+            context, providers, candidates, requested, want))),
+    ]
     if explain:
-        body['explanation'] = _explanation(explanation)
-    return response.send_json(req, body,
-                              last_modified=timeutils.utcnow(
-                                  with_timezone=True))
+        body.append(('explanation',
+                     response.json_text(_explanation(explanation))))
+    return response.send_json_text(
+        req, response.json_object(body, encoded=True),
+        last_modified=timeutils.utcnow(with_timezone=True))

@@ -206,3 +206,47 @@ class SharedAmountSearchTestCase(RareClassSearchTestCase):
     def test_limit_keeps_the_order_of_the_anchored_roots(self):
         roots, _checked = self._roots('resources=VCPU:1,DISK_GB:5000&limit=1')
         self.assertEqual(self.computes[:1], roots)
+
+
+class SharedAloneTestCase(base.PlacementAppTestCase):
+    """A candidate served by a sharing provider alone is found from every
+    tree anchored to it (and its own) but answered once; the others come
+    from their tree only."""
+
+    _provider = RareClassSearchTestCase._provider
+    _anchor = SharedAmountSearchTestCase._anchor
+
+    def setUp(self):
+        super().setUp()
+        allocation_candidate._ClassCounts.read_at = None
+        agg = uuidutils.generate_uuid()
+        # Every provider has disk: no class is rare, the search reads
+        # every tree.
+        self.computes = [self._provider('c%d' % i, {'DISK_GB': 100})
+                         for i in range(4)]
+        for uuid in self.computes:
+            self._anchor(uuid, agg, generation=1)
+        self.storage = self._provider('storage', {'DISK_GB': 10000})
+        self._anchor(self.storage, agg, generation=1,
+                     traits=['MISC_SHARES_VIA_AGGREGATE'])
+
+    def _providers(self, query):
+        resp = self.request('GET', '/allocation_candidates?' + query)
+        self.assertEqual(200, resp.status_code, resp.text)
+        return [list(req['allocations'])
+                for req in resp.json['allocation_requests']]
+
+    def test_sharing_alone_once(self):
+        found = self._providers('resources=DISK_GB:50')
+        self.assertEqual(5, len(found))
+        self.assertEqual(sorted([[uuid] for uuid in self.computes] +
+                                [[self.storage]]), sorted(found))
+
+    def test_sharing_alone_once_with_limit(self):
+        found = self._providers('resources=DISK_GB:50&limit=10')
+        self.assertEqual(5, len(found))
+        self.assertEqual(1, found.count([self.storage]))
+
+    def test_only_sharing_has_room(self):
+        self.assertEqual([[self.storage]],
+                         self._providers('resources=DISK_GB:500'))

@@ -1,5 +1,6 @@
 """Responses and error documents of the Placement API."""
 
+from oslo_serialization import jsonutils
 import testtools
 
 from alloc_framework.api.placement import response
@@ -25,3 +26,39 @@ class ErrorFormatterTestCase(testtools.TestCase):
         self.assertEqual('placement.concurrent_update',
                          body['errors'][0]['code'])
         self.assertEqual(409, body['errors'][0]['status'])
+
+
+class JsonTextTestCase(testtools.TestCase):
+    """A document encoded piece by piece is the text jsonutils gives."""
+
+    items = [
+        {'allocations': {'a1': {'resources': {'VCPU': 1, 'DISK_GB': 20}}},
+         'mappings': {'': ['a1'], '_NET': ['b2', 'c3']}},
+        {'allocations': [{'resource_provider': {'uuid': 'é"\\'},
+                          'resources': {'MEMORY_MB': 1024}}]},
+        {'parent_provider_uuid': None, 'traits': [], 'ratio': 1.5,
+         'ok': True},
+    ]
+
+    def test_json_list_same_text(self):
+        self.assertEqual(jsonutils.dumps(self.items),
+                         response.json_list(iter(self.items)))
+        self.assertEqual('[]', response.json_list(iter([])))
+
+    def test_json_object_same_text(self):
+        members = [('z', self.items[0]), ('a', self.items[1]),
+                   ('m', self.items[2])]
+        # Members keep the order given, as a dict keeps its insertion
+        # order.
+        self.assertEqual(jsonutils.dumps(dict(members)),
+                         response.json_object(iter(members)))
+        self.assertEqual('{}', response.json_object(iter([])))
+
+    def test_json_object_encoded_members(self):
+        document = {'allocation_requests': self.items,
+                    'provider_summaries': {'p1': self.items[2]}}
+        text = response.json_object([
+            ('allocation_requests', response.json_list(self.items)),
+            ('provider_summaries', response.json_object(
+                [('p1', self.items[2])]))], encoded=True)
+        self.assertEqual(jsonutils.dumps(document), text)
