@@ -82,6 +82,17 @@ class AllocationTestCase(base.PlacementDBTestCase):
         consumer = consumer_obj.get_by_uuid(self.context, C1)
         self.assertEqual(2, consumer.generation)
 
+    def test_replace_moves_without_delete_returning(self):
+        # MySQL has no DELETE ... RETURNING: the old providers are read
+        # by a SELECT before the delete.
+        self.patch(self.db.engine.dialect, 'delete_returning', False)
+        self.write(request(C1, {RP2: {'DISK_GB': 10}}))
+        gen2 = self.generation(RP2)
+        sent = self._statements(request(C1, {RP1: {'VCPU': 1}}))
+        self.assertIn('SELECT DISTINCT', sent)
+        self.assertEqual({(RP1, 'VCPU'): 1}, self.allocations_of(C1))
+        self.assertEqual(gen2 + 1, self.generation(RP2))
+
     def test_capacity_is_total_minus_reserved_times_ratio(self):
         # (8 - 2) * 2.0 = 12
         self.write(request(C1, {RP1: {'VCPU': 12}}))
