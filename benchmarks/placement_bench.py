@@ -12,11 +12,11 @@ For each size N it:
 1. drops and re-creates the databases ``bench_ours`` and
    ``bench_upstream``, creates each schema with the service's own
    command (``alloc-manage db sync``, ``placement-manage db sync``) and
-   starts both services on loopback: ``alloc-placement-api`` (one
-   process) and upstream Placement (``--upstream-version``, installed by
-   the script into its own virtualenv, ``benchmarks/.upstream-venv``, when
-   absent) under gunicorn with two worker processes, ``auth_strategy =
-   noauth2``;
+   starts both services on loopback: ``alloc-placement-api`` and
+   upstream Placement (``--upstream-version``, installed by the script
+   into its own virtualenv, ``benchmarks/.upstream-venv``, when absent)
+   under gunicorn, ``auth_strategy = noauth2``, each with
+   ``--upstream-workers`` processes (2);
 2. fills both databases identically with bulk SQL inserts (the two
    schemas share their table and column names): N flat compute nodes
    (VCPU, MEMORY_MB, DISK_GB, traits, one of ten aggregates), N/10
@@ -476,8 +476,10 @@ def make_servers(args, workdir, urls):
         'DEFAULT': {'debug': 'false',
                     'state_path': os.path.join(workdir, 'ours-state')},
         'database': {'connection': urls['ours']},
+        # As many processes as upstream's gunicorn workers.
         'placement_api': {'host_ip': '127.0.0.1', 'port': port,
-                          'auth_strategy': 'noauth'}})
+                          'auth_strategy': 'noauth',
+                          'processes': args.upstream_workers}})
     subprocess.check_call([os.path.join(bindir, 'alloc-manage'),
                            '--config-file', ours_conf, 'db', 'sync'],
                           stdout=subprocess.DEVNULL)
@@ -881,7 +883,9 @@ def parse_args(argv):
     parser.add_argument('--upstream-version', default='16.0.0')
     parser.add_argument('--upstream-venv',
                         default=os.path.join(HERE, '.upstream-venv'))
-    parser.add_argument('--upstream-workers', type=int, default=2)
+    parser.add_argument('--upstream-workers', type=int, default=2,
+                        help='processes of each service: gunicorn workers '
+                        'upstream, [placement_api]processes ours')
     parser.add_argument('--upstream-max-size', type=int, default=10000,
                         help='sizes above this run ours only')
     parser.add_argument('--no-upstream', action='store_true')

@@ -4,6 +4,9 @@ Serves ``deploy.loadapp`` with cheroot threads on
 ``[placement_api]host_ip``:``port``. With an SQLite database (the embedded
 default) the schema is created or upgraded first, so a standalone service
 needs no separate ``alloc-manage db sync``.
+
+With ``[placement_api]processes`` above 1 it runs that many serving
+processes, which share the port (SO_REUSEPORT).
 """
 
 import sys
@@ -26,13 +29,15 @@ def build_service(conf):
     # The launcher serves from a forked child: connections opened while
     # loading must not be shared with it.
     db_api.get_engine().dispose()
-    return wsgi_service.WSGIService.from_conf('alloc-placement-api', app,
-                                              conf, 'placement_api')
+    return wsgi_service.WSGIService.from_conf(
+        'alloc-placement-api', app, conf, 'placement_api',
+        reuse_port=conf.placement_api.processes > 1)
 
 
 def main(argv=None):
     conf = service_setup.prepare_service(argv)
-    return service_setup.serve(conf, build_service)
+    return service_setup.serve(conf, build_service,
+                               workers=conf.placement_api.processes)
 
 
 if __name__ == '__main__':

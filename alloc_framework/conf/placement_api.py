@@ -31,6 +31,18 @@ opts = [
                      'authentication (``--os-auth-type none``) work against '
                      'the embedded default. Set to ``admin`` alone for '
                      'upstream\'s exact behaviour.'),
+    cfg.IntOpt('processes',
+               min=1,
+               default=1,
+               help='Number of alloc-placement-api processes. They listen '
+                    'on the same port (SO_REUSEPORT) and the kernel '
+                    'spreads new connections over them; each one runs '
+                    '[placement_api]api_workers requests at a time. Python '
+                    'runs one thread of a process at a time, so a process '
+                    'uses about one CPU core: set this to the number of '
+                    'cores the service may use. When a process dies, the '
+                    'launcher starts another. alloc-server ignores this '
+                    'option (see [DEFAULT]server_workers).'),
     cfg.IntOpt('api_workers',
                min=1,
                default=8,

@@ -81,35 +81,73 @@ def get_by_uuid(context, uuid):
     return _from_row(row)
 
 
+# Statements of the allocation write path, built once: building a
+# statement and its cache key costs more than running it.
+_GET_BY_UUIDS = _select().where(CONSUMER_TBL.c.uuid.in_(
+    sa.bindparam('uuids', expanding=True)))
+# The ids of a project, a user and a consumer type (each None when
+# missing) in one round trip.
+_OWNER_IDS = sa.select(
+    sa.select(_PROJECT_TBL.c.id)
+    .where(_PROJECT_TBL.c.external_id == sa.bindparam('project'))
+    .scalar_subquery().label('project_id'),
+    sa.select(_USER_TBL.c.id)
+    .where(_USER_TBL.c.external_id == sa.bindparam('user'))
+    .scalar_subquery().label('user_id'),
+    sa.select(_TYPE_TBL.c.id)
+    .where(_TYPE_TBL.c.name == sa.bindparam('type'))
+    .scalar_subquery().label('type_id'))
+_INSERT = CONSUMER_TBL.insert()
+_INCREMENT_GENERATION = (
+    CONSUMER_TBL.update()
+    .where(CONSUMER_TBL.c.id == sa.bindparam('b_id'),
+           CONSUMER_TBL.c.generation == sa.bindparam('b_generation'))
+    .values(generation=sa.bindparam('b_new_generation')))
+
+
 @db_api.reader
 def get_by_uuids(context, uuids):
     """Return a dict, keyed by uuid, of the existing consumers in ``uuids``.
     """
     if not uuids:
         return {}
-    rows = context.session.execute(
-        _select().where(CONSUMER_TBL.c.uuid.in_(sorted(uuids))))
+    rows = context.session.execute(_GET_BY_UUIDS, {'uuids': sorted(uuids)})
     return {row.uuid: _from_row(row) for row in rows}
 
 
 @db_api.writer
-def create(context, uuid, project_id, user_id, consumer_type=None):
-    """Create a consumer (generation 0) and return it.
+def create(context, uuid, project_id, user_id, consumer_type=None,
+           generation=0):
+    """Create a consumer and return it.
 
-    ``project_id`` and ``user_id`` are external ids; their rows are created
-    when missing. ``consumer_type`` is a type name or None. A concurrent
-    creation of the same uuid raises ``DBDuplicateEntry``.
+    ``project_id`` and ``user_id`` are external ids; their rows (and the
+    type's) are created when missing. ``consumer_type`` is a type name or
+    None. A concurrent creation of the same uuid raises
+    ``DBDuplicateEntry``.
+
+    :param generation: the generation to write; an allocation write that
+        creates the consumer writes its first generation, 1, at once.
     """
-    project = project_obj.ensure(context, project_id)
-    user = user_obj.ensure(context, user_id)
-    type_id = None
-    if consumer_type is not None:
+    ids = context.session.execute(_OWNER_IDS, {
+        'project': project_id, 'user': user_id,
+        'type': consumer_type}).one()
+    if ids.project_id is None:
+        project = project_obj.ensure(context, project_id)
+    else:
+        project = project_obj.Project(id=ids.project_id,
+                                      external_id=project_id)
+    if ids.user_id is None:
+        user = user_obj.ensure(context, user_id)
+    else:
+        user = user_obj.User(id=ids.user_id, external_id=user_id)
+    type_id = ids.type_id
+    if consumer_type is not None and type_id is None:
         type_id = ct_obj.ensure(context, consumer_type).id
-    result = context.session.execute(CONSUMER_TBL.insert().values(
-        uuid=uuid, project_id=project.id, user_id=user.id, generation=0,
-        consumer_type_id=type_id))
+    result = context.session.execute(_INSERT, {
+        'uuid': uuid, 'project_id': project.id, 'user_id': user.id,
+        'generation': generation, 'consumer_type_id': type_id})
     return Consumer(id=result.inserted_primary_key[0], uuid=uuid,
-                    project=project, user=user, generation=0,
+                    project=project, user=user, generation=generation,
                     consumer_type_id=type_id, consumer_type=consumer_type)
 
 
@@ -146,10 +184,9 @@ def increment_generation(context, consumer):
         changed the consumer since it was read.
     """
     new_generation = consumer.generation + 1
-    result = context.session.execute(CONSUMER_TBL.update().where(
-        sa.and_(CONSUMER_TBL.c.id == consumer.id,
-                CONSUMER_TBL.c.generation == consumer.generation)
-    ).values(generation=new_generation))
+    result = context.session.execute(_INCREMENT_GENERATION, {
+        'b_id': consumer.id, 'b_generation': consumer.generation,
+        'b_new_generation': new_generation})
     if result.rowcount != 1:
         raise exception.ConsumerConcurrentUpdateDetected(uuid=consumer.uuid)
     consumer.generation = new_generation

@@ -111,6 +111,15 @@ def get_by_uuids(context, uuids):
     return {row.uuid: from_row(row) for row in rows}
 
 
+# Built once: every write of a provider's inventories, traits, aggregates
+# or allocations runs it.
+_INCREMENT_GENERATION = (
+    RP_TBL.update()
+    .where(RP_TBL.c.id == sa.bindparam('b_id'),
+           RP_TBL.c.generation == sa.bindparam('b_generation'))
+    .values(generation=sa.bindparam('b_new_generation')))
+
+
 @db_api.writer
 def increment_generation(context, rp):
     """Compare-and-swap ``rp``'s generation to ``rp.generation + 1``.
@@ -124,10 +133,9 @@ def increment_generation(context, rp):
         database is not ``rp.generation`` (or the provider is gone).
     """
     new_generation = rp.generation + 1
-    result = context.session.execute(
-        RP_TBL.update()
-        .where(RP_TBL.c.id == rp.id, RP_TBL.c.generation == rp.generation)
-        .values(generation=new_generation))
+    result = context.session.execute(_INCREMENT_GENERATION, {
+        'b_id': rp.id, 'b_generation': rp.generation,
+        'b_new_generation': new_generation})
     if result.rowcount != 1:
         raise exception.ResourceProviderConcurrentUpdateDetected()
     rp.generation = new_generation

@@ -1,7 +1,12 @@
-"""``alloc-server`` as a real process: both APIs, a conductor, clean stop."""
+"""The console commands as real processes: serving and a clean stop.
+
+``alloc-server`` (both APIs, a conductor), ``alloc-api``,
+``alloc-conductor`` and ``alloc-placement-api``.
+"""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -38,14 +43,14 @@ def _request(method, url, body=None, headers=None):
 class _ProcessTestCase(base.TestCase):
     """Runs one console command of the project as a child process."""
 
-    def start(self, command, extra_config=''):
+    def start(self, command, extra_config='', placement_config=''):
         self.bm_port, self.pl_port = base.free_port(), base.free_port()
         config = os.path.join(self.state_path, 'alloc.conf')
         with open(config, 'w') as f:
             f.write('[DEFAULT]\nstate_path = %s\nhost = server-test\n%s\n'
-                    '[api]\nport = %d\n[placement_api]\nport = %d\n'
+                    '[api]\nport = %d\n[placement_api]\nport = %d\n%s\n'
                     % (self.state_path, extra_config, self.bm_port,
-                       self.pl_port))
+                       self.pl_port, placement_config))
         self.log = open(os.path.join(self.state_path, 'server.log'), 'w+')
         self.addCleanup(self.log.close)
         self.addOnException(lambda exc_info: self.addDetail(
@@ -208,6 +213,58 @@ class ServerWorkersTestCase(_ProcessTestCase):
         self.assertIn('Conductor server-test-1 stopped', output)
         self.assertEqual({'server-test-0': False, 'server-test-1': False},
                          self._conductors())
+
+
+class PlacementApiProcessesTestCase(_ProcessTestCase):
+    """alloc-placement-api with [placement_api]processes = 2."""
+
+    # A request line of the Placement API's log: the pid of the process
+    # that served it, and the probe number it was asked.
+    REQUEST_LOG = re.compile(
+        r'^\S+ \S+ (\d+) INFO alloc_framework\.api\.placement\.requestlog '
+        r'.*"GET /\?probe=(\d+)" status: 200', re.MULTILINE)
+
+    def _alive(self, pid):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def test_two_processes_share_the_port_and_stop(self):
+        self.start('placement_api', placement_config='processes = 2')
+        self._until(self._answers(self.pl + '/'), 'the Placement API')
+        self._until(lambda: self._output().count(
+            'alloc-placement-api listening on') == 2, 'two processes')
+        # Each request on a new connection: the kernel spreads them over
+        # both listening processes, and every one is answered.
+        for probe in range(40):
+            status, body = _request('GET', self.pl + '/?probe=%d' % probe)
+            self.assertEqual(200, status, body)
+
+        served = {}
+        for pid, probe in self.REQUEST_LOG.findall(self._output()):
+            served.setdefault(int(pid), set()).add(int(probe))
+        self.assertEqual(set(range(40)), set().union(*served.values()))
+        # Both serving processes, none of them the launcher.
+        self.assertEqual(2, len(served), served)
+        self.assertNotIn(self.proc.pid, served)
+        self.assertTrue(all(self._alive(pid) for pid in served))
+
+        # SIGTERM to the launcher stops both of them.
+        self.stop()
+        self.assertEqual([], [pid for pid in served if self._alive(pid)])
+
+    def test_one_process_by_default(self):
+        self.start('placement_api')
+        self._until(self._answers(self.pl + '/'), 'the Placement API')
+        for probe in range(10):
+            self.assertEqual(
+                200, _request('GET', self.pl + '/?probe=%d' % probe)[0])
+        pids = {int(pid) for pid, _probe
+                in self.REQUEST_LOG.findall(self._output())}
+        self.assertEqual(1, len(pids))
+        self.stop()
 
 
 class WorkerSlotTestCase(base.TestCase):

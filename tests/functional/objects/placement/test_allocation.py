@@ -82,6 +82,17 @@ class AllocationTestCase(base.PlacementDBTestCase):
         consumer = consumer_obj.get_by_uuid(self.context, C1)
         self.assertEqual(2, consumer.generation)
 
+    def test_replace_moves_without_delete_returning(self):
+        # MySQL has no DELETE ... RETURNING: the old providers are read
+        # by a SELECT before the delete.
+        self.patch(self.db.engine.dialect, 'delete_returning', False)
+        self.write(request(C1, {RP2: {'DISK_GB': 10}}))
+        gen2 = self.generation(RP2)
+        sent = self._statements(request(C1, {RP1: {'VCPU': 1}}))
+        self.assertIn('SELECT DISTINCT', sent)
+        self.assertEqual({(RP1, 'VCPU'): 1}, self.allocations_of(C1))
+        self.assertEqual(gen2 + 1, self.generation(RP2))
+
     def test_capacity_is_total_minus_reserved_times_ratio(self):
         # (8 - 2) * 2.0 = 12
         self.write(request(C1, {RP1: {'VCPU': 12}}))
@@ -216,34 +227,108 @@ class AllocationTestCase(base.PlacementDBTestCase):
     def test_retries_exhausted_is_concurrent_update(self):
         # Another writer bumps the provider between our read and our swap
         # on every attempt.
-        real = alloc_obj._generations
+        real = alloc_obj._lock_providers
 
-        def stale(context, rp_ids):
-            result = real(context, rp_ids)
+        def stale(context, uuids):
+            result = real(context, uuids)
             for ref in result.values():
                 ref.generation -= 1
             return result
-        self.patch(alloc_obj, '_generations', stale)
+        self.patch(alloc_obj, '_lock_providers', stale)
         self.assertRaises(exception.ResourceProviderConcurrentUpdateDetected,
                           self.write, request(C1, {RP1: {'VCPU': 1}}),
                           retries=2)
         self.assertEqual({}, self.allocations_of(C1))
 
     def test_retry_succeeds_after_conflict(self):
-        real = alloc_obj._generations
+        real = alloc_obj._lock_providers
         calls = []
 
-        def stale_once(context, rp_ids):
-            result = real(context, rp_ids)
+        def stale_once(context, uuids):
+            result = real(context, uuids)
             calls.append(1)
             if len(calls) == 1:
                 for ref in result.values():
                     ref.generation -= 1
             return result
-        self.patch(alloc_obj, '_generations', stale_once)
+        self.patch(alloc_obj, '_lock_providers', stale_once)
         self.write(request(C1, {RP1: {'VCPU': 1}}))
         self.assertEqual(2, len(calls))
         self.assertEqual({(RP1, 'VCPU'): 1}, self.allocations_of(C1))
+
+    def test_released_provider_stale_generation_detected(self):
+        # C1 moves from RP2 to RP1: RP2 only loses allocations, so its
+        # generation is not read by the lock; it is still swapped.
+        self.write(request(C1, {RP2: {'DISK_GB': 10}}))
+        gen2 = self.generation(RP2)
+        real = alloc_obj._generations
+        read = []
+
+        def stale(context, rp_ids):
+            result = real(context, rp_ids)
+            read.extend(result)
+            for ref in result.values():
+                ref.generation -= 1
+            return result
+        self.patch(alloc_obj, '_generations', stale)
+        self.assertRaises(exception.ResourceProviderConcurrentUpdateDetected,
+                          self.write, request(C1, {RP1: {'VCPU': 1}},
+                                              generation=1, check=True),
+                          retries=1)
+        self.assertEqual([self.rp2.id, self.rp2.id], read)
+        self.assertEqual({(RP2, 'DISK_GB'): 10}, self.allocations_of(C1))
+        self.assertEqual(gen2, self.generation(RP2))
+
+        self.patch(alloc_obj, '_generations', real)
+        self.write(request(C1, {RP1: {'VCPU': 1}}, generation=1, check=True))
+        self.assertEqual({(RP1, 'VCPU'): 1}, self.allocations_of(C1))
+        self.assertEqual(gen2 + 1, self.generation(RP2))
+        consumer, _ = alloc_obj.get_all_by_consumer_id(self.context, C1)
+        self.assertEqual(2, consumer.generation)
+
+    def _statements(self, *requests):
+        """The statements that writing ``requests`` sends, in order."""
+        sent = []
+
+        def record(conn, cursor, statement, *args):
+            words = statement.split(None, 2)
+            if words[0].upper() not in ('BEGIN', 'COMMIT', 'ROLLBACK',
+                                        'SAVEPOINT', 'RELEASE', 'PRAGMA'):
+                sent.append(' '.join(words[:2]).upper())
+
+        engine = self.db.engine
+        sa.event.listen(engine, 'before_cursor_execute', record)
+        try:
+            self.write(*requests)
+        finally:
+            sa.event.remove(engine, 'before_cursor_execute', record)
+        return sent
+
+    def test_claim_statements(self):
+        # A project and user that exist already, as for most claims.
+        self.write(request(C2, {RP2: {'DISK_GB': 1}},
+                           consumer_type='INSTANCE'))
+        sent = self._statements(request(
+            C1, {RP1: {'VCPU': 1, 'MEMORY_MB': 64}},
+            consumer_type='INSTANCE'))
+        expected = [
+            'SELECT RESOURCE_PROVIDERS.ID,',  # lock, with generations
+            'SELECT CONSUMERS.ID,',  # the consumer, if it exists
+            'DELETE FROM',  # its old allocations, returning providers
+            'SELECT INVENTORIES.RESOURCE_PROVIDER_ID,',  # capacity
+            'SELECT (SELECT',  # project, user and type ids at once
+            'INSERT INTO',  # the consumer, at generation 1
+            'INSERT INTO',  # the allocations
+            'UPDATE RESOURCE_PROVIDERS',  # the generation swap
+        ]
+        if not self.db.engine.dialect.delete_returning:
+            expected[2:2] = ['SELECT DISTINCT']
+        self.assertEqual(expected, sent)
+        consumer, _ = alloc_obj.get_all_by_consumer_id(self.context, C1)
+        self.assertEqual(1, consumer.generation)
+        self.assertEqual('INSTANCE', consumer.consumer_type)
+        self.assertEqual({(RP1, 'VCPU'): 1, (RP1, 'MEMORY_MB'): 64},
+                         self.allocations_of(C1))
 
 
 class UsageTestCase(base.PlacementDBTestCase):
