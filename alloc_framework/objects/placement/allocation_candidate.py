@@ -922,6 +922,9 @@ def get_candidates(context, groups, wide, max_candidates=-1,
         # The roots whose providers were put in ``providers`` from this
         # chunk (each chunk reads its own copy of the sharing providers).
         listed = set()
+        # The sharing providers of this chunk: every one is anchored at
+        # least to its own tree, through its own aggregates.
+        shared_ids = set().union(*anchored.values())
         for root_id in root_ids:
             for candidate in _tree_candidates(rps[root_id], resolved, wide,
                                               rps, trees, anchored):
@@ -929,7 +932,7 @@ def get_candidates(context, groups, wide, max_candidates=-1,
                 # it among their providers: a candidate with any other
                 # provider comes from its tree alone and needs no key.
                 for rp, _rc in candidate.allocations:
-                    if rp.id not in sharing.providers:
+                    if rp.id not in shared_ids:
                         break
                 else:
                     key = candidate.key()
