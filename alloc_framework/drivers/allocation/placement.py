@@ -17,9 +17,10 @@ Every node is mirrored as a root resource provider of the Placement that
   asks for ``member_of`` that project's aggregate.
 
 The conductor calls :meth:`PlacementBackend.node_changed` when it has
-created, changed or deleted a node; a failure there is logged and never
-fails the node's change, and ``alloc-manage placement drift --heal``
-catches up (:mod:`placement_drift`).
+created, changed or deleted a node, and when an allocation released its
+node; a failure there is logged and never fails the node's change, and
+``alloc-manage placement drift --heal`` catches up
+(:mod:`placement_drift`).
 
 Allocating asks ``GET /allocation_candidates`` for one unit of the class
 with the requested traits (``in_tree`` each candidate node in turn when
@@ -447,5 +448,14 @@ class PlacementBackend(base.AllocationBackend):
             raise
 
     def deallocate(self, context, allocation):
+        node_id = _get(allocation, 'node_id')
         node_reservation.release_node(context, allocation)
         self._unclaim(allocation)
+        if node_id is not None:
+            # Released in maintenance, or deployed: without its allocation
+            # the node's unit is reserved again.
+            try:
+                node = objects.Node.get_by_id(context, node_id)
+            except exception.NodeNotFound:
+                return
+            self.node_changed(context, node.uuid)
