@@ -3,7 +3,8 @@
 The group holds two sets of options, as upstream services name them:
 
 * the behaviour of our own Placement service (``opts`` below, as upstream
-  Placement's ``[placement]``);
+  Placement's ``[placement]``), and ``drift_heal_interval``, the
+  conductor's periodic healing of the ``placement`` backend's mirror;
 * how the ``placement`` node allocation backend reaches a Placement, in
   keystoneauth1's usual form (as nova's ``[placement]``): session options
   (``cafile``, ``timeout`` ...), ``auth_type`` with the options of that
@@ -47,6 +48,18 @@ opts = [
                      'shuffled; with a limit, the candidates returned are '
                      'those of the trees met first from that random start, '
                      'so the work stays proportional to the limit.'),
+    cfg.IntOpt('drift_heal_interval',
+               default=600,
+               min=0,
+               help='With [allocation]backend = placement: seconds between '
+                    'two runs of the conductor periodic task that finds and '
+                    'heals drift between the nodes and their resource '
+                    'providers (a missing or out of date provider, a '
+                    'provider whose node is gone, a claim no allocation '
+                    'stands behind, an active allocation without its '
+                    'claim), as "alloc-manage placement drift --heal" '
+                    'does. Each conductor heals the nodes the hash ring '
+                    'gives it. 0 disables the task.'),
     cfg.IntOpt('max_allocation_candidates',
                default=-1,
                min=-1,

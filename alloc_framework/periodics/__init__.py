@@ -8,7 +8,8 @@ A thin layer over :mod:`futurist.periodics`:
 * :func:`collect` finds the declared tasks of an object (a manager, a
   hardware type, an interface, a module) and binds them to the service's
   ``ConfigOpts``; :func:`collect_for_conductor` collects those of a
-  conductor manager and of every hardware type and interface it loaded.
+  conductor manager, of its node allocation backend and of every
+  hardware type and interface it loaded.
 * :class:`PeriodicRunner` runs the collected tasks with a
   ``futurist.periodics.PeriodicWorker`` in its own thread, on one bounded
   pool shared by all the tasks; :meth:`PeriodicRunner.stop` wakes the
@@ -133,13 +134,18 @@ def driver_objects(driver_factory):
 
 
 def collect_for_conductor(manager, context):
-    """The periodic tasks of a conductor and of its loaded drivers.
+    """The periodic tasks of a conductor and of its loaded plugins.
 
     The manager's own tasks are called with ``(context)``; those of its
-    hardware types and interfaces with ``(manager, context)``, so that
-    they can lock nodes and spawn work through the manager.
+    allocation backend, hardware types and interfaces with ``(manager,
+    context)``, so that they can lock nodes, ask the hash ring and spawn
+    work through the manager.
     """
     found = collect(manager, manager.conf, args=(context,))
+    backend = getattr(manager, 'allocation_backend', None)
+    if backend is not None:
+        found.extend(collect(backend, manager.conf,
+                             args=(manager, context)))
     if manager.driver_factory is not None:
         for obj in driver_objects(manager.driver_factory):
             found.extend(collect(obj, manager.conf,

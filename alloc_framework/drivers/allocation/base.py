@@ -25,6 +25,10 @@ Invariants every backend keeps, because API clients rely on them:
   ``conductor_affinity`` (:class:`~alloc_framework.objects.baremetal.exception.
   AllocationTakenOver` tells that another conductor took it over).
 
+A backend may declare periodic tasks with
+:func:`alloc_framework.periodics.periodic`, as hardware interfaces do:
+the conductor runs them with ``(manager, context)``.
+
 A backend backed by an external service (a ``placement`` backend, for
 example) claims the node there first, then reserves it in the database
 with :func:`~alloc_framework.objects.baremetal.node_reservation.reserve_node`

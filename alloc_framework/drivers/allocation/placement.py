@@ -17,9 +17,11 @@ Every node is mirrored as a root resource provider of the Placement that
   asks for ``member_of`` that project's aggregate.
 
 The conductor calls :meth:`PlacementBackend.node_changed` when it has
-created, changed or deleted a node; a failure there is logged and never
-fails the node's change, and ``alloc-manage placement drift --heal``
-catches up (:mod:`placement_drift`).
+created, changed or deleted a node, and when an allocation released its
+node; a failure there is logged and never fails the node's change. The
+conductor's periodic task (every ``[placement]drift_heal_interval``
+seconds, on the nodes its hash ring gives it) and ``alloc-manage
+placement drift --heal`` catch up (:mod:`placement_drift`).
 
 Allocating asks ``GET /allocation_candidates`` for one unit of the class
 with the requested traits (``in_tree`` each candidate node in turn when
@@ -46,13 +48,16 @@ from keystoneauth1 import exceptions as ks_exc
 from oslo_log import log
 from oslo_utils import uuidutils
 
+from alloc_framework.common import metrics
 from alloc_framework.drivers.allocation import base
 from alloc_framework.drivers.allocation import placement_client
+from alloc_framework.drivers.allocation import placement_drift
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework.objects.baremetal import states
+from alloc_framework import periodics
 
 LOG = log.getLogger(__name__)
 
@@ -129,6 +134,8 @@ def _inventory_matches(current, wanted):
 class PlacementBackend(base.AllocationBackend):
     """Claim nodes as resource providers of a Placement service."""
 
+    node_trait = NODE_TRAIT
+
     # When free nodes exist but were claimed by concurrent allocations
     # whose reservations are not committed yet, the allocation looks
     # again this many times, pausing a little (a wait on the conductor's
@@ -140,6 +147,7 @@ class PlacementBackend(base.AllocationBackend):
         super().__init__(conf)
         self._client = None
         self._client_lock = threading.Lock()
+        self._metrics = None
 
     @property
     def client(self):
@@ -177,33 +185,70 @@ class PlacementBackend(base.AllocationBackend):
         return changed
 
     def _drop_stray_claims(self, context, node):
-        """Delete claims on the node that no allocation stands behind.
+        """Resolve the claims on the node that no allocation stands behind.
 
         A node change can end its allocation without the backend (an
         update clearing ``instance_uuid`` deletes the allocation); its
-        claim must go too. Claims of allocations still ``allocating``
-        stay: they are being reserved.
+        claim must go too (see :meth:`heal_claim`).
 
-        :returns: whether a claim was deleted.
+        :returns: whether a claim was deleted or moved.
         """
-        consumers = self.client.provider_allocations(node.uuid)
-        dropped = False
-        for consumer in consumers:
+        changed = False
+        for consumer in self.client.provider_allocations(node.uuid):
+            if self.heal_claim(context, consumer, node) is not None:
+                changed = True
+        return changed
+
+    def heal_claim(self, context, consumer, node):
+        """Resolve the claim of ``consumer`` seen on the provider of ``node``.
+
+        Call it only after the claim was seen: the allocation read here is
+        then at least as recent as the claim, and since an allocation is
+        created (``allocating``) before it claims a node, the claim of an
+        allocation being made is always recognised and kept.
+
+        * an allocation ``allocating``, or ``active`` on this node: the
+          claim stays;
+        * no allocation, or one in ``error``: the claim is deleted;
+        * an allocation ``active`` on another node whose claim still
+          covers this node: it is claimed on its own node instead (a claim
+          replaces all the allocations of its consumer).
+
+        :returns: ``'deleted'``, ``'moved'``, or None when nothing
+            changed.
+        :raises: PlacementError, keystoneauth1 errors.
+        """
+        try:
+            allocation = objects.Allocation.get_by_uuid(context, consumer)
+        except exception.AllocationNotFound:
+            allocation = None
+        if allocation is not None and (
+                allocation.state == alloc_obj.ALLOCATING
+                or allocation.node_id == node.id):
+            return None
+        if (allocation is not None
+                and allocation.state == alloc_obj.ACTIVE
+                and allocation.node_id is not None):
+            if node.uuid not in self.client.get_claim(consumer):
+                # Claimed elsewhere since.
+                return None
             try:
-                allocation = objects.Allocation.get_by_uuid(context,
-                                                            consumer)
-            except exception.AllocationNotFound:
-                allocation = None
-            if allocation is not None and (
-                    allocation.state == alloc_obj.ALLOCATING
-                    or allocation.node_id == node.id):
-                continue
-            LOG.info('Deleting the claim of %(consumer)s on node %(node)s: '
-                     'no allocation of the node stands behind it',
-                     {'consumer': consumer, 'node': node.uuid})
-            self.client.delete_claim(consumer)
-            dropped = True
-        return dropped
+                served = objects.Node.get_by_id(context, allocation.node_id)
+            except exception.NodeNotFound:
+                served = None
+            if served is not None:
+                LOG.info('Moving the claim of allocation %(consumer)s from '
+                         'node %(node)s to its node %(served)s',
+                         {'consumer': consumer, 'node': node.uuid,
+                          'served': served.uuid})
+                if self.claim_node(allocation, served):
+                    return 'moved'
+                return 'deleted'
+        LOG.info('Deleting the claim of %(consumer)s on node %(node)s: '
+                 'no allocation of the node stands behind it',
+                 {'consumer': consumer, 'node': node.uuid})
+        self.client.delete_claim(consumer)
+        return 'deleted'
 
     def sync_provider(self, node, in_use=None, dry_run=False):
         """Make the provider of ``node`` (an object) match it.
@@ -447,5 +492,35 @@ class PlacementBackend(base.AllocationBackend):
             raise
 
     def deallocate(self, context, allocation):
+        node_id = _get(allocation, 'node_id')
         node_reservation.release_node(context, allocation)
         self._unclaim(allocation)
+        if node_id is not None:
+            # Released in maintenance, or deployed: without its allocation
+            # the node's unit is reserved again.
+            try:
+                node = objects.Node.get_by_id(context, node_id)
+            except exception.NodeNotFound:
+                return
+            self.node_changed(context, node.uuid)
+
+    # --- periodic --------------------------------------------------------
+
+    @periodics.periodic(
+        spacing=lambda conf: conf.placement.drift_heal_interval)
+    def _heal_drift(self, manager, context):
+        """Heal the drift of the nodes the hash ring gives this conductor.
+
+        Providers left by deleted nodes go to the conductor of their UUID
+        on the ring of this conductor's group: with several groups, a
+        conductor of each may remove the same one, which is harmless.
+        """
+        if self._metrics is None:
+            self._metrics = metrics.get_emitter(self.conf)
+        group = manager.conf.conductor.conductor_group
+        placement_drift.heal_owned(
+            context, self,
+            owns_node=lambda node: manager.owns(node.uuid,
+                                                node.conductor_group),
+            owns_provider=lambda uuid: manager.owns(uuid, group),
+            metrics=self._metrics)

@@ -4,7 +4,9 @@ The ``placement`` backend keeps Placement in step with the nodes as they
 change, but a Placement outage, a change written behind the conductor's
 back or a process killed at the wrong moment leave differences behind.
 :func:`find` lists them, :func:`heal` repairs them
-(``alloc-manage placement drift [--heal]``):
+(``alloc-manage placement drift [--heal]``), and :func:`heal_owned` does
+both for the nodes a conductor owns (the conductor's periodic task,
+every ``[placement]drift_heal_interval`` seconds):
 
 ========================  =============================================
 kind                      healed by
@@ -13,7 +15,7 @@ kind                      healed by
 ``stale provider``        updating its name, inventory, traits,
                           aggregates
 ``orphan provider``       deleting a provider of this backend (it has
-                          :data:`~placement.NODE_TRAIT`) whose node is
+                          the backend's ``node_trait``) whose node is
                           gone, with the claims against it
 ``orphan claim``          deleting a claim on a node's provider that is
                           not the node's active allocation (claims of
@@ -23,13 +25,29 @@ kind                      healed by
 
 Providers without the marker trait (those of other services sharing the
 Placement) are never looked at.
+
+Healing works on what is true when it heals, not on what :func:`find`
+saw: the node, its allocation and the claim are read again first, and a
+difference that is gone meanwhile is left alone. So healing races
+safely with the conductors' own work; in particular a claim is deleted
+only when, read after the claim was seen, no allocation stands behind
+it (see ``PlacementBackend.heal_claim``): an allocation is created before
+it claims its node, so the claim of an allocation being made is never
+taken for drift.
 """
 
 import collections
+import time
 
-from alloc_framework.drivers.allocation import placement
+from keystoneauth1 import exceptions as ks_exc
+from oslo_log import log
+
+from alloc_framework.drivers.allocation import placement_client
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
+from alloc_framework.objects.baremetal import exception
+
+LOG = log.getLogger(__name__)
 
 MISSING_PROVIDER = 'missing provider'
 STALE_PROVIDER = 'stale provider'
@@ -48,22 +66,34 @@ Drift = collections.namedtuple('Drift', ['kind', 'provider', 'detail',
 the node object and consumer UUID when they matter for healing."""
 
 
-def find(context, backend):
+def find(context, backend, node_filter=None, provider_filter=None):
     """Every difference between the nodes and Placement.
 
-    :param backend: a :class:`placement.PlacementBackend`.
+    :param backend: a ``placement.PlacementBackend``.
+    :param node_filter: when given, only the nodes (objects) for which it
+        returns True are looked at.
+    :param provider_filter: when given, only the providers without a node
+        whose UUID it returns True for are reported as orphans.
     :returns: a list of :class:`Drift`, in :data:`KINDS` order.
     :raises: PlacementError, keystoneauth1 errors.
     """
     client = backend.client
+    # Providers first: a node created after this read has no provider in
+    # it and is at worst reported missing (healing checks again), never
+    # its fresh provider reported an orphan.
+    providers = {rp['uuid']: rp for rp in client.list_providers(
+        required=backend.node_trait)}
     nodes = {n.uuid: n for n in objects.Node.list(context)}
     allocations = objects.Allocation.list(context)
     active = {a.node_id: a for a in allocations
               if a.state == alloc_obj.ACTIVE and a.node_id is not None}
     in_progress = {a.uuid for a in allocations
                    if a.state == alloc_obj.ALLOCATING}
-    providers = {rp['uuid']: rp for rp in client.list_providers(
-        required=placement.NODE_TRAIT)}
+    orphans = {u: rp for u, rp in providers.items()
+               if u not in nodes
+               and (provider_filter is None or provider_filter(u))}
+    if node_filter is not None:
+        nodes = {u: n for u, n in nodes.items() if node_filter(n)}
     found = []
     for node_uuid, node in sorted(nodes.items()):
         allocation = active.get(node.id)
@@ -92,11 +122,10 @@ def find(context, backend):
                                node, consumer))
         if allocation is not None and allocation.uuid not in consumers:
             found.append(_missing_claim(node, allocation))
-    for rp_uuid, rp in sorted(providers.items()):
-        if rp_uuid not in nodes:
-            found.append(Drift(ORPHAN_PROVIDER, rp_uuid,
-                               'provider %s (%s) has no node'
-                               % (rp_uuid, rp['name']), None, None))
+    for rp_uuid, rp in sorted(orphans.items()):
+        found.append(Drift(ORPHAN_PROVIDER, rp_uuid,
+                           'provider %s (%s) has no node'
+                           % (rp_uuid, rp['name']), None, None))
     return sorted(found, key=lambda d: KINDS.index(d.kind))
 
 
@@ -128,17 +157,101 @@ def heal(context, backend, drifts):
 
 
 def _heal_one(context, backend, drift):
+    """Repair one difference as things are now.
+
+    :returns: False when the difference was gone meanwhile.
+    """
     client = backend.client
-    if drift.kind in (MISSING_PROVIDER, STALE_PROVIDER):
-        backend.sync_provider(drift.node)
-    elif drift.kind == ORPHAN_PROVIDER:
-        backend.remove_provider(drift.provider)
-    elif drift.kind == ORPHAN_CLAIM:
-        client.delete_claim(drift.consumer)
-    elif drift.kind == MISSING_CLAIM:
-        allocation = objects.Allocation.get_by_uuid(context, drift.consumer)
-        backend.sync_provider(drift.node, in_use=True)
-        if not backend.claim_node(allocation, drift.node):
+    try:
+        node = objects.Node.get_by_uuid(context, drift.provider)
+    except exception.NodeNotFound:
+        node = None
+    if drift.kind in (MISSING_PROVIDER, STALE_PROVIDER, ORPHAN_PROVIDER):
+        # The node as it is now, or its absence, decides.
+        if node is None:
+            return backend.remove_provider(drift.provider)
+        return bool(backend.sync_provider(node))
+    if node is None:
+        # Deleted meanwhile: its provider is an orphan, for the next run.
+        return False
+    if drift.kind == ORPHAN_CLAIM:
+        return backend.heal_claim(context, drift.consumer, node) is not None
+    if drift.kind == MISSING_CLAIM:
+        try:
+            allocation = objects.Allocation.get_by_uuid(context,
+                                                        drift.consumer)
+        except exception.AllocationNotFound:
+            return False
+        if (allocation.state != alloc_obj.ACTIVE
+                or allocation.node_id != node.id
+                or node.uuid in client.get_claim(allocation.uuid)):
+            return False
+        backend.sync_provider(node, in_use=True)
+        if not backend.claim_node(allocation, node):
             raise RuntimeError('Placement refused to claim node %s for '
                                'allocation %s: another consumer uses it'
                                % (drift.provider, drift.consumer))
+        return True
+    raise ValueError(drift.kind)
+
+
+# Errors meaning that Placement is unusable right now.
+_PLACEMENT_ERRORS = (placement_client.PlacementError,
+                     ks_exc.ClientException)
+
+
+def heal_owned(context, backend, owns_node, owns_provider, metrics=None):
+    """Find and heal the drift of the nodes one conductor owns.
+
+    Nodes whose lock is held are skipped: the conductor working on one
+    mirrors it when it releases the lock. What is healed is logged at
+    INFO, what could not be at WARNING; a Placement that cannot be
+    reached is logged and tried again at the next run.
+
+    :param owns_node: ``owns_node(node)``, whether the conductor heals
+        that node (its hash ring's answer).
+    :param owns_provider: ``owns_provider(uuid)``, whether it removes
+        that provider when its node is gone.
+    :param metrics: a ``MetricsEmitter``: the run's duration is sent as
+        the timer ``PlacementDrift.heal``, and the gauges
+        ``PlacementDriftFoundCount``, ``PlacementDriftHealedCount`` and
+        ``PlacementDriftFailedCount``.
+    :returns: the list of (drift, error) of :func:`heal`.
+    """
+    def node_filter(node):
+        return not node.reservation and owns_node(node)
+
+    start = time.monotonic()
+    try:
+        drifts = find(context, backend, node_filter=node_filter,
+                      provider_filter=owns_provider)
+    except _PLACEMENT_ERRORS as exc:
+        LOG.warning('Could not check the drift between nodes and Placement:'
+                    ' %s', exc)
+        return []
+    results = []
+    for drift in drifts:
+        try:
+            healed = _heal_one(context, backend, drift)
+        except Exception as exc:
+            LOG.warning('Could not heal %(kind)s: %(detail)s: %(error)s',
+                        {'kind': drift.kind, 'detail': drift.detail,
+                         'error': exc})
+            results.append((drift, exc))
+            continue
+        if healed:
+            LOG.info('Healed %(kind)s: %(detail)s',
+                     {'kind': drift.kind, 'detail': drift.detail})
+        else:
+            LOG.debug('Not healing %(kind)s, gone meanwhile: %(detail)s',
+                      {'kind': drift.kind, 'detail': drift.detail})
+        results.append((drift, None))
+    if metrics is not None:
+        metrics.send_timer('PlacementDrift.heal',
+                           (time.monotonic() - start) * 1000)
+        failed = sum(1 for _drift, error in results if error is not None)
+        metrics.send_gauge('PlacementDriftFoundCount', len(results))
+        metrics.send_gauge('PlacementDriftHealedCount',
+                           len(results) - failed)
+        metrics.send_gauge('PlacementDriftFailedCount', failed)
+    return results

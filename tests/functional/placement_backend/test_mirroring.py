@@ -5,6 +5,7 @@ import logging
 import fixtures
 
 from alloc_framework.drivers.allocation import placement
+from alloc_framework.drivers.allocation import placement_drift
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
 from tests.functional.placement_backend import fixtures as pb_fixtures
@@ -79,6 +80,59 @@ class MirroringTests:
                    [{'op': 'remove', 'path': '/instance_uuid'}], status=200)
         self.get('/v1/allocations/%s' % body['uuid'], status=404)
         self.assertEqual({}, self.placement.claims())
+
+    def traits(self, node_uuid):
+        return set(self.client.get_traits(node_uuid)[0]) - {
+            placement.NODE_TRAIT}
+
+    def test_traits_replaced_and_removed(self):
+        uuid = self.create_node()['uuid']
+        self.put('/v1/nodes/%s/traits' % uuid,
+                 {'traits': ['CUSTOM_A', 'CUSTOM_B']}, status=204)
+        self.assertEqual({'CUSTOM_A', 'CUSTOM_B'}, self.traits(uuid))
+        self.delete('/v1/nodes/%s/traits/CUSTOM_A' % uuid, status=204)
+        self.assertEqual({'CUSTOM_B'}, self.traits(uuid))
+        self.delete('/v1/nodes/%s/traits' % uuid, status=204)
+        self.assertEqual(set(), self.traits(uuid))
+        self.assertIn(placement.NODE_TRAIT,
+                      self.client.get_traits(uuid)[0])
+
+    def test_resource_class_and_projects(self):
+        uuid = self.create_node()['uuid']
+        self.patch('/v1/nodes/%s' % uuid,
+                   [{'op': 'replace', 'path': '/resource_class',
+                     'value': 'large'},
+                    {'op': 'replace', 'path': '/owner', 'value': 'p-1'},
+                    {'op': 'replace', 'path': '/lessee', 'value': 'p-2'}],
+                   status=200)
+        self.assertEqual({'CUSTOM_LARGE'},
+                         set(self.client.get_inventories(uuid)[0]))
+        self.assertEqual({placement.project_aggregate('p-1'),
+                          placement.project_aggregate('p-2')},
+                         set(self.client.get_aggregates(uuid)[0]))
+        self.patch('/v1/nodes/%s' % uuid,
+                   [{'op': 'remove', 'path': '/lessee'}], status=200)
+        self.assertEqual([placement.project_aggregate('p-1')],
+                         self.client.get_aggregates(uuid)[0])
+
+    def test_allocation_deleted_in_maintenance_reserves_the_node(self):
+        node = self.make_node()
+        self.placement.sync(node.uuid)
+        body = self.post('/v1/allocations', {'resource_class': 'baremetal'},
+                         status=201).json_body
+        tests_base.wait_for(
+            lambda: self.get('/v1/allocations/%s' % body['uuid']).json_body[
+                'state'] == 'active', 'the allocation')
+        self.put('/v1/nodes/%s/maintenance' % node.uuid,
+                 {'reason': 'broken'}, status=202)
+        # In use: the claim holds the unit, nothing is reserved.
+        self.assertEqual(0, self.reserved(node.uuid))
+        self.delete('/v1/allocations/%s' % body['uuid'], status=204)
+        self.assertEqual({}, self.placement.claims())
+        # Free of its allocation but in maintenance: reserved.
+        self.assertEqual(1, self.reserved(node.uuid))
+        self.assertEqual([], placement_drift.find(
+            self.context, self.placement.backend))
 
 
 class TestInProcess(MirroringTests, MirroringTestCase):

@@ -162,6 +162,17 @@ class CollectForConductorTestCase(base.TestCase):
         tasks = periodics.collect_for_conductor(manager, 'ctx')
         self.assertEqual(1, len(tasks))
 
+    def test_allocation_backend(self):
+        backend = _Interface()
+        manager = _Manager(self.conf, None)
+        manager.allocation_backend = backend
+        tasks = periodics.collect_for_conductor(manager, 'ctx')
+        self.assertEqual(2, len(tasks))
+        for task, args, kwargs in tasks:
+            task(*args, **kwargs)
+        self.assertEqual([('own', 'ctx'), (backend, 'ctx')],
+                         sorted(manager.polled, key=repr))
+
 
 class RunnerTestCase(base.TestCase):
 
