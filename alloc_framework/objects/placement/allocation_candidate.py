@@ -334,13 +334,20 @@ class _Sharing:
         except exception.TraitNotFound:
             self.trait_id = None
             return
+        if per_row:
+            # A LATERAL look-up per sharing provider, as in _members().
+            classes = sa.select(SHARE_INV.c.resource_class_id).where(
+                SHARE_INV.c.resource_provider_id ==
+                SHARE_TRAIT.c.resource_provider_id
+            ).offset(0).lateral('share_classes')
+            query = sa.select(classes.c.resource_class_id).select_from(
+                SHARE_TRAIT.join(classes, sa.true()))
+        else:
+            query = sa.select(SHARE_INV.c.resource_class_id).select_from(
+                SHARE_TRAIT.join(SHARE_INV, SHARE_INV.c.resource_provider_id
+                                 == SHARE_TRAIT.c.resource_provider_id))
         self.classes = {row[0] for row in context.session.execute(
-            sa.select(SHARE_INV.c.resource_class_id).distinct()
-            .select_from(SHARE_INV.join(
-                SHARE_TRAIT,
-                SHARE_TRAIT.c.resource_provider_id ==
-                SHARE_INV.c.resource_provider_id))
-            .where(SHARE_TRAIT.c.trait_id == self.trait_id))}
+            query.distinct().where(SHARE_TRAIT.c.trait_id == self.trait_id))}
 
     def __bool__(self):
         return bool(self.classes)

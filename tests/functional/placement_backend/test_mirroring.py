@@ -67,7 +67,8 @@ class MirroringTests:
         self.delete('/v1/nodes/%s' % uuid, status=204)
         self.assertIsNone(self.client.get_provider(uuid))
 
-    def test_allocation_ended_by_a_node_update_loses_its_claim(self):
+    def allocated_node(self):
+        """A mirrored node and the body of an active allocation on it."""
         node = self.make_node()
         self.placement.sync(node.uuid)
         body = self.post('/v1/allocations', {'resource_class': 'baremetal'},
@@ -75,6 +76,10 @@ class MirroringTests:
         tests_base.wait_for(
             lambda: self.get('/v1/allocations/%s' % body['uuid']).json_body[
                 'state'] == 'active', 'the allocation')
+        return node, body
+
+    def test_allocation_ended_by_a_node_update_loses_its_claim(self):
+        node, body = self.allocated_node()
         self.assertEqual({body['uuid']: node.uuid}, self.placement.claims())
         self.patch('/v1/nodes/%s' % node.uuid,
                    [{'op': 'remove', 'path': '/instance_uuid'}], status=200)
@@ -116,13 +121,7 @@ class MirroringTests:
                          self.client.get_aggregates(uuid)[0])
 
     def test_allocation_deleted_in_maintenance_reserves_the_node(self):
-        node = self.make_node()
-        self.placement.sync(node.uuid)
-        body = self.post('/v1/allocations', {'resource_class': 'baremetal'},
-                         status=201).json_body
-        tests_base.wait_for(
-            lambda: self.get('/v1/allocations/%s' % body['uuid']).json_body[
-                'state'] == 'active', 'the allocation')
+        node, body = self.allocated_node()
         self.put('/v1/nodes/%s/maintenance' % node.uuid,
                  {'reason': 'broken'}, status=202)
         # In use: the claim holds the unit, nothing is reserved.
