@@ -7,6 +7,7 @@ import threading
 
 from alloc_framework.conductor import manager as manager_mod
 from alloc_framework.conductor import rpcapi
+from alloc_framework.drivers import driver_factory
 from alloc_framework.drivers.modules import fake
 from tests import base
 from tests.functional.objects.baremetal import factories
@@ -35,6 +36,19 @@ class ConductorTestCase(base.DBTestCase):
 
     def make_node(self, **kw):
         return factories.create_node(self.ctx, **kw)
+
+    def restart_with_deploy(self, deploy):
+        """Restart the conductor with ``deploy`` as the ``fake`` deploy
+        interface, launching deferred actions only when the test does
+        (``self.launcher``) and never retrying a failed step."""
+        self.config(launcher_interval=0, group='deferred_actions')
+        self.config(step_retries=0, group='deferred_actions')
+        self.manager.del_host()
+        factory = driver_factory.DriverFactory(self.conf)
+        factory.interfaces['deploy']['fake'] = deploy
+        self.manager.driver_factory = factory
+        self.manager.init_host()
+        self.launcher = self.manager.deferred_actions
 
 
 class Gate:

@@ -10,7 +10,6 @@ action, and the deployment goes on when the action ends.
 from alloc_framework.conductor import provisioning
 from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import deferred
-from alloc_framework.drivers import driver_factory
 from alloc_framework.drivers.modules import fake
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import deferred_action as da
@@ -62,14 +61,7 @@ class DeployStepsTestCase(base.ConductorTestCase):
 
     def setUp(self):
         super().setUp()
-        self.config(launcher_interval=0, group='deferred_actions')
-        self.config(step_retries=0, group='deferred_actions')
-        self.manager.del_host()
-        factory = driver_factory.DriverFactory(self.conf)
-        factory.interfaces['deploy']['fake'] = StepDeploy()
-        self.manager.driver_factory = factory
-        self.manager.init_host()
-        self.launcher = self.manager.deferred_actions
+        self.restart_with_deploy(StepDeploy())
 
     def _deploy(self, **kw):
         node = self.make_node(provision_state=states.AVAILABLE, **kw)

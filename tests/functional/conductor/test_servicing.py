@@ -14,7 +14,6 @@ from alloc_framework.conductor import steps
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.drivers import base as drivers_base
-from alloc_framework.drivers import driver_factory
 from alloc_framework.drivers.modules import fake
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import base as obj_base
@@ -53,15 +52,7 @@ class _Base(base.ConductorTestCase):
 
     def setUp(self):
         super().setUp()
-        # The tests launch deferred actions themselves.
-        self.config(launcher_interval=0, group='deferred_actions')
-        self.config(step_retries=0, group='deferred_actions')
-        self.manager.del_host()
-        factory = driver_factory.DriverFactory(self.conf)
-        factory.interfaces['deploy']['fake'] = ServiceDeploy()
-        self.manager.driver_factory = factory
-        self.manager.init_host()
-        self.launcher = self.manager.deferred_actions
+        self.restart_with_deploy(ServiceDeploy())
 
     def _node(self, state=states.ACTIVE, **kw):
         return self.make_node(provision_state=state, **kw)

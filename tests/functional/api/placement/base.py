@@ -1,5 +1,6 @@
 """A test case with the Placement application over a fresh database."""
 
+from oslo_utils import uuidutils
 import webob
 
 from alloc_framework.api.placement import deploy
@@ -34,3 +35,28 @@ class PlacementAppTestCase(base.DBTestCase):
             req.content_type = 'application/json'
         req.headers.update(headers or {})
         return req.get_response(self.app)
+
+    def create_provider(self, name, inventories=None, traits=(), aggs=(),
+                        parent=None):
+        """Create a provider through the API; its UUID.
+
+        :param inventories: the ``inventories`` of ``PUT .../inventories``.
+        """
+        uuid = uuidutils.generate_uuid()
+        body = {'name': name, 'uuid': uuid}
+        if parent:
+            body['parent_provider_uuid'] = parent
+        resp = self.request('POST', '/resource_providers', json=body)
+        self.assertEqual(200, resp.status_code, resp.text)
+        generation = 0
+        path = '/resource_providers/%s' % uuid
+        for what, value in (('inventories', inventories),
+                            ('traits', list(traits)),
+                            ('aggregates', list(aggs))):
+            if not value:
+                continue
+            resp = self.request('PUT', '%s/%s' % (path, what), json={
+                'resource_provider_generation': generation, what: value})
+            self.assertEqual(200, resp.status_code, resp.text)
+            generation += 1
+        return uuid

@@ -119,19 +119,9 @@ class RareClassSearchTestCase(base.PlacementAppTestCase):
         self._provider('a-nic', {'SRIOV_NET_VF': 2}, parent=self.root_a)
 
     def _provider(self, name, inventories, parent=None):
-        uuid = uuidutils.generate_uuid()
-        body = {'name': name, 'uuid': uuid}
-        if parent:
-            body['parent_provider_uuid'] = parent
-        resp = self.request('POST', '/resource_providers', json=body)
-        self.assertEqual(200, resp.status_code, resp.text)
-        resp = self.request(
-            'PUT', '/resource_providers/%s/inventories' % uuid,
-            json={'resource_provider_generation': 0,
-                  'inventories': {rc: {'total': total}
-                                  for rc, total in inventories.items()}})
-        self.assertEqual(200, resp.status_code, resp.text)
-        return uuid
+        return self.create_provider(
+            name, {rc: {'total': total} for rc, total in inventories.items()},
+            parent=parent)
 
     def _roots(self, query):
         checked = []

@@ -25,6 +25,8 @@ from tests.functional.api.placement import base
 class _ExplainFixture(base.PlacementAppTestCase):
     """The providers of the module docstring."""
 
+    _provider = base.PlacementAppTestCase.create_provider
+
     def setUp(self):
         super().setUp()
         self.agg_a = uuidutils.generate_uuid()
@@ -58,34 +60,6 @@ class _ExplainFixture(base.PlacementAppTestCase):
                   'consumer_generation': None,
                   'consumer_type': 'INSTANCE'})
         self.assertEqual(204, resp.status_code, resp.text)
-
-    def _provider(self, name, inventories, traits=(), aggs=(), parent=None):
-        uuid = uuidutils.generate_uuid()
-        body = {'name': name, 'uuid': uuid}
-        if parent:
-            body['parent_provider_uuid'] = parent
-        resp = self.request('POST', '/resource_providers', json=body)
-        self.assertEqual(200, resp.status_code, resp.text)
-        generation = 0
-        path = '/resource_providers/%s' % uuid
-        if inventories:
-            resp = self.request('PUT', path + '/inventories', json={
-                'resource_provider_generation': generation,
-                'inventories': inventories})
-            self.assertEqual(200, resp.status_code, resp.text)
-            generation += 1
-        if traits:
-            resp = self.request('PUT', path + '/traits', json={
-                'resource_provider_generation': generation,
-                'traits': list(traits)})
-            self.assertEqual(200, resp.status_code, resp.text)
-            generation += 1
-        if aggs:
-            resp = self.request('PUT', path + '/aggregates', json={
-                'resource_provider_generation': generation,
-                'aggregates': list(aggs)})
-            self.assertEqual(200, resp.status_code, resp.text)
-        return uuid
 
     def explain(self, query, version='latest'):
         resp = self.request('GET', '/allocation_candidates?%s&explain=true'
