@@ -8,9 +8,15 @@
 # does). PostgreSQL and MariaDB are used where reachable; with CI=true an
 # unreachable server fails the run instead of being skipped.
 #
-# Extra arguments are passed to ``stestr run`` (a test filter, for example).
+# PostgreSQL and MariaDB run only the functional tests that exercise a
+# database dialect: those not marked ``dialect_neutral`` (listed by
+# tools/dialect_tests.py; see tests/base.py).
+#
+# Extra arguments are passed to ``stestr run`` (a test filter, for
+# example), on every backend.
 set -eu
 cd "$(dirname "$0")/.."
+started=$(date +%s)
 
 if [ "${ALLOC_USE_CURRENT_PYTHON:-0}" != 1 ]; then
     if [ ! -x .venv/bin/python ]; then
@@ -53,10 +59,16 @@ for backend in $backends; do
     fi
     log=$(mktemp)
     set +e
-    # tests/unit needs no database server: it runs once, with SQLite.
+    # tests/unit and the dialect-neutral functional tests need no other
+    # database: they run once, with SQLite.
     filters=("$@")
     if [ "$backend" != sqlite ] && [ ${#filters[@]} -eq 0 ]; then
-        filters=('^tests\.functional\.')
+        ids=$(mktemp)
+        if ! python tools/dialect_tests.py "$ids" || [ ! -s "$ids" ]; then
+            echo "ERROR: could not list the tests to run on $backend"
+            rc=1; failed=$((failed + 1)); rm -f "$log" "$ids"; continue
+        fi
+        filters=(--load-list "$ids")
     fi
     ALLOC_TEST_DB_BACKEND=$backend stestr run --concurrency "${ALLOC_TEST_CONCURRENCY:-2}" "${filters[@]}" 2>&1 | tee "$log"
     status=${PIPESTATUS[0]}
@@ -67,8 +79,10 @@ for backend in $backends; do
     s=$(sed -n 's/^ - Skipped: \([0-9]*\).*/\1/p' "$log" | tail -1)
     if [ -z "$p" ] && [ "$status" -ne 0 ]; then failed=$((failed + 1)); fi
     passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0})); skipped=$((skipped + ${s:-0}))
-    rm -f "$log"
+    rm -f "$log" "${ids:-}"
 done
 
+elapsed=$(( $(date +%s) - started ))
+printf 'wall time: %dm%02ds\n' $((elapsed / 60)) $((elapsed % 60))
 echo "total: $passed passed, $failed failed, $skipped skipped"
 exit $rc

@@ -42,6 +42,8 @@ def _request(method, url, body=None, headers=None):
 
 class _ProcessTestCase(base.TestCase):
     """Runs one console command of the project as a child process."""
+    # Process management; the processes use SQLite whatever the run.
+    dialect_neutral = True
 
     def start(self, command, extra_config='', placement_config=''):
         self.bm_port, self.pl_port = base.free_port(), base.free_port()
@@ -268,6 +270,7 @@ class PlacementApiProcessesTestCase(_ProcessTestCase):
 
 
 class WorkerSlotTestCase(base.TestCase):
+    dialect_neutral = True
 
     def test_slots_are_claimed_lowest_first_and_freed(self):
         from alloc_framework.cmd import server

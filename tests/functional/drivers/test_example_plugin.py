@@ -26,6 +26,7 @@ def _enable_example(test):
 
 
 class TestDriverFactory(tests_base.TestCase):
+    dialect_neutral = True
 
     def test_without_the_package_there_is_no_led_kind(self):
         factory = driver_factory.DriverFactory(self.conf)
@@ -101,6 +102,7 @@ class TestDriverFactory(tests_base.TestCase):
 
 class TestPluginKindRules(tests_base.TestCase):
     """What a plugin may not declare as a kind."""
+    dialect_neutral = True
 
     def _kinds(self, **entry_points):
         from stevedore import extension
@@ -132,6 +134,7 @@ NOT_A_KIND = object()
 
 class TestNodeThroughTheAPI(base.BaremetalTestCase):
     """A node of the plugin's hardware type, driven over HTTP."""
+    dialect_neutral = True
 
     def _start_conductor(self):
         _enable_example(self)

@@ -291,8 +291,12 @@ class TestInProcess(MirrorTests, AllocateTests, BackendTestCase):
 
 
 class TestHTTP(MirrorTests, AllocateTests, BackendTestCase):
+    # The same SQL as TestInProcess; only the way to Placement differs.
+    dialect_neutral = True
     mode = 'http'
 
 
 class TestUpstream(MirrorTests, AllocateTests, BackendTestCase):
+    # The same SQL as TestInProcess; upstream keeps its own SQLite.
+    dialect_neutral = True
     mode = 'upstream'

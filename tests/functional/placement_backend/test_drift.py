@@ -134,4 +134,6 @@ class TestInProcess(DriftTests, DriftTestCase):
 
 
 class TestUpstream(DriftTests, DriftTestCase):
+    # The same SQL as TestInProcess; upstream keeps its own SQLite.
+    dialect_neutral = True
     mode = 'upstream'

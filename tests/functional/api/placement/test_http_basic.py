@@ -17,6 +17,7 @@ def basic(user, password):
 
 
 class HTTPBasicTestCase(base.PlacementAppTestCase):
+    dialect_neutral = True
 
     def setUp(self):
         super().setUp()
@@ -96,6 +97,7 @@ class HTTPBasicTestCase(base.PlacementAppTestCase):
 
 
 class NoAuthWarningTestCase(base.PlacementAppTestCase):
+    dialect_neutral = True
 
     def test_noauth_is_logged_as_a_warning(self):
         logger = self.useFixture(fixtures.FakeLogger(level=logging.WARNING))

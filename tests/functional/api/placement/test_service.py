@@ -14,6 +14,7 @@ from tests.functional.api.placement import base
 
 
 class PlacementApiCommandTestCase(base.PlacementAppTestCase):
+    dialect_neutral = True
 
     def test_serves_over_http(self):
         self.config(host_ip='127.0.0.1', port=0, group='placement_api')
@@ -48,6 +49,7 @@ class PlacementApiCommandTestCase(base.PlacementAppTestCase):
 
 
 class WsgiEntryPointTestCase(base.PlacementAppTestCase):
+    dialect_neutral = True
 
     def setUp(self):
         super().setUp()

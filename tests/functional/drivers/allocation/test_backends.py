@@ -16,6 +16,7 @@ from tests.functional.objects.baremetal import factories as f
 
 
 class TestLoadBackend(base.TestCase):
+    dialect_neutral = True
 
     def test_default_is_database(self):
         backend = backend_base.load_backend(self.conf)

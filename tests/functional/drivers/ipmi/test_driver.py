@@ -26,6 +26,7 @@ class _Task:
 
 
 class IPMIDriverTestCase(base.TestCase):
+    dialect_neutral = True
 
     def setUp(self):
         super().setUp()
@@ -111,6 +112,7 @@ class IPMIDriverTestCase(base.TestCase):
 class PollSelectTestCase(base.TestCase):
     """pyghmi's IO thread waits with what the driver gives it: a select()
     that works on descriptors above select()'s own limit of 1023."""
+    dialect_neutral = True
 
     def test_sockets_with_high_descriptors(self):
         import os
