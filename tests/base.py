@@ -70,6 +70,33 @@ def free_port():
         return sock.getsockname()[1]
 
 
+def _no_flush_at_commit(engine):
+    """Commit without waiting for the disk, on the test's connections.
+
+    A test database is thrown away with its process: what a commit must
+    survive is a crash of the machine, which no test looks at. Waiting
+    for the disk at each commit (about 4 ms here) was most of the time
+    of the database tests on SQLite and PostgreSQL. Isolation, locking
+    and every other behaviour are unchanged. MariaDB's equivalent is a
+    server-wide setting, which the tests leave alone.
+    """
+    if engine.dialect.name == 'sqlite':
+        statement = 'PRAGMA synchronous = OFF'
+    elif engine.dialect.name == 'postgresql':
+        statement = 'SET synchronous_commit = off'
+    else:
+        return
+
+    @sa.event.listens_for(engine, 'connect')
+    def _on_connect(dbapi_conn, record):
+        cursor = dbapi_conn.cursor()
+        cursor.execute(statement)
+        cursor.close()
+        if engine.dialect.name == 'postgresql':
+            # The SET opened a transaction; a rollback would undo it.
+            dbapi_conn.commit()
+
+
 class _Provisioned:
     """The per-process database of the selected backend, made once."""
 
@@ -119,6 +146,7 @@ class _Provisioned:
         atexit.register(_drop)
         engine = db_api.create_engine(url.render_as_string(
             hide_password=False))
+        _no_flush_at_commit(engine)
         migration.upgrade('head', engine=engine)
         cls.engine = engine
         cls.url = url
@@ -138,6 +166,7 @@ class Database(fixtures.Fixture):
             path = os.path.join(tmp, 'test.db')
             shutil.copyfile(provisioned.sqlite_template, path)
             self.engine = db_api.create_engine('sqlite:///' + path)
+            _no_flush_at_commit(self.engine)
             self.addCleanup(self.engine.dispose)
         else:
             self.engine = provisioned.engine
