@@ -548,7 +548,7 @@ class ConductorManager:
             self._hand_over(task, provisioning.run, self.conf, task, event,
                             clean_steps, service_steps)
         except exception.NoFreeConductorWorker:
-            provisioning.undo_begin(task, *before)
+            provisioning.undo_begin(task, event, *before)
             raise
 
     def _continue(self, context, node_id, wait_state, what):
