@@ -2,7 +2,10 @@
 
 Node locks (``reservation``) are taken and released here with conditional
 UPDATEs; ``conductor.task_manager`` is their only caller. Traits live in
-``objects/trait.py``; a node's ``traits`` field is loaded with it.
+``objects/trait.py``; a node's ``traits`` field is loaded with it. A
+node's provision state moves only through
+:meth:`Node.move_provision_state`, which follows the transition table of
+:mod:`states`.
 """
 
 from oslo_db import exception as db_exc
