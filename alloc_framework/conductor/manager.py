@@ -38,6 +38,7 @@ from alloc_framework.conductor import task_manager
 from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import driver_factory as df
 from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework.objects.baremetal import trait as trait_obj
 from alloc_framework import periodics
 
@@ -416,13 +417,9 @@ class ConductorManager:
             if old and value and old != value:
                 raise exception.NodeAssociated(node=node.uuid, instance=old)
             if old and not value and node.allocation_id is not None:
-                busy = (node.provision_state == states.ACTIVE
-                        or (node.target_provision_state is not None
-                            and node.provision_state
-                            not in states.UPDATE_ALLOWED_STATES))
-                if busy and not node.maintenance:
-                    raise exception.NodeIsAllocated(
-                        node=node.uuid, allocation=node.allocation_id)
+                # Under the node lock: the task holds it.
+                node_reservation.verify_node_for_deallocation(
+                    node, node.allocation_id)
                 release = True
         return release
 
@@ -551,7 +548,7 @@ class ConductorManager:
             self._hand_over(task, provisioning.run, self.conf, task, event,
                             clean_steps, service_steps)
         except exception.NoFreeConductorWorker:
-            provisioning.undo_begin(task, *before)
+            provisioning.undo_begin(task, event, *before)
             raise
 
     def _continue(self, context, node_id, wait_state, what):

@@ -7,7 +7,8 @@ the request's first move (``available`` -> ``deploying``, target
 :func:`change_power`) runs in a conductor worker that owns the task and
 releases the node lock when it ends, whatever happens.
 
-Every move of ``provision_state`` goes through the state machine of
+Every move of ``provision_state`` goes through
+``Node.move_provision_state``, which follows the state machine of
 :mod:`alloc_framework.objects.baremetal.states`. A failure moves the node
 to the failure state of its flow, sets ``last_error`` and records a node
 history entry; it is never raised to the API, which already answered 202. An
@@ -32,12 +33,8 @@ CLEAN_FAILURE = steps.CLEAN_FAILURE
 
 
 def _move(task, event):
-    node = task.node
-    node.provision_state, node.target_provision_state = (
-        states.MACHINE.process_event(node.provision_state, event,
-                                     node.target_provision_state,
-                                     node=node.uuid))
-    node.save(task.context)
+    task.node.move_provision_state(event)
+    task.node.save(task.context)
 
 
 def _record(task, message, event_type=node_history.PROVISIONING,
@@ -310,10 +307,7 @@ def do_tear_down(conf, task):
     node.instance_uuid = None
     node.protected = False
     node.protected_reason = None
-    node.provision_state, node.target_provision_state = (
-        states.MACHINE.process_event(node.provision_state, states.DONE,
-                                     node.target_provision_state,
-                                     node=node.uuid))
+    node.move_provision_state(states.DONE)
     node.save(task.context, delete_allocation=True)
     do_cleaning(conf, task)
 
@@ -367,17 +361,16 @@ def begin(task, event):
     return task.node.provision_state in states.WORKING_STATES
 
 
-def undo_begin(task, provision_state, target_provision_state):
+def undo_begin(task, event, provision_state, target_provision_state):
     """Put the node back where :func:`begin` found it.
 
     For a request that no worker could take (``NoFreeConductorWorker``):
-    nothing ran, so the node returns to its previous state rather than
-    through the state machine, and ``last_error`` says why, as upstream
-    does.
+    nothing ran, so the first move of ``event`` is reverted rather than
+    followed by a failure, and ``last_error`` says why, as upstream does.
     """
     node = task.node
-    node.provision_state = provision_state
-    node.target_provision_state = target_provision_state
+    node.move_provision_state(
+        event, revert_to=(provision_state, target_provision_state))
     node.last_error = NO_FREE_WORKER
     node.save(task.context)
 

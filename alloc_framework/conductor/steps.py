@@ -211,13 +211,6 @@ def waits_on_live_action(context, node):
 
 # --- running -----------------------------------------------------------------
 
-def _move(node, event):
-    node.provision_state, node.target_provision_state = (
-        states.MACHINE.process_event(node.provision_state, event,
-                                     node.target_provision_state,
-                                     node=node.uuid))
-
-
 def defer_step(conf, task, flow, step, origin=None):
     """Make ``step`` a deferred action and move the node to wait for it.
 
@@ -242,7 +235,7 @@ def defer_step(conf, task, flow, step, origin=None):
         action.request_id = origin.request_id
         action.user_id = origin.user_id
         action.created_by = origin.created_by
-    _move(node, states.WAIT)
+    node.move_provision_state(states.WAIT)
     info = dict(node.driver_internal_info or {})
     info[WAITING_ACTION] = action.uuid
     node.driver_internal_info = info
@@ -310,7 +303,7 @@ def run_steps(conf, task, flow, steps, start=0, origin=None):
                           iface.execute_step)
         result = execute(task, step)
         if result == flow.wait_state:
-            _move(node, states.WAIT)
+            node.move_provision_state(states.WAIT)
             node.save(task.context)
             return False
         step_done(task, step)

@@ -1,9 +1,10 @@
 """The ``database`` allocation backend: nodes are picked from the database.
 
 Free nodes are those ``available``, not in maintenance, with a known power
-state, no ``instance_uuid`` and no lock, of the requested resource class,
-among the candidate nodes when given, owned by or leased to the
-allocation's owner when it has one, and having every requested trait. One
+state and no ``instance_uuid`` (``node_reservation.FREE_NODE``); those
+with no lock, of the requested resource class, among the candidate nodes
+when given, owned by or leased to the allocation's owner when it has one,
+and having every requested trait can serve an allocation. One
 of them, chosen at random, is reserved in the same transaction that makes
 the allocation ``active``; the cost does not depend on how many nodes
 match (see :mod:`alloc_framework.objects.baremetal.node_reservation`).

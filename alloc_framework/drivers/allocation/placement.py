@@ -56,7 +56,6 @@ from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import node_reservation
-from alloc_framework.objects.baremetal import states
 from alloc_framework import periodics
 
 LOG = log.getLogger(__name__)
@@ -93,14 +92,6 @@ def _get(obj, name):
     return getattr(obj, name) if obj.obj_attr_is_set(name) else None
 
 
-def _free(node):
-    """Whether the node could serve an allocation (the database's view)."""
-    return (node.provision_state == states.AVAILABLE
-            and not node.maintenance
-            and node.power_state is not None
-            and not node.instance_uuid)
-
-
 def desired_provider(node, in_use=None):
     """What the provider of ``node`` should be.
 
@@ -111,10 +102,12 @@ def desired_provider(node, in_use=None):
     """
     if in_use is None:
         in_use = node.allocation_id is not None
+    # The database's rule of a free node (the reservation's own).
+    usable = in_use or node_reservation.node_is_free(node)
     inventories = {}
     if node.resource_class:
         inventories[resource_class_name(node.resource_class)] = {
-            'total': 1, 'reserved': 0 if in_use or _free(node) else 1,
+            'total': 1, 'reserved': 0 if usable else 1,
             'min_unit': 1, 'max_unit': 1, 'step_size': 1,
             'allocation_ratio': 1.0}
     return {'name': node.name or node.uuid,

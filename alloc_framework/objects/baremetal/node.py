@@ -2,7 +2,10 @@
 
 Node locks (``reservation``) are taken and released here with conditional
 UPDATEs; ``conductor.task_manager`` is their only caller. Traits live in
-``objects/trait.py``; a node's ``traits`` field is loaded with it.
+``objects/trait.py``; a node's ``traits`` field is loaded with it. A
+node's provision state moves only through
+:meth:`Node.move_provision_state`, which follows the transition table of
+:mod:`states`.
 """
 
 from oslo_db import exception as db_exc
@@ -528,6 +531,35 @@ class Node(base.AllocObject):
         self._from_db_row(context, self, row, skip=_NON_COLUMN_FIELDS)
         self.traits = traits
         self.obj_reset_changes()
+
+    def move_provision_state(self, event, revert_to=None):
+        """Move the node by ``event`` of ``states.MACHINE`` (not saved).
+
+        Every change of ``provision_state`` and ``target_provision_state``
+        goes through here, so that each one is a transition of the table.
+
+        :param event: a machine event (``deploy``, ``done``, ``fail`` ...).
+        :param revert_to: ``(provision_state, target_provision_state)`` the
+            node had before a move by ``event`` that nothing acted upon
+            (no worker took the request): the node returns there, once
+            the table confirms that ``event`` leads from there to where
+            the node is now.
+        :raises: InvalidStateRequested when the table has no such move.
+        """
+        if revert_to is None:
+            self.provision_state, self.target_provision_state = (
+                states.MACHINE.process_event(
+                    self.provision_state, event, self.target_provision_state,
+                    node=self.uuid))
+            return
+        state, target = revert_to
+        moved = states.MACHINE.process_event(state, event, target,
+                                             node=self.uuid)
+        if moved != (self.provision_state, self.target_provision_state):
+            raise exception.InvalidStateRequested(
+                action='revert %s' % event, node=self.uuid,
+                state=self.provision_state)
+        self.provision_state, self.target_provision_state = state, target
 
     def save(self, context=None, delete_allocation=False):
         """Write the changed fields (not ``traits``: see objects.trait).

@@ -14,6 +14,12 @@ nodes instead of queueing on them. SQLite serializes writers (the engine
 begins every transaction with ``BEGIN IMMEDIATE``), so it needs no row
 locks. The UPDATE that reserves the node repeats every condition anyway;
 its row count decides.
+
+Two rules live here, once, for every layer: when a node is free
+(:data:`FREE_NODE`, as SQL for the reservation and in Python for a
+backend that mirrors nodes elsewhere) and when an allocation may leave its
+node (:func:`verify_node_for_deallocation`, for the API, this module and
+the conductor).
 """
 
 import functools
@@ -61,6 +67,97 @@ def _locking(conn):
     return conn.dialect.name != 'sqlite'
 
 
+# --- the rules: when a node is free, when it may lose its allocation --------
+
+NOT_NULL = object()
+"""In :data:`FREE_NODE`: any value but NULL (None)."""
+
+FREE_NODE = (
+    ('provision_state', states.AVAILABLE),
+    ('instance_uuid', None),
+    ('maintenance', False),
+    # Very old API versions could create nodes directly in "available"
+    # without ever reading their power state.
+    ('power_state', NOT_NULL),
+)
+"""When a node is free to serve an allocation: ``(column, wanted)`` pairs,
+all of which must hold. ``wanted`` is the value the column must equal,
+None for NULL, or :data:`NOT_NULL`.
+
+The one definition of the rule: :func:`free_node_conditions` makes the
+SQL of it and :func:`node_is_free` evaluates it in Python, with the same
+meaning. What an allocation asks for on top (resource class, owner,
+candidate nodes, traits) and the node lock are not part of it."""
+
+
+def free_node_conditions(table=NODES):
+    """:data:`FREE_NODE` as SQL conditions on the columns of ``table``.
+
+    :returns: a list of SQLAlchemy conditions, all of which must hold.
+    """
+    conds = []
+    for name, wanted in FREE_NODE:
+        column = table.c[name]
+        if wanted is None:
+            conds.append(column.is_(None))
+        elif wanted is NOT_NULL:
+            conds.append(column.isnot(None))
+        elif isinstance(wanted, bool):
+            conds.append(column == (sa.true() if wanted else sa.false()))
+        else:
+            conds.append(column == wanted)
+    return conds
+
+
+def node_is_free(node):
+    """Whether :data:`FREE_NODE` holds for ``node``.
+
+    Evaluated as the database evaluates :func:`free_node_conditions`: a
+    NULL equals nothing.
+
+    :param node: a ``Node`` object (every field of the rule loaded) or a
+        row of the nodes table.
+    """
+    for name, wanted in FREE_NODE:
+        value = getattr(node, name)
+        if wanted is None:
+            holds = value is None
+        elif wanted is NOT_NULL:
+            holds = value is not None
+        else:
+            holds = value is not None and value == wanted
+        if not holds:
+            return False
+    return True
+
+
+def verify_node_for_deallocation(node, allocation):
+    """Refuse to take an allocation off ``node`` while its state forbids it.
+
+    The one rule for every way an allocation leaves its node (deleting
+    the allocation, clearing the node's ``instance_uuid``): a node in
+    maintenance always lets it go; otherwise it is refused while the node
+    is ``active`` or in a state outside ``states.UPDATE_ALLOWED_STATES``
+    (a flow is running or waiting on it).
+
+    It decides when the node cannot change meanwhile: under the node lock
+    (a conductor task), or with the node's row locked and no task holding
+    the node (:func:`release_node`). A caller without the lock (the API)
+    may ask it early on a node it just read, to answer sooner; the
+    decision that counts is still taken under the lock.
+
+    :param node: a ``Node`` object or a row of the nodes table.
+    :param allocation: what names the allocation in the error (its UUID).
+    :raises: NodeIsAllocated
+    """
+    if node.maintenance:
+        return
+    if (node.provision_state == states.ACTIVE
+            or node.provision_state not in states.UPDATE_ALLOWED_STATES):
+        raise exception.NodeIsAllocated(node=node.uuid,
+                                        allocation=allocation)
+
+
 class _Filter:
     """The free-node filter of one allocation: its shape and its values.
 
@@ -99,18 +196,13 @@ class _Filter:
 def _free_conditions(shape):
     """WHERE conditions of a node that can serve an allocation now.
 
-    Bound parameters: ``f_rc``, ``f_owner``, ``f_candidates`` and
-    ``f_trait_<i>`` (see :class:`_Filter`; an UPDATE may not bind names
-    of columns).
+    :data:`FREE_NODE` and the allocation's own filters. Bound parameters:
+    ``f_rc``, ``f_owner``, ``f_candidates`` and ``f_trait_<i>`` (see
+    :class:`_Filter`; an UPDATE may not bind names of columns).
     """
     owner, candidates, traits, unlocked = shape
-    conds = [NODES.c.provision_state == states.AVAILABLE,
-             NODES.c.resource_class == sa.bindparam('f_rc'),
-             NODES.c.instance_uuid.is_(None),
-             NODES.c.maintenance == sa.false(),
-             # Very old API versions could create nodes directly in
-             # "available" without ever reading their power state.
-             NODES.c.power_state.isnot(None)]
+    conds = free_node_conditions()
+    conds.append(NODES.c.resource_class == sa.bindparam('f_rc'))
     if unlocked:
         conds.append(NODES.c.reservation.is_(None))
     if owner:
@@ -510,22 +602,18 @@ def backfill(context, allocation, node_id):
 def release_node(context, allocation):
     """Delete ``allocation`` and release its node, in one transaction.
 
-    Refused while the node is ``active`` or in a state that forbids
-    updates, unless the node is in maintenance (as the API specifies).
+    Refused as :func:`verify_node_for_deallocation` says, or while a task
+    holds the node's lock.
 
     :raises: AllocationNotFound, NodeLocked, NodeIsAllocated
     """
     conn = context.connection
     node = _lock_node_row(conn, [NODES.c.allocation_id == allocation.id])
     if node is not None:
+        # The row lock and no task holding the node: the node lock.
         if node.reservation:
             raise exception.NodeLocked(node=node.uuid, host=node.reservation)
-        if not node.maintenance and (
-                node.provision_state == states.ACTIVE
-                or (node.target_provision_state and node.provision_state
-                    not in states.UPDATE_ALLOWED_STATES)):
-            raise exception.NodeIsAllocated(node=node.uuid,
-                                            allocation=allocation.uuid)
+        verify_node_for_deallocation(node, allocation.uuid)
         values = {'allocation_id': None, 'updated_at': base.utcnow()}
         if node.instance_uuid == allocation.uuid:
             values['instance_uuid'] = None

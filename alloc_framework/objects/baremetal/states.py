@@ -4,7 +4,8 @@ State names are those of the upstream bare metal service, so clients and
 operators' habits carry over. The provision state machine is data: the
 ``TRANSITIONS`` table maps ``(state, event)`` to the next state and to the
 ``target_provision_state`` the node has while it is in a transient state.
-Code moves nodes only through :class:`ProvisionStateMachine`.
+Code moves nodes only through ``Node.move_provision_state``, which asks
+:data:`MACHINE`.
 """
 
 from alloc_framework.objects.baremetal import exception

@@ -15,10 +15,10 @@ from alloc_framework.api.baremetal import policy
 from alloc_framework.api.baremetal.schemas import allocation as schema
 from alloc_framework.api.baremetal import util
 from alloc_framework.objects.baremetal import exception
-from alloc_framework.objects.baremetal import states
 from alloc_framework.common import utils
 from alloc_framework.objects.baremetal import allocation as allocation_obj
 from alloc_framework.objects.baremetal import node as node_obj
+from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework.objects.baremetal import trait as trait_obj
 
 Allocation = allocation_obj.Allocation
@@ -376,12 +376,11 @@ def _destroy(req, allocation):
             node = node_obj.Node.get_by_id(req.context, allocation.node_id)
         except exception.NodeNotFound:
             node = None
-        if (node is not None and not node.maintenance
-                and (node.provision_state == states.ACTIVE
-                     or node.provision_state
-                     not in states.UPDATE_ALLOWED_STATES)):
-            raise exception.NodeIsAllocated(node=node.uuid,
-                                            allocation=allocation.uuid)
+        if node is not None:
+            # Early, without the node lock, to spare a conductor call; the
+            # conductor decides again under the lock.
+            node_reservation.verify_node_for_deallocation(node,
+                                                          allocation.uuid)
     req.rpcapi.destroy_allocation(req.context, allocation)
     return util.no_content()
 

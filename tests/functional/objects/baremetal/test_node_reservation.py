@@ -1,7 +1,9 @@
 """Reserving, backfilling and releasing nodes, on a real database."""
 
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
+from alloc_framework.db import api as db_api
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
@@ -275,3 +277,78 @@ class TestRelease(base.DBTestCase):
         node_reservation.release_node(self.ctx, a)
         self.assertRaises(exception.AllocationNotFound,
                           node_reservation.release_node, self.ctx, a)
+
+
+@db_api.reader.connection
+def _rows(context, where=()):
+    return context.connection.execute(
+        sa.select(node_reservation.NODES).where(*where)).all()
+
+
+class TestFreeNodeRule(base.DBTestCase):
+    """The SQL and the Python form of the free-node rule agree."""
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = f.admin_context()
+
+    def test_both_forms_agree(self):
+        instance = uuidutils.generate_uuid
+        free = {f.make_node(self.ctx).uuid,
+                # Neither the lock, the resource class nor the owner is
+                # part of the rule.
+                f.make_node(self.ctx, reservation='conductor-1').uuid,
+                f.make_node(self.ctx, resource_class='other',
+                            owner='p1').uuid}
+        busy = {f.make_node(self.ctx, **kw).uuid for kw in (
+            {'provision_state': 'active'},
+            {'provision_state': 'manageable'},
+            {'provision_state': 'deploying',
+             'target_provision_state': 'active'},
+            {'provision_state': None},
+            {'maintenance': True},
+            {'power_state': None},
+            {'instance_uuid': instance()},
+            {'provision_state': 'active', 'instance_uuid': instance()},
+            {'maintenance': True, 'power_state': None},
+        )}
+        in_sql = {row.uuid for row in _rows(
+            self.ctx, node_reservation.free_node_conditions())}
+        self.assertEqual(free, in_sql)
+        by_object = {n.uuid for n in objects.Node.list(self.ctx)
+                     if node_reservation.node_is_free(n)}
+        self.assertEqual(free, by_object)
+        by_row = {row.uuid for row in _rows(self.ctx)
+                  if node_reservation.node_is_free(row)}
+        self.assertEqual(free, by_row)
+        self.assertEqual(len(free) + len(busy), len(_rows(self.ctx)))
+
+
+class TestDeallocationRule(base.DBTestCase):
+    """Releasing the node follows verify_node_for_deallocation."""
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = f.admin_context()
+        self.node = f.make_node(self.ctx)
+        self.allocation = f.make_allocation(self.ctx)
+        node_reservation.reserve_node(self.ctx, self.allocation)
+
+    def test_state_outside_update_allowed_refused_without_target(self):
+        self.node.provision_state = 'deploying'
+        self.node.target_provision_state = None
+        self.node.save()
+        self.assertRaises(exception.NodeIsAllocated,
+                          node_reservation.release_node, self.ctx,
+                          self.allocation)
+        self.node.maintenance = True
+        self.node.save()
+        node_reservation.release_node(self.ctx, self.allocation)
+
+    def test_failure_state_released(self):
+        self.node.provision_state = 'deploy failed'
+        self.node.target_provision_state = 'active'
+        self.node.save()
+        node_reservation.release_node(self.ctx, self.allocation)
+        self.node.refresh()
+        self.assertIsNone(self.node.allocation_id)

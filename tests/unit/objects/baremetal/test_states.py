@@ -1,5 +1,6 @@
 """The provision state machine table."""
 
+from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import states
 from tests import base
@@ -97,3 +98,44 @@ class ExceptionTestCase(base.TestCase):
     def test_bad_kwargs_do_not_raise(self):
         exc = exception.NodeLocked(wrong='x')
         self.assertEqual(exception.NodeLocked.msg_fmt, str(exc))
+
+
+class NodeMoveTestCase(base.TestCase):
+    """``Node.move_provision_state``: the one way a node's state moves."""
+
+    def _node(self, state, target=None):
+        return objects.Node(uuid='1be26c0b-03f2-4d2d-ae87-c02d7f3ba0ff',
+                            provision_state=state,
+                            target_provision_state=target)
+
+    def test_moves_by_the_table(self):
+        node = self._node(states.AVAILABLE)
+        node.move_provision_state(states.DEPLOY)
+        self.assertEqual((states.DEPLOYING, states.ACTIVE),
+                         (node.provision_state, node.target_provision_state))
+        node.move_provision_state(states.WAIT)
+        self.assertEqual((states.DEPLOYWAIT, states.ACTIVE),
+                         (node.provision_state, node.target_provision_state))
+
+    def test_refuses_what_the_table_lacks(self):
+        node = self._node(states.ACTIVE)
+        self.assertRaises(exception.InvalidStateRequested,
+                          node.move_provision_state, states.PROVIDE)
+        self.assertEqual((states.ACTIVE, None),
+                         (node.provision_state, node.target_provision_state))
+
+    def test_revert_of_the_move_just_made(self):
+        node = self._node(states.CLEANWAIT, states.MANAGEABLE)
+        node.move_provision_state(states.RESUME)
+        node.move_provision_state(
+            states.RESUME, revert_to=(states.CLEANWAIT, states.MANAGEABLE))
+        self.assertEqual((states.CLEANWAIT, states.MANAGEABLE),
+                         (node.provision_state, node.target_provision_state))
+
+    def test_revert_of_a_move_the_table_did_not_make(self):
+        node = self._node(states.DEPLOYING, states.ACTIVE)
+        self.assertRaises(exception.InvalidStateRequested,
+                          node.move_provision_state, states.PROVIDE,
+                          revert_to=(states.MANAGEABLE, None))
+        self.assertEqual((states.DEPLOYING, states.ACTIVE),
+                         (node.provision_state, node.target_provision_state))
