@@ -14,23 +14,31 @@ refilled as soon as a worker frees up, not only at the next periodic run:
 the worker that finished runs the next launch itself (one at a time), so
 a conductor's throughput is set by its pool, not by the interval.
 
-* the node lock is taken without waiting; when another task holds it the
-  action goes back to the state it was claimed in, without spending a
-  retry, and is launched again by a later run;
+* the node lock is taken without waiting (``ConductorManager.lock_node``);
+  when another task holds it the action goes back to the state it was
+  claimed in, without spending a retry, and is launched again by a later
+  run;
 * the call (:func:`alloc_framework.drivers.deferred.resolve`) runs in the
   task; its answer moves the action to COMPLETED (with its result) or
-  RESCHEDULE (new arguments and ``start_after``); an exception moves it to
-  PENDING_RETRY while it has retries left, otherwise to FAILED;
+  RESCHEDULE (new arguments and ``start_after``); an exception ends it
+  with :meth:`DeferredAction.retry_or_fail` (PENDING_RETRY while it has
+  retries left, otherwise FAILED);
 * an action past its deadline (``[deferred_actions]action_timeout`` after
   its creation unless it set its own) or rescheduled more than
   ``[deferred_actions]max_reschedules`` times FAILED;
 * FAILED writes ``last_error`` and an error in the node history naming the
   action, the error, and the request id and user that asked for it;
 * an action that a provisioning flow waits for (its ``flow``: a
-  deferrable clean or service step, see :mod:`conductor.steps`) hands the
-  node back to that flow when it ends, in the same task, under the lock
-  it ran with (:data:`FLOW_HANDLERS`): COMPLETED goes on with the next
-  step, FAILED fails the flow.
+  deferrable clean, service or deploy step, see :mod:`conductor.steps`)
+  hands the node back to that flow when it ends, in the same task, under
+  the lock it ran with (:data:`FLOW_HANDLERS`): COMPLETED goes on with the
+  next step, FAILED fails the flow.
+
+Rescuing actions that lost their worker, releasing the locks of dead
+conductors and purging ended actions are the clean-up's, a periodic of
+its own (:mod:`alloc_framework.conductor.deferred_cleanup`); an action it
+fails ends through :meth:`Launcher.failed_elsewhere`, like one that failed
+here.
 
 Every run logs a launch line and, once the last action it launched ended,
 a completion line, both with the run's iteration number; its duration
@@ -42,7 +50,6 @@ Nothing here sleeps: a worker runs one call and returns.
 
 import datetime
 import threading
-import time
 
 import futurist
 from oslo_log import log
@@ -50,9 +57,7 @@ import oslo_messaging
 from oslo_serialization import jsonutils
 
 from alloc_framework.common import metrics
-from alloc_framework.conf import deferred_actions as conf_deferred
 from alloc_framework.conductor import provisioning
-from alloc_framework.conductor import task_manager
 from alloc_framework.drivers import deferred
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import base as obj_base
@@ -85,9 +90,11 @@ FLOW_HANDLERS = {
     'deploy': provisioning.deferred_step_ended,
 }
 """``flow`` of an action -> what goes on when the action ends, called as
-``handler(conf, task, action, error)`` with the node's task: ``error`` is
-None for COMPLETED and the failure message for FAILED. The one place
-where the end of an action moves a provisioning flow."""
+``handler(conf, task, action, error, result)`` with the node's task:
+``error`` is None for COMPLETED and the failure message for FAILED;
+``result`` is what the call returned (None for FAILED). The one place
+where the end of an action moves a provisioning flow (see
+:func:`flow_ended`)."""
 
 
 def failure_message(action, error):
@@ -129,9 +136,12 @@ class _Iteration:
 class Launcher:
     """Launches the deferred actions of one conductor.
 
-    :param manager: the ``ConductorManager`` (host, conf, driver factory).
-    :param stop_event: set when the conductor stops; cuts a long purge
-        short.
+    It uses the conductor through its public API: ``host``, ``conf``,
+    ``ring`` and :meth:`ConductorManager.lock_node`.
+
+    :param manager: the ``ConductorManager``.
+    :param stop_event: set when the conductor stops; no refill starts
+        then.
     """
 
     def __init__(self, manager, stop_event):
@@ -149,23 +159,17 @@ class Launcher:
         self._backlog = False
         self._refilling = threading.Lock()
         self._executor = None
-        self._last_cleanup = None
         self.metrics = metrics.get_emitter(self.conf)
         self._notifier = None
 
     # --- life cycle ---
 
     def start(self, context):
-        """Start the pool, and retry what a previous life left RUNNING.
+        """Start the pool.
 
-        Actions this host was running when it stopped or died lost their
-        worker: they go back to PENDING_RETRY (or FAILED) at once rather
-        than after ``[deferred_actions]running_timeout``.
+        Actions a previous life of this host left RUNNING are the
+        clean-up's (``DeferredCleanup.rescue_interrupted``).
         """
-        for action_id in objects.DeferredAction.running(context,
-                                                        conductor=self.host):
-            self._try_rescue(context, action_id, 'interrupted by a restart '
-                                                 'of %s' % self.host)
         self._executor = futurist.ThreadPoolExecutor(
             max_workers=self.pool_size)
 
@@ -281,129 +285,6 @@ class Launcher:
             LOG.exception('Could not give back deferred action %s',
                           action_id)
 
-    # --- the clean-up periodic ---
-
-    def cleanup(self, context):
-        """Rescue stuck actions, free their nodes, delete old terminal
-        ones, purge.
-
-        Actions RUNNING for more than ``[deferred_actions]running_timeout``
-        go back to PENDING_RETRY (or FAILED); locks that dead conductors
-        left on nodes with launchable actions are released.
-
-        Runs every ``[deferred_actions]idle_cleanup_interval`` seconds
-        while the pool is idle, but only every
-        ``[deferred_actions]cleanup_interval`` seconds while it is busy.
-
-        :returns: ``(rescued, deleted, purged)`` counts, or None when the
-            run was skipped because the pool is busy.
-        """
-        with self.metrics.timer('DeferredActions.cleanup'):
-            return self._cleanup(context)
-
-    def _cleanup(self, context):
-        conf = self.conf.deferred_actions
-        now = time.monotonic()
-        if (self._busy and self._last_cleanup is not None
-                and now - self._last_cleanup < conf.cleanup_interval):
-            return None
-        self._last_cleanup = now
-        utcnow = obj_base.utcnow()
-        rescued = 0
-        before = utcnow - datetime.timedelta(seconds=conf.running_timeout)
-        for action_id in objects.DeferredAction.running(context, before):
-            rescued += self._try_rescue(
-                context, action_id,
-                'running for more than %d seconds' % conf.running_timeout)
-        released = self._release_dead_locks(context)
-        # The ceiling holds whatever the configuration says.
-        retention = min(conf.retention, conf_deferred.MAX_RETENTION)
-        deleted = objects.DeferredAction.soft_delete_terminal(
-            context, utcnow - datetime.timedelta(seconds=retention))
-        purged = 0
-        while not self._stop_event.is_set():
-            count = objects.DeferredAction.purge_deleted(
-                context, conf.purge_batch_size)
-            purged += count
-            if count < conf.purge_batch_size:
-                break
-        LOG.debug('Deferred actions clean-up: %(r)d stuck actions rescued, '
-                  '%(l)d locks of dead conductors released, %(d)d ended '
-                  'actions deleted, %(p)d purged',
-                  {'r': rescued, 'l': released, 'd': deleted, 'p': purged})
-        return rescued, deleted, purged
-
-    def _release_dead_locks(self, context):
-        """Release node locks of dead conductors that block actions.
-
-        A conductor killed while it ran an action leaves the node locked;
-        the action, rescued, could never take the node again. Such a lock
-        protects nothing: work under it died with its conductor.
-
-        :returns: how many locks were released.
-        """
-        blocked = objects.DeferredAction.locked_nodes(context)
-        if not blocked:
-            return 0
-        alive = {c.hostname for c in objects.Conductor.list_alive(
-            context, self.conf.conductor.heartbeat_timeout)}
-        released = 0
-        for node_id, holder in blocked.items():
-            if holder in alive or holder == self.host:
-                continue
-            try:
-                objects.Node.release(context, node_id, holder)
-            except (exception.NodeNotLocked, exception.NodeNotFound):
-                continue  # released meanwhile, or locked by someone else
-            LOG.warning('Released the lock of node %(node)s left by dead '
-                        'conductor %(host)s: deferred actions wait for it',
-                        {'node': node_id, 'host': holder})
-            released += 1
-        return released
-
-    def _try_rescue(self, context, action_id, why):
-        """:func:`_rescue`; returns 1 when done, 0 when not needed."""
-        try:
-            self._rescue(context, action_id, why)
-            return 1
-        except (exception.DeferredActionStateChanged,
-                exception.DeferredActionNotFound):
-            return 0  # it ended, or another conductor rescued it
-        except Exception:
-            LOG.exception('Could not rescue deferred action %s', action_id)
-            return 0
-
-    def _rescue(self, context, action_id, why):
-        """A RUNNING action that lost its worker: retry or fail."""
-        action = objects.DeferredAction.get_by_id(context, action_id)
-        error = '%s on %s' % (why, action.conductor)
-        LOG.warning('Deferred action %(uuid)s (%(call)s): %(error)s',
-                    {'uuid': action.uuid, 'call': action.call,
-                     'error': error})
-        if action.retry_remaining > 0:
-            action.transition(da.PENDING_RETRY,
-                              retry_remaining=action.retry_remaining - 1,
-                              result=error, conductor=None)
-            return
-        message = failure_message(action, error)
-        action.transition(da.FAILED, result=error, conductor=None)
-        node = objects.Node.get_by_id(context, action.node_id)
-        record_failure(context, node, action, message, self.host)
-        self.notify(context, action, node.uuid)
-        try:
-            with task_manager.TaskManager(
-                    context, node.id, self.host,
-                    purpose='deferred action %s failure' % action.uuid,
-                    retry_attempts=0, retry_interval=0,
-                    on_release=self.manager._node_changed) as task:
-                task.node.last_error = message
-                task.node.save(context)
-                self._flow_ended(task, action, message)
-        except exception.NodeLocked:
-            LOG.warning('Node %(node)s is locked: its last_error does not '
-                        'show that %(msg)s', {'node': node.uuid,
-                                              'msg': message})
-
     # --- on a worker ---
 
     def _run(self, context, action_id, previous, report):
@@ -441,13 +322,9 @@ class Launcher:
 
     def _execute(self, context, action, previous):
         try:
-            task = task_manager.TaskManager(
-                context, action.node_id, self.host,
-                purpose='deferred action %s' % action.uuid,
-                driver_factory=self.manager.driver_factory,
-                retry_attempts=0, retry_interval=0,
-                stop_event=self._stop_event,
-                on_release=self.manager._node_changed)
+            task = self.manager.lock_node(
+                context, action.node_id,
+                'deferred action %s' % action.uuid, wait=False)
         except exception.NodeLocked:
             # Locked at the last moment: not the action's fault.
             action.revert_claim(previous)
@@ -470,13 +347,9 @@ class Launcher:
                             '%(node)s raised: %(exc)s',
                             {'uuid': action.uuid, 'call': action.call,
                              'node': task.node.uuid, 'exc': exc})
-                if action.retry_remaining > 0:
-                    action.transition(
-                        da.PENDING_RETRY,
-                        retry_remaining=action.retry_remaining - 1,
-                        result=str(exc), conductor=None)
-                    return da.PENDING_RETRY
-                return self._fail(task, action, exc)
+                if action.retry_or_fail(exc) == da.FAILED:
+                    return self.failed(task, action, exc)
+                return da.PENDING_RETRY
             if isinstance(answer, deferred.Reschedule):
                 return self._reschedule(task, action, answer, now)
             action.transition(da.COMPLETED, result=_result_text(answer))
@@ -485,24 +358,8 @@ class Launcher:
                       ' completed', {'uuid': action.uuid,
                                      'call': action.call,
                                      'node': task.node.uuid})
-            self._flow_ended(task, action)
+            flow_ended(self.conf, task, action, result=answer)
             return da.COMPLETED
-
-    def _flow_ended(self, task, action, error=None):
-        """Hand the node back to the flow waiting for ``action``, if any.
-        """
-        handler = FLOW_HANDLERS.get(action.flow)
-        if handler is None:
-            return
-        try:
-            handler(self.conf, task, action, error)
-        except Exception:
-            # The action's own state is already final; the flow's
-            # failure to go on must not be reported as the action's.
-            LOG.exception('Node %(node)s: could not go on with the %(flow)s '
-                          'flow after deferred action %(uuid)s',
-                          {'node': task.node.uuid, 'flow': action.flow,
-                           'uuid': action.uuid})
 
     def _deadline(self, action):
         if action.deadline is not None:
@@ -526,16 +383,74 @@ class Launcher:
         return da.RESCHEDULE
 
     def _fail(self, task, action, error):
+        """FAILED whatever the retries left, then :meth:`failed`."""
+        action.fail(error)
+        return self.failed(task, action, error)
+
+    # --- what follows a FAILED action ---
+
+    def failed(self, task, action, error):
+        """Report an action that just moved to FAILED, under its node's
+        lock (``task``): history, ``last_error``, notification, flow.
+
+        :returns: FAILED.
+        """
         message = failure_message(action, error)
-        action.transition(da.FAILED, result=str(error), conductor=None)
         LOG.error('Node %(node)s: %(msg)s', {'node': task.node.uuid,
                                              'msg': message})
         record_failure(task.context, task.node, action, message, self.host)
         task.node.last_error = message
         task.node.save(task.context)
         self.notify(task.context, action, task.node.uuid)
-        self._flow_ended(task, action, message)
+        flow_ended(self.conf, task, action, error=message)
         return da.FAILED
+
+    def failed_elsewhere(self, context, action, error):
+        """Report an action moved to FAILED away from a worker (the
+        clean-up rescued it with no retry left).
+
+        The history and the notification never wait; ``last_error`` and
+        the flow need the node lock, taken without waiting: a node locked
+        by another task only gets the history entry.
+        """
+        message = failure_message(action, error)
+        node = objects.Node.get_by_id(context, action.node_id)
+        record_failure(context, node, action, message, self.host)
+        self.notify(context, action, node.uuid)
+        try:
+            with self.manager.lock_node(
+                    context, node.id,
+                    'deferred action %s failure' % action.uuid,
+                    wait=False) as task:
+                task.node.last_error = message
+                task.node.save(context)
+                flow_ended(self.conf, task, action, error=message)
+        except exception.NodeLocked:
+            LOG.warning('Node %(node)s is locked: its last_error does not '
+                        'show that %(msg)s', {'node': node.uuid,
+                                              'msg': message})
+
+
+def flow_ended(conf, task, action, error=None, result=None):
+    """Hand the node back to the flow waiting for ``action``, if any
+    (:data:`FLOW_HANDLERS`).
+
+    :param error: the failure message of a FAILED action, None when it
+        COMPLETED.
+    :param result: what the call of a COMPLETED action returned.
+    """
+    handler = FLOW_HANDLERS.get(action.flow)
+    if handler is None:
+        return
+    try:
+        handler(conf, task, action, error, result)
+    except Exception:
+        # The action's own state is already final; the flow's failure to
+        # go on must not be reported as the action's.
+        LOG.exception('Node %(node)s: could not go on with the %(flow)s '
+                      'flow after deferred action %(uuid)s',
+                      {'node': task.node.uuid, 'flow': action.flow,
+                       'uuid': action.uuid})
 
 
 def record_failure(context, node, action, message, host):

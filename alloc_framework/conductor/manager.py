@@ -9,9 +9,9 @@ passed and their work was handed to a worker, which then owns the node
 lock and releases it when the work ends; the caller polls the node for
 the result. Periodic work (heartbeat, take-over of allocations of dead
 conductors, time-out of nodes left waiting, the launcher of deferred
-actions (:mod:`deferred_actions`), and the periodic tasks of loaded
-drivers) is declared with
-:func:`alloc_framework.periodics.periodic` and run by a
+actions (:mod:`deferred_actions`) and their clean-up
+(:mod:`deferred_cleanup`), and the periodic tasks of loaded drivers)
+is declared with :func:`alloc_framework.periodics.periodic` and run by a
 :class:`~alloc_framework.periodics.PeriodicRunner`, which stops at once.
 
 Allocation processing lives in :mod:`alloc_framework.conductor.allocations`.
@@ -31,6 +31,7 @@ from alloc_framework.objects.baremetal import states
 from alloc_framework.conductor import allocations
 from alloc_framework.conductor import hash_ring
 from alloc_framework.conductor import deferred_actions
+from alloc_framework.conductor import deferred_cleanup
 from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import rpcapi
 from alloc_framework.conductor import steps
@@ -86,6 +87,7 @@ class ConductorManager:
         # Which nodes are this conductor's: one ring for every periodic.
         self.ring = hash_ring.HashRingManager(conf, self.context)
         self.deferred_actions = None
+        self.deferred_cleanup = None
 
     @property
     def stop_event(self):
@@ -129,6 +131,9 @@ class ConductorManager:
                 self.transport = rpcapi.load_transport(self.conf)
             self.transport.start_server(self)
             self.deferred_actions = deferred_actions.Launcher(self, self._stop)
+            self.deferred_cleanup = deferred_cleanup.DeferredCleanup(
+                self, self.deferred_actions, self._stop)
+            self.deferred_cleanup.rescue_interrupted(self.context)
             self.deferred_actions.start(self.context)
             self._periodics = periodics.PeriodicRunner(
                 periodics.collect_for_conductor(self, self.context),
@@ -176,6 +181,7 @@ class ConductorManager:
         if self.deferred_actions is not None:
             self.deferred_actions.stop()
             self.deferred_actions = None
+            self.deferred_cleanup = None
         if self.transport is not None:
             self.transport.stop_server(self)
             if self._own_transport and hasattr(self.transport, 'cleanup'):
@@ -281,7 +287,7 @@ class ConductorManager:
         spacing=lambda conf: conf.deferred_actions.idle_cleanup_interval,
         enabled=lambda conf: conf.deferred_actions.cleanup_interval > 0)
     def _clean_up_deferred_actions(self, context):
-        self.deferred_actions.cleanup(context)
+        self.deferred_cleanup.run(context)
 
     def spawn_worker(self, func, *args, **kwargs):
         """Run ``func`` in the bounded pool; returns its future.
@@ -324,6 +330,26 @@ class ConductorManager:
             driver_factory=self.driver_factory, conf=self.conf,
             stop_event=self._stop,
             on_release=None if shared else self._node_changed)
+
+    def lock_node(self, context, node_id, purpose, wait=True):
+        """Lock a node for a task of this conductor (with its driver).
+
+        For work that runs beside the RPC API (deferred actions): the
+        task carries the conductor's stop event, and releasing it lets
+        the allocation backend mirror the node's change.
+
+        :param wait: retry a busy lock as ``[conductor]`` says; False
+            raises NodeLocked at once.
+        :returns: a ``TaskManager``, to use as a context manager.
+        :raises: NodeLocked, NodeNotFound
+        """
+        if wait:
+            return self._acquire(context, node_id, purpose)
+        return task_manager.TaskManager(
+            context, node_id, self.host, purpose=purpose,
+            driver_factory=self.driver_factory, retry_attempts=0,
+            retry_interval=0, stop_event=self._stop,
+            on_release=self._node_changed)
 
     def _node_changed(self, context, node_uuid):
         """Let the allocation backend mirror a node's change (see

@@ -170,13 +170,15 @@ def continue_servicing(conf, task):
     _continue_steps(conf, task, steps.SERVICE)
 
 
-def deferred_step_ended(conf, task, action, error=None):
-    """A deferred action of a clean or service step ended (under its lock).
+def deferred_step_ended(conf, task, action, error=None, result=None):
+    """A deferred action of a clean, service or deploy step ended (under
+    its lock).
 
     Called by the launcher with the node's task, once the action is
-    COMPLETED (``error`` None) or FAILED (``error`` is the failure
-    message naming it). A node that no longer waits for this action
-    (aborted, timed out, resumed by hand) is left alone.
+    COMPLETED (``error`` None, ``result`` what the step returned) or
+    FAILED (``error`` is the failure message naming it). A node that no
+    longer waits for this action (aborted, timed out, resumed by hand) is
+    left alone.
     """
     flow = steps.FLOWS[action.flow]
     node = task.node
@@ -198,7 +200,7 @@ def deferred_step_ended(conf, task, action, error=None):
             event_type=node_history.DEFERRED_ACTION,
             severity=node_history.INFO)
     try:
-        steps.step_done(task, getattr(node, flow.step_field) or {})
+        steps.step_done(task, getattr(node, flow.step_field) or {}, result)
         _move(task, states.RESUME)
         _continue_steps(conf, task, flow, origin=action)
     except Exception as exc:
@@ -247,7 +249,7 @@ def continue_deploy(conf, task):
     if result == states.DEPLOYWAIT:
         _move(task, states.WAIT)
         return
-    steps.step_done(task, node.deploy_step or {})
+    steps.step_done(task, node.deploy_step or {}, result)
     _continue_steps(conf, task, steps.DEPLOY)
 
 

@@ -248,17 +248,25 @@ def defer_step(conf, task, flow, step, origin=None):
     return action
 
 
-def step_done(task, step):
-    """What follows a step that ended, however it ran.
+def step_done(task, step, result=None):
+    """What follows a step that ended, however it ran: its interface's
+    ``step_ended`` hook, with what the step returned.
 
-    After a firmware update the node's firmware components are read
-    again, so ``GET /v1/nodes/{node}/firmware`` shows what was flashed.
+    The interface decides what its steps leave behind (the firmware
+    interface stores the versions its ``update`` returned, so that
+    ``GET /v1/nodes/{node}/firmware`` shows what was flashed). A failure
+    of the hook is logged, not raised: the step itself succeeded.
     """
-    if step.get('interface') == 'firmware' and step.get('step') == 'update':
-        flashed = [s.get('component') for s in
-                   (step.get('args') or {}).get('settings') or ()
-                   if isinstance(s, dict)]
-        cache_firmware(task, flashed=flashed)
+    iface = getattr(task.driver, step.get('interface') or '', None)
+    if iface is None or not step.get('step'):
+        return
+    try:
+        iface.step_ended(task, step['step'], step.get('args') or {}, result)
+    except Exception:
+        LOG.exception('Node %(node)s: could not record the end of step '
+                      '%(iface)s.%(step)s', {'node': task.node.uuid,
+                                             'iface': step['interface'],
+                                             'step': step['step']})
 
 
 def cache_firmware(task, flashed=()):
@@ -306,7 +314,7 @@ def run_steps(conf, task, flow, steps, start=0, origin=None):
             node.move_provision_state(states.WAIT)
             node.save(task.context)
             return False
-        step_done(task, step)
+        step_done(task, step, result)
     setattr(node, flow.step_field, {})
     set_progress(node, flow)
     return True

@@ -71,6 +71,22 @@ opts = [
                  min=1.0,
                  help='Seconds the download of a firmware image may take '
                       '(connecting, each read, and the whole download).'),
+    cfg.StrOpt('firmware_image_cache_dir',
+               default='$state_path/ipmi_firmware_images',
+               help='Directory where the conductor keeps the firmware '
+                    'images of IPMI updates, named by their SHA-256: an '
+                    'update downloads its image once, in its first call, '
+                    'and its upload calls read it from here.'),
+    cfg.IntOpt('firmware_image_cache_size',
+               default=256 * 1024 * 1024,
+               min=0,
+               help='Bytes the firmware image cache may hold. Storing an '
+                    'image evicts the least recently used others beyond '
+                    'this bound; the image of the update that stored it is '
+                    'kept even alone over the bound. A larger value lets '
+                    'more concurrent updates of different images read '
+                    'their image from disk instead of downloading it '
+                    'again; 0 keeps only the last image.'),
 ]
 
 

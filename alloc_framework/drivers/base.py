@@ -244,6 +244,20 @@ class BaseInterface(abc.ABC):
         :raises: InvalidParameterValue naming the argument.
         """
 
+    def step_ended(self, task, step_name, args, result):
+        """Called once a step of this interface ended, however it ran
+        (synchronously, after a wait, or as a deferred action).
+
+        The step runner calls it for every step and decides nothing by
+        the step's name: what a step leaves behind is its interface's
+        business. The default does nothing.
+
+        :param step_name: the step (method name) that ended.
+        :param args: the step's arguments.
+        :param result: what the step returned (for a deferred step, what
+            its last call returned).
+        """
+
     def get_clean_steps(self, task):
         """The clean steps of this interface; see :meth:`get_steps`."""
         return self.get_steps(task, 'clean')
@@ -429,7 +443,10 @@ class FirmwareInterface(BaseInterface):
         :param settings: list of ``{'component': str, 'url': str}``;
             ``component`` is ``bmc``, ``bios`` or an implementation's own
             name.
-        :returns: None when done, or a wait.
+        :returns: when done, ``{'updated': [component names],
+            'components': [{'component', 'current_version'}]}`` (the
+            versions read at the end, stored by :meth:`step_ended`), or
+            None to have them read again; else a wait.
         """
 
     def validate_step_args(self, task, step_name, args):
@@ -508,6 +525,27 @@ class FirmwareInterface(BaseInterface):
             empty when the hardware cannot tell.
         """
         return []
+
+    def step_ended(self, task, step_name, args, result):
+        """After ``update``: store the versions it returned.
+
+        ``update`` returns ``{'updated': [names], 'components':
+        [{'component', 'current_version'}]}`` once done, read at its end;
+        they are stored as they are, without asking the hardware again.
+        An implementation whose ``update`` returns no ``components``
+        gets them read by :meth:`cache_firmware_components`.
+        """
+        if step_name != 'update':
+            return
+        flashed = [s.get('component') for s in args.get('settings') or ()
+                   if isinstance(s, dict)]
+        components = (result.get('components')
+                      if isinstance(result, dict) else None)
+        if components is None:
+            self.cache_firmware_components(task, flashed=flashed)
+        else:
+            objects.FirmwareComponent.sync(task.context, task.node.id,
+                                           components, flashed=flashed)
 
     def cache_firmware_components(self, task, flashed=()):
         """Read the component versions from the hardware and store them.

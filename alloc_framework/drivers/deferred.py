@@ -21,6 +21,14 @@ and answers in one of three ways:
 Arguments are stored as plain JSON in the database: never put
 credentials in them (read them from ``task.node.driver_info`` instead).
 
+A method that goes through several stages (start, poll, reset, poll
+again...) declares them as data, a table ``{stage: handler}``, and runs
+the stage its arguments name with :func:`run_stages`; the ``redfish`` and
+``ipmi`` firmware updates are written so. A handler answers a
+:class:`Reschedule` (wait; the next stage travels in its arguments),
+:class:`Next` (go on with another stage in the same call), or the
+method's result.
+
 Example::
 
     class MyFirmware(base.BaseInterface):
@@ -106,3 +114,39 @@ def resolve(task, call):
         raise exception.DeferredCallNotAllowed(
             call=call, reason='the method is not deferrable.')
     return method
+
+
+class Next:
+    """What a stage handler returns to go on at once with ``stage``, in
+    the same call (see :func:`run_stages`)."""
+
+    def __init__(self, stage):
+        self.stage = stage
+
+    def __repr__(self):
+        return 'Next(%r)' % (self.stage,)
+
+
+def run_stages(stages, stage, *args):
+    """Run a resumable method declared as a table of stages.
+
+    :param stages: ``{stage: handler}``; the stage a fresh call starts
+        in is the method's to choose (None, say).
+    :param stage: the stage to run, from the method's arguments.
+    :param args: what every handler receives, as ``handler(*args)``.
+    :returns: the first answer that is not :class:`Next`: a
+        :class:`Reschedule`, or the method's result.
+    :raises: InvalidParameterValue for a stage the table does not know
+        (arguments written by another version of the method); whatever
+        a handler raises.
+    """
+    while True:
+        handler = stages.get(stage)
+        if handler is None:
+            raise exception.InvalidParameterValue(
+                err='Unknown stage %r: known stages are %s.'
+                    % (stage, ', '.join(sorted(repr(s) for s in stages))))
+        answer = handler(*args)
+        if not isinstance(answer, Next):
+            return answer
+        stage = answer.stage

@@ -242,4 +242,5 @@ class FakeFirmware(base.FirmwareInterface):
         _record(task, 'fake_firmware_versions', versions)
         _append(task, 'fake_firmware_updates',
                 [s['component'] for s in settings])
-        return {'updated': sorted(s['component'] for s in settings)}
+        return {'updated': sorted(s['component'] for s in settings),
+                'components': self.get_components(task)}

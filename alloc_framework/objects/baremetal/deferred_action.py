@@ -397,6 +397,33 @@ class DeferredAction(base.AllocObject):
         check_transition(self.uuid, self.state, new)
         self._move(new, values)
 
+    def retry_or_fail(self, error):
+        """End a RUNNING action whose call went wrong: PENDING_RETRY,
+        spending one retry, while it has any left, else FAILED.
+
+        The one place that decides between retrying and failing, for a
+        call that raised and for an action that lost its worker alike.
+
+        :param error: why (an exception or a message): the ``result``.
+        :returns: the new state.
+        :raises: DeferredActionStateChanged, as :meth:`transition`.
+        """
+        if self.retry_remaining > 0:
+            self.transition(PENDING_RETRY,
+                            retry_remaining=self.retry_remaining - 1,
+                            result=str(error), conductor=None)
+        else:
+            self.fail(error)
+        return self.state
+
+    def fail(self, error):
+        """Move a RUNNING action to FAILED whatever its retries (a
+        deadline passed, a call that may never run).
+
+        :raises: DeferredActionStateChanged, as :meth:`transition`.
+        """
+        self.transition(FAILED, result=str(error), conductor=None)
+
     def revert_claim(self, previous):
         """Give a RUNNING action back in ``previous`` without spending
         anything (the node was locked at the last moment): the only move

@@ -108,6 +108,10 @@ class _LauncherBase(base.ConductorTestCase):
     def _get(self, action):
         return objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
 
+    def _clean_up(self):
+        """One run of the clean-up periodic."""
+        return self.manager.deferred_cleanup.run(self.ctx)
+
 
 class LauncherTestCase(_LauncherBase):
 
@@ -456,9 +460,9 @@ class CleanupTestCase(_LauncherBase):
     def test_stuck_running_goes_back_to_pending_retry(self):
         action = self._action('echo', retries=2)
         objects.DeferredAction.claim(self.ctx, [action.id], 'dead-host')
-        self.assertEqual((0, 0, 0), self.launcher.cleanup(self.ctx))
+        self.assertEqual((0, 0, 0), self._clean_up())
         self._age(action, 901)
-        self.assertEqual((1, 0, 0), self.launcher.cleanup(self.ctx))
+        self.assertEqual((1, 0, 0), self._clean_up())
         got = self._get(action)
         self.assertEqual(da.PENDING_RETRY, got.state)
         self.assertEqual(1, got.retry_remaining)
@@ -470,7 +474,7 @@ class CleanupTestCase(_LauncherBase):
         action = self._action('echo')
         objects.DeferredAction.claim(self.ctx, [action.id], 'dead-host')
         self._age(action, 901)
-        self.launcher.cleanup(self.ctx)
+        self._clean_up()
         self.assertEqual(da.FAILED, self._get(action).state)
         node = objects.Node.get_by_id(self.ctx, self.node.id)
         self.assertIn(action.uuid, node.last_error)
@@ -489,7 +493,7 @@ class CleanupTestCase(_LauncherBase):
         for action in actions:
             self._age(action, 901)
         self._age(waiting, 5000)
-        self.assertEqual((0, 5, 5), self.launcher.cleanup(self.ctx))
+        self.assertEqual((0, 5, 5), self._clean_up())
         self.assertEqual([recent.uuid, waiting.uuid],
                          [a.uuid for a in objects.DeferredAction.list(
                              self.ctx)])
@@ -502,9 +506,9 @@ class CleanupTestCase(_LauncherBase):
         action = self._action('echo')
         self._launch()
         self._age(action, 86399)
-        self.assertEqual((0, 0, 0), self.launcher.cleanup(self.ctx))
+        self.assertEqual((0, 0, 0), self._clean_up())
         self._age(action, 86401)
-        self.assertEqual((0, 1, 1), self.launcher.cleanup(self.ctx))
+        self.assertEqual((0, 1, 1), self._clean_up())
 
     def test_locks_of_dead_conductors_blocking_actions_released(self):
         other = self.start_conductor('other-host')
@@ -517,7 +521,7 @@ class CleanupTestCase(_LauncherBase):
         done = self._action('echo', node=idle)
         done.transition(da.RUNNING)
         done.transition(da.COMPLETED)
-        self.launcher.cleanup(self.ctx)
+        self._clean_up()
         self.assertEqual(
             ['other-host', None, 'dead-host'],
             [objects.Node.get_by_id(self.ctx, n.id).reservation
@@ -532,10 +536,10 @@ class CleanupTestCase(_LauncherBase):
         self.assertEqual(da.FAILED, self._get(failed).state)
         self._age(done, 59)
         self._age(failed, 59)
-        self.assertEqual((0, 0, 0), self.launcher.cleanup(self.ctx))
+        self.assertEqual((0, 0, 0), self._clean_up())
         self._age(done, 61)
         self._age(failed, 61)
-        self.assertEqual((0, 2, 2), self.launcher.cleanup(self.ctx))
+        self.assertEqual((0, 2, 2), self._clean_up())
         self.assertEqual(0, self._rows())
         # The failure stays on the node after its action is gone.
         history = objects.NodeHistory.list_by_node_id(self.ctx,
@@ -550,20 +554,21 @@ class CleanupTestCase(_LauncherBase):
         self._launch()
         self._age(action, 86401)
         self.useFixture(fixtures.MockPatchObject(
-            self.launcher, 'conf', _Conf(self.conf, retention=10 ** 7)))
-        self.assertEqual((0, 1, 1), self.launcher.cleanup(self.ctx))
+            self.manager.deferred_cleanup, 'conf',
+            _Conf(self.conf, retention=10 ** 7)))
+        self.assertEqual((0, 1, 1), self._clean_up())
 
     def test_busy_pool_cleans_up_less_often(self):
-        self.launcher.cleanup(self.ctx)
+        self._clean_up()
         self._action('hold')
         self.launcher.launch(self.ctx)
         test_base.wait_for(lambda: self.launcher.busy == 1, 'busy pool')
-        self.assertIsNone(self.launcher.cleanup(self.ctx))
+        self.assertIsNone(self._clean_up())
         self.config(cleanup_interval=0, group='deferred_actions')
-        self.assertIsNotNone(self.launcher.cleanup(self.ctx))
+        self.assertIsNotNone(self._clean_up())
         self.gate.opened.set()
         test_base.wait_for(lambda: self.launcher.busy == 0, 'idle pool')
-        self.assertIsNotNone(self.launcher.cleanup(self.ctx))
+        self.assertIsNotNone(self._clean_up())
 
 
 class _Conf:
@@ -598,7 +603,9 @@ class VisibilityTestCase(_LauncherBase):
 
     def setUp(self):
         super().setUp()
-        self.launcher.metrics = _Recorder(self.conf)
+        # One recorder for the launcher and the clean-up periodics.
+        self.launcher.metrics = self.manager.deferred_cleanup.metrics = (
+            _Recorder(self.conf))
         transport = oslo_messaging.get_notification_transport(self.conf)
         self.launcher._notifier = oslo_messaging.Notifier(
             transport, driver='test', publisher_id='x')
@@ -624,7 +631,7 @@ class VisibilityTestCase(_LauncherBase):
                           'DeferredActionsRetryCount': 0,
                           'DeferredActionsCompletedCount': 1},
                          dict(self.launcher.metrics.gauges))
-        self.launcher.cleanup(self.ctx)
+        self._clean_up()
         self.assertIn('DeferredActions.cleanup',
                       self.launcher.metrics.timers)
 
@@ -805,7 +812,7 @@ class KilledConductorTestCase(_LauncherBase):
         # RUNNING for running_timeout, back to PENDING_RETRY; once the
         # victim's heartbeat is old, its lock on the node released.
         def rescued():
-            self.launcher.cleanup(self.ctx)
+            self._clean_up()
             got = self._get(action)
             unlocked = objects.Node.get_by_id(
                 self.ctx, node.id).reservation is None

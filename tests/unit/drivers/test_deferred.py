@@ -54,3 +54,42 @@ class TestResolve(base.TestCase):
         answer = deferred.Reschedule(delay=5, retries=2, step='poll')
         self.assertEqual((5, 2, {'step': 'poll'}),
                          (answer.delay, answer.retries, answer.arguments))
+
+
+class TestRunStages(base.TestCase):
+    """A resumable method declared as a table of stages."""
+
+    def setUp(self):
+        super().setUp()
+        self.ran = []
+
+        def stage(name, answer):
+            def handler(arg):
+                self.ran.append((name, arg))
+                return answer
+            return handler
+        self.stages = {
+            None: stage('start', deferred.Next('check')),
+            'check': stage('check', deferred.Next('poll')),
+            'poll': stage('poll', deferred.Reschedule(delay=5,
+                                                      state='done')),
+            'done': stage('done', {'finished': True}),
+        }
+
+    def test_goes_on_in_the_same_call_until_a_wait(self):
+        answer = deferred.run_stages(self.stages, None, 'x')
+        self.assertIsInstance(answer, deferred.Reschedule)
+        self.assertEqual({'state': 'done'}, answer.arguments)
+        self.assertEqual([('start', 'x'), ('check', 'x'), ('poll', 'x')],
+                         self.ran)
+
+    def test_resumes_at_the_stage_named_and_returns_the_result(self):
+        self.assertEqual({'finished': True},
+                         deferred.run_stages(self.stages, 'done', 'y'))
+        self.assertEqual([('done', 'y')], self.ran)
+
+    def test_unknown_stage_refused(self):
+        exc = self.assertRaises(exception.InvalidParameterValue,
+                                deferred.run_stages, self.stages, 'gone', 1)
+        self.assertIn("'gone'", str(exc))
+        self.assertEqual([], self.ran)

@@ -8,10 +8,12 @@ first byte of every request and response is the PICMG identifier 0x00.
 The update is a deferrable method: each call does one short
 conversation with the BMC and returns a ``Reschedule`` carrying where it
 got to (``stage``, ``offset``...; never credentials, which stay in
-``driver_info``) for every wait, so no thread ever sleeps:
+``driver_info``) for every wait, so no thread ever sleeps. Its stages are
+declared as a table (:attr:`IPMIFirmware.STAGES`, run by
+:func:`alloc_framework.drivers.deferred.run_stages`):
 
-1. fetch the image (``settings[0]['url']``, size and time bounded) and
-   check that the BMC can upgrade ``[ipmi]hpm_component``;
+1. ``start``: fetch the image (``settings[0]['url']``, size and time
+   bounded) and check that the BMC can upgrade ``[ipmi]hpm_component``;
 2. Initiate Upgrade Action *prepare*, then *upload for upgrade*;
 3. Upload Firmware Block, ``[ipmi]hpm_block_size`` bytes each, at most
    ``[ipmi]hpm_blocks_per_call`` blocks per call: a large image takes
@@ -23,12 +25,18 @@ A failure once the upgrade started sends Abort Firmware Upgrade.
 
 A long-duration command that answers "command in progress" (0x80) is
 polled with Get Upgrade Status every ``[ipmi]hpm_poll_interval`` seconds
-(a reschedule each); its last completion code decides. The image is
-downloaded again by each upload call (a conductor keeps nothing between
-calls, another may take the node over) and must keep its SHA-256.
+(a reschedule each); its last completion code decides.
+
+The image is downloaded once per update, by its first call, into the
+conductor's image cache (:mod:`alloc_framework.drivers.modules.image_cache`,
+``[ipmi]firmware_image_cache_dir``, bounded by
+``[ipmi]firmware_image_cache_size``), keyed by its SHA-256, which travels
+in the reschedules (``digest``); the upload calls read their blocks from
+there. A call that misses the cache (another conductor took the node
+over, or the entry was evicted) downloads the image again, and the
+update fails unless it has the same SHA-256.
 """
 
-import hashlib
 import math
 import time
 
@@ -38,6 +46,7 @@ import requests
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.drivers import base
 from alloc_framework.drivers import deferred
+from alloc_framework.drivers.modules import image_cache
 from alloc_framework.drivers.modules.ipmi import common
 
 LOG = log.getLogger(__name__)
@@ -102,14 +111,18 @@ def _fail(task, reason):
     raise exception.FirmwareUpdateFailure(node=task.node.uuid, reason=reason)
 
 
-def fetch_image(conf, task, url):
-    """The image at ``url``: bounded in size and in time.
+def download(conf, task, url):
+    """The chunks of the image at ``url``: bounded in size and in time.
+
+    A generator, for :meth:`ImageCache.add`, which stores the chunks as
+    they come.
 
     :raises: FirmwareUpdateFailure
     """
     limit = conf.ipmi.firmware_image_max_size
     allowed = conf.ipmi.firmware_image_timeout
     started = time.monotonic()
+    received = 0
     try:
         with requests.get(url, stream=True, timeout=allowed) as resp:
             if resp.status_code != 200:
@@ -120,27 +133,47 @@ def fetch_image(conf, task, url):
                 _fail(task, 'the image at %s has %s bytes, more than '
                             '[ipmi]firmware_image_max_size (%d)'
                             % (url, declared, limit))
-            image = bytearray()
             for chunk in resp.iter_content(65536):
-                image += chunk
+                received += len(chunk)
                 if time.monotonic() - started > allowed:
                     # requests bounds each read, not the whole download.
                     _fail(task, 'downloading the image from %s took more '
                                 'than [ipmi]firmware_image_timeout (%s s)'
                                 % (url, allowed))
-                if len(image) > limit:
+                if received > limit:
                     _fail(task, 'the image at %s is larger than '
                                 '[ipmi]firmware_image_max_size (%d bytes)'
                                 % (url, limit))
+                yield chunk
     except requests.RequestException as exc:
         _fail(task, 'could not download the image from %s: %s' % (url, exc))
-    if not image:
+    if not received:
         _fail(task, 'the image at %s is empty' % url)
-    return bytes(image)
 
 
-def _digest(image):
-    return hashlib.sha256(image).hexdigest()
+def fetch_image(conf, task, url, digest=None):
+    """The image at ``url`` from the conductor's image cache, downloaded
+    into it unless ``digest`` (its SHA-256, known from an earlier call)
+    is there already.
+
+    :returns: an :class:`image_cache.CachedImage`.
+    :raises: FirmwareUpdateFailure, also when the image downloaded does
+        not have ``digest``.
+    """
+    cache = image_cache.ImageCache(
+        conf.ipmi.firmware_image_cache_dir,
+        conf.ipmi.firmware_image_cache_size,
+        # A live download ends within the timeout: older partial files
+        # were left by a process that died.
+        partial_age=2 * conf.ipmi.firmware_image_timeout)
+    if digest is not None:
+        cached = cache.get(digest)
+        if cached is not None:
+            return cached
+    try:
+        return cache.add(download(conf, task, url), expected=digest)
+    except image_cache.DigestMismatch:
+        _fail(task, 'the image at %s changed during the update' % url)
 
 
 def _picmg(client, command, data=()):
@@ -198,22 +231,22 @@ class IPMIFirmware(base.FirmwareInterface):
         """Update the BMC firmware with PICMG HPM.1 (see the module).
 
         Only ``settings`` comes from the caller; the other arguments are
-        what the previous call left in its reschedule.
+        what the previous call left in its reschedule (``stage`` names
+        the stage of :data:`STAGES` to run).
+
+        :returns: a Reschedule while the update goes on, then
+            ``{'updated': ['bmc'], 'components': [...], 'size', 'sha256'}``.
         """
         self.check_settings(settings, (COMPONENT,), at_most=1)
         url = settings[0]['url']
         bmc = common.parse_driver_info(task.node)
-        state = {'settings': settings, 'stage': stage, 'then': then,
-                 'offset': offset, 'size': size, 'digest': digest,
-                 'polls': polls}
+        state = {'settings': settings, 'stage': stage or 'start',
+                 'then': then, 'offset': offset, 'size': size,
+                 'digest': digest, 'polls': polls}
         image = None
-        if stage is None or stage == 'upload':
-            image = fetch_image(self.conf, task, url)
-            if digest is not None and _digest(image) != digest:
-                _fail(task, 'the image at %s changed during the update' % url)
-            state['size'], state['digest'] = len(image), _digest(image)
-            if stage is None:
-                state['stage'] = 'start'
+        if state['stage'] in ('start', 'upload'):
+            image = fetch_image(self.conf, task, url, digest)
+            state['size'], state['digest'] = image.size, image.digest
         try:
             result = common.converse(
                 self.conf, bmc,
@@ -236,13 +269,12 @@ class IPMIFirmware(base.FirmwareInterface):
                      {'node': task.node.uuid, 'stage': result.arguments.get(
                          'stage'), 'offset': result.arguments.get('offset'),
                       'size': result.arguments.get('size')})
-            return result
-        # The step runner stores the new revision (it reads it again).
         return result
 
     def _abort_on_failure(self, task, client, bmc, state, image):
         try:
-            return self._run(task, client, bmc, state, image)
+            return deferred.run_stages(self.STAGES, state['stage'], self,
+                                       task, client, bmc, state, image)
         except exception.FirmwareUpdateFailure:
             if state['stage'] != 'start':
                 # Leave the BMC out of its upgrade: best effort, the
@@ -269,80 +301,68 @@ class IPMIFirmware(base.FirmwareInterface):
             _refused(task, command, code)
         return None
 
-    def _run(self, task, client, bmc, state, image):
-        stage = state['stage']
-        while True:
-            if stage == 'start':
-                code, caps = _picmg(client, GET_TARGET_UPGRADE_CAPABILITIES)
-                if code or len(caps) < 7:
-                    _fail(task, 'the BMC does not answer Get Target '
-                                'Upgrade Capabilities (completion code '
-                                '0x%02x): no PICMG HPM.1 support' % code)
-                component = self.conf.ipmi.hpm_component
-                if not caps[6] & (1 << component):
-                    _fail(task, 'the BMC does not offer HPM.1 component %d '
-                                '([ipmi]hpm_component) for upgrade; it '
-                                'offers the mask 0x%02x' % (component,
-                                                            caps[6]))
-                longest = max(caps[2], caps[3], caps[5]) * HPM_TIMEOUT_UNIT
-                interval = max(self.conf.ipmi.hpm_poll_interval, 1)
-                state['polls'] = (max(math.ceil(longest / interval) + 1, 3)
-                                  if longest else DEFAULT_POLLS)
-                stage = 'prepare'
-            elif stage == 'prepare':
-                wait = self._long(task, client, state,
-                                  INITIATE_UPGRADE_ACTION,
-                                  [self._mask(), ACTION_PREPARE],
-                                  'begin-upload')
-                if wait:
-                    return wait
-                stage = 'begin-upload'
-            elif stage == 'begin-upload':
-                wait = self._long(task, client, state,
-                                  INITIATE_UPGRADE_ACTION,
-                                  [self._mask(), ACTION_UPLOAD_FOR_UPGRADE],
-                                  'upload')
-                if wait:
-                    return wait
-                return self._again(state, 0, stage='upload', then=None,
+    # --- the stages, each called as handler(self, task, client, bmc,
+    # state, image); ``image`` is only there in ``start`` and ``upload``.
+
+    def _start(self, task, client, bmc, state, image):
+        code, caps = _picmg(client, GET_TARGET_UPGRADE_CAPABILITIES)
+        if code or len(caps) < 7:
+            _fail(task, 'the BMC does not answer Get Target Upgrade '
+                        'Capabilities (completion code 0x%02x): no PICMG '
+                        'HPM.1 support' % code)
+        component = self.conf.ipmi.hpm_component
+        if not caps[6] & (1 << component):
+            _fail(task, 'the BMC does not offer HPM.1 component %d '
+                        '([ipmi]hpm_component) for upgrade; it offers the '
+                        'mask 0x%02x' % (component, caps[6]))
+        longest = max(caps[2], caps[3], caps[5]) * HPM_TIMEOUT_UNIT
+        interval = max(self.conf.ipmi.hpm_poll_interval, 1)
+        state['polls'] = (max(math.ceil(longest / interval) + 1, 3)
+                          if longest else DEFAULT_POLLS)
+        return deferred.Next('prepare')
+
+    def _prepare(self, task, client, bmc, state, image):
+        return self._long(task, client, state, INITIATE_UPGRADE_ACTION,
+                          [self._mask(), ACTION_PREPARE],
+                          'begin-upload') or deferred.Next('begin-upload')
+
+    def _begin_upload(self, task, client, bmc, state, image):
+        wait = self._long(task, client, state, INITIATE_UPGRADE_ACTION,
+                          [self._mask(), ACTION_UPLOAD_FOR_UPGRADE],
+                          'upload')
+        # The upload calls fetch the image (from the cache).
+        return wait or self._again(state, 0, stage='upload', then=None,
                                    offset=0)
-            elif stage == 'upload':
-                return self._upload(task, client, state, image)
-            elif stage == 'finish':
-                size = state['size']
-                wait = self._long(task, client, state,
-                                  FINISH_FIRMWARE_UPLOAD,
-                                  [self.conf.ipmi.hpm_component]
-                                  + list(size.to_bytes(4, 'little')),
-                                  'activate')
-                if wait:
-                    return wait
-                stage = 'activate'
-            elif stage == 'activate':
-                wait = self._long(task, client, state, ACTIVATE_FIRMWARE,
-                                  [], 'self-test')
-                if wait:
-                    return wait
-                stage = 'self-test'
-            elif stage == 'self-test':
-                return self._self_test(task, client, bmc, state)
-            elif stage == 'wait':
-                code, status = _picmg(client, GET_UPGRADE_STATUS)
-                if code:
-                    _fail(task, 'Get Upgrade Status answered completion '
-                                'code 0x%02x' % code)
-                if len(status) < 2:
-                    _fail(task, 'Get Upgrade Status answered %d bytes'
-                                % len(status))
-                if status[1] == IN_PROGRESS:
-                    return self._poll(task, state, 'wait')
-                if status[1]:
-                    _refused(task, status[0], status[1])
-                stage, state['then'] = state['then'], None
-                if stage == 'upload':
-                    return self._again(state, 0, stage='upload', offset=0)
-            else:
-                _fail(task, 'unknown update stage %r' % (stage,))
+
+    def _finish(self, task, client, bmc, state, image):
+        size = state['size']
+        return self._long(task, client, state, FINISH_FIRMWARE_UPLOAD,
+                          [self.conf.ipmi.hpm_component]
+                          + list(size.to_bytes(4, 'little')),
+                          'activate') or deferred.Next('activate')
+
+    def _activate(self, task, client, bmc, state, image):
+        return self._long(task, client, state, ACTIVATE_FIRMWARE, [],
+                          'self-test') or deferred.Next('self-test')
+
+    def _wait(self, task, client, bmc, state, image):
+        """Poll a long-duration command; go on with ``then`` when done."""
+        code, status = _picmg(client, GET_UPGRADE_STATUS)
+        if code:
+            _fail(task, 'Get Upgrade Status answered completion code '
+                        '0x%02x' % code)
+        if len(status) < 2:
+            _fail(task, 'Get Upgrade Status answered %d bytes'
+                        % len(status))
+        if status[1] == IN_PROGRESS:
+            return self._poll(task, state, 'wait')
+        if status[1]:
+            _refused(task, status[0], status[1])
+        stage, state['then'] = state['then'], None
+        if stage == 'upload':
+            # The upload calls fetch the image (from the cache).
+            return self._again(state, 0, stage='upload', offset=0)
+        return deferred.Next(stage)
 
     def _mask(self):
         return 1 << self.conf.ipmi.hpm_component
@@ -356,18 +376,22 @@ class IPMIFirmware(base.FirmwareInterface):
         return self._again(state, self.conf.ipmi.hpm_poll_interval,
                            stage=stage, polls=left)
 
-    def _upload(self, task, client, state, image):
+    def _upload(self, task, client, bmc, state, image):
         block_size = self.conf.ipmi.hpm_block_size
-        offset = state['offset'] or 0
+        blocks = self.conf.ipmi.hpm_blocks_per_call
+        offset = first = state['offset'] or 0
+        # The blocks of this call, read from the cache at once.
+        window = image.read(first, block_size * blocks)
         started = time.monotonic()
         budget = self.conf.ipmi.command_deadline / 2
-        for _ in range(self.conf.ipmi.hpm_blocks_per_call):
-            if offset >= len(image):
+        for _ in range(blocks):
+            if offset >= image.size:
                 break
             block = (offset // block_size) % 256
+            start = offset - first
             code, _ = _picmg(client, UPLOAD_FIRMWARE_BLOCK,
-                             [block] + list(image[offset:offset
-                                                  + block_size]))
+                             [block] + list(window[start:start
+                                                   + block_size]))
             if code == IN_PROGRESS:
                 # The BMC is writing: come back for the same block.
                 return self._again(state, 0, stage='upload', offset=offset)
@@ -376,13 +400,13 @@ class IPMIFirmware(base.FirmwareInterface):
             offset += block_size
             if time.monotonic() - started > budget:
                 break
-        offset = min(offset, len(image))
-        if offset < len(image):
+        offset = min(offset, image.size)
+        if offset < image.size:
             return self._again(state, 0, stage='upload', offset=offset)
         state['offset'] = offset
         return self._again(state, 0, stage='finish')
 
-    def _self_test(self, task, client, bmc, state):
+    def _self_test(self, task, client, bmc, state, image):
         code, result = _picmg(client, QUERY_SELFTEST_RESULTS)
         if code == IN_PROGRESS:
             return self._poll(task, state, 'self-test')
@@ -393,6 +417,21 @@ class IPMIFirmware(base.FirmwareInterface):
                                            SELFTEST_NOT_IMPLEMENTED):
             _fail(task, 'the new firmware failed its self-test (result '
                         '0x%s)' % result.hex())
-        return {'component': COMPONENT,
-                'current_version': read_version(bmc, client),
+        return {'updated': [COMPONENT],
+                'components': [{'component': COMPONENT,
+                                'current_version': read_version(bmc,
+                                                                client)}],
                 'size': state['size'], 'sha256': state['digest']}
+
+    # The stages of an update (``stage``) and their handlers; a call
+    # without a stage starts.
+    STAGES = {
+        'start': _start,
+        'prepare': _prepare,
+        'begin-upload': _begin_upload,
+        'upload': _upload,
+        'finish': _finish,
+        'activate': _activate,
+        'self-test': _self_test,
+        'wait': _wait,
+    }

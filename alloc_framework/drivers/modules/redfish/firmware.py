@@ -8,13 +8,16 @@ ComputerSystem's ``BiosVersion``, the BMC's its Manager's
 
 An update (:meth:`RedfishFirmware.update`, the ``firmware.update`` clean
 and service step) is a deferrable method: it runs as a deferred action
-and every wait is a reschedule, never a sleeping thread. For each
-``{component, url}`` of ``settings``, in order:
+and every wait is a reschedule, never a sleeping thread. Its stages are
+declared as a table (:attr:`RedfishFirmware.STAGES`, run by
+:func:`alloc_framework.drivers.deferred.run_stages`), named by
+``state['step']``. For each ``{component, url}`` of ``settings``, in
+order:
 
-1. ``start``: the image is handed to the BMC with
-   ``UpdateService.SimpleUpdate`` (targets: the component's inventory
-   member, else its Manager or ComputerSystem); the BMC answers with a
-   task monitor.
+1. start (no ``state`` yet, or the previous component done): the image
+   is handed to the BMC with ``UpdateService.SimpleUpdate`` (targets:
+   the component's inventory member, else its Manager or
+   ComputerSystem); the BMC answers with a task monitor.
 2. ``task``: the task monitor is polled, after the ``Retry-After`` the
    BMC asks for (at most ``[redfish]firmware_update_max_retry_after``),
    else ``[redfish]firmware_update_status_interval`` seconds, until the
@@ -35,9 +38,9 @@ image URLs with credentials in them are refused. Once the BMC accepted
 an image the action's retries are set to 0: calling the method again
 after an error would flash the image a second time, so any error is
 final (the waits above handle what is transient). When every component
-is done the new versions are read and returned; the step runner then
-stores them (``cache_firmware_components``) for
-``GET /v1/nodes/{node}/firmware``.
+is done the new versions are read and returned; the step runner hands
+them to ``FirmwareInterface.step_ended``, which stores them for
+``GET /v1/nodes/{node}/firmware`` without asking the BMC again.
 """
 
 import time
@@ -136,14 +139,15 @@ class RedfishFirmware(base.FirmwareInterface):
 
     # --- update ---
 
-    @deferred.deferrable
     @base.clean_step(priority=0, abortable=False, argsinfo=SETTINGS_ARGSINFO)
     @base.service_step(priority=0, abortable=False,
                        argsinfo=SETTINGS_ARGSINFO)
+    @deferred.deferrable
     def update(self, task, settings, state=None):
         """Update the firmware of ``settings``; see the module docstring.
 
-        :param state: the progress, set by this method's reschedules.
+        :param state: the progress, set by this method's reschedules; its
+            ``step`` names the stage of :data:`STAGES` to run.
         :returns: a Reschedule while the update goes on, then
             ``{'updated': [components], 'components': [...]}``.
         :raises: InvalidParameterValue for bad settings; RedfishError and
@@ -151,17 +155,9 @@ class RedfishFirmware(base.FirmwareInterface):
             or the BMC or the node does not come back in time.
         """
         self.check_settings(settings, COMPONENTS)
-        if state is None:
-            return self._start(task, settings, 0)
-        step = state.get('step')
-        if step == 'task':
-            return self._poll_task(task, settings, state)
-        if step == 'bmc':
-            return self._poll_bmc(task, settings, state)
-        if step == 'reboot':
-            return self._poll_reboot(task, settings, state)
-        raise exception.InvalidParameterValue(
-            err='Unknown firmware update state %r.' % step)
+        stage = None if state is None else state.get('step', '')
+        return deferred.run_stages(self.STAGES, stage, self, task,
+                                   settings, state)
 
     def _opts(self):
         return self.conf.redfish
@@ -176,6 +172,9 @@ class RedfishFirmware(base.FirmwareInterface):
         item = settings[index]
         return 'firmware update of %s on node %s (image %s)' % (
             item['component'], task.node.uuid, item['url'])
+
+    def _begin(self, task, settings, state):
+        return self._start(task, settings, 0)
 
     def _start(self, task, settings, index):
         if index >= len(settings):
@@ -323,3 +322,12 @@ class RedfishFirmware(base.FirmwareInterface):
                   'what': ', '.join(s['component'] for s in settings)})
         return {'updated': [s['component'] for s in settings],
                 'components': components}
+
+    # The stages of an update (``state['step']``) and their handlers,
+    # called as ``handler(self, task, settings, state)``: None starts.
+    STAGES = {
+        None: _begin,
+        'task': _poll_task,
+        'bmc': _poll_bmc,
+        'reboot': _poll_reboot,
+    }

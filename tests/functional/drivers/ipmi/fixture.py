@@ -4,6 +4,7 @@
 subprocess on a free UDP port of 127.0.0.1 and stops it at clean-up.
 """
 
+import collections
 import http.server
 import json
 import os
@@ -83,19 +84,21 @@ class ImageServer(fixtures.Fixture):
     """Serves ``files`` (``{path: bytes}``) over HTTP on 127.0.0.1.
 
     ``trickle`` paths are sent 64 bytes at a time, ``trickle`` seconds
-    apart (a slow server).
+    apart (a slow server). ``requests`` counts the GETs of each path.
     """
 
     def __init__(self, files, trickle=None):
         super().__init__()
         self.files = files
         self.trickle = trickle or {}
+        self.requests = collections.Counter()
 
     def _setUp(self):
-        files, trickle = self.files, self.trickle
+        files, trickle, requests = self.files, self.trickle, self.requests
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
+                requests[self.path] += 1
                 body = files.get(self.path)
                 if body is None:
                     self.send_error(404)

@@ -1,6 +1,9 @@
 """The ipmi firmware update (PICMG HPM.1) run by the deferred-action
 engine of a real conductor against the emulated BMC."""
 
+import hashlib
+import os
+
 from alloc_framework.conductor import task_manager
 from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import deferred
@@ -99,6 +102,26 @@ class FirmwareUpdateTestCase(base.ConductorTestCase):
         self.assertEqual(19, state['hpm_commands']['0x32'])
         node = objects.Node.get_by_id(self.ctx, self.node.id)
         self.assertIsNone(node.last_error)
+
+    def test_image_downloaded_once_per_update(self):
+        # Three upload calls read the image from the conductor's cache.
+        got, seen = self._run_to_end(self._action('/good.hpm'))
+        self.assertEqual(da.COMPLETED, got.state, got.result)
+        self.assertEqual(3, [args.get('stage') for _, args in seen].count(
+            'upload'))
+        self.assertEqual(1, self.images.requests['/good.hpm'])
+        digest = hashlib.sha256(self.good).hexdigest()
+        self.assertEqual(digest, got.arguments['digest'])
+        cache_dir = self.conf.ipmi.firmware_image_cache_dir
+        self.assertTrue(cache_dir.startswith(self.state_path))
+        self.assertEqual([digest], os.listdir(cache_dir))
+
+    def test_failed_download_leaves_nothing_in_the_cache(self):
+        self.config(firmware_image_timeout=1.0, group='ipmi')
+        got, _ = self._run_to_end(self._action('/slow.hpm'))
+        self.assertEqual(da.FAILED, got.state)
+        self.assertEqual(
+            [], os.listdir(self.conf.ipmi.firmware_image_cache_dir))
 
     def test_failing_image_fails_the_action_with_a_clear_error(self):
         action = self._action('/bad.hpm')

@@ -150,6 +150,32 @@ class TestStateMachine(base.DBTestCase):
         self.assertRaises(exception.InvalidDeferredActionTransition,
                           got.revert_claim, da.CREATED)
 
+    def test_retry_or_fail_spends_retries_then_fails(self):
+        action = _new(self.ctx, self.node, retries=1)
+        objects.DeferredAction.claim(self.ctx, [action.id], 'h')
+        action = objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+        self.assertEqual(da.PENDING_RETRY,
+                         action.retry_or_fail(RuntimeError('no answer')))
+        got = objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+        self.assertEqual((da.PENDING_RETRY, 0, 'no answer', None),
+                         (got.state, got.retry_remaining, got.result,
+                          got.conductor))
+        objects.DeferredAction.claim(self.ctx, [action.id], 'h')
+        got = objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+        self.assertEqual(da.FAILED, got.retry_or_fail('still no answer'))
+        got = objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+        self.assertEqual((da.FAILED, 0, 'still no answer'),
+                         (got.state, got.retry_remaining, got.result))
+
+    def test_retry_or_fail_of_a_stale_object_refused(self):
+        action = _new(self.ctx, self.node, retries=1)
+        objects.DeferredAction.claim(self.ctx, [action.id], 'h')
+        running = objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+        stale = objects.DeferredAction.get_by_uuid(self.ctx, action.uuid)
+        running.retry_or_fail('rescued by one conductor')
+        self.assertRaises(exception.DeferredActionStateChanged,
+                          stale.retry_or_fail, 'and by another')
+
 
 class TestCandidates(base.DBTestCase):
 
