@@ -448,26 +448,33 @@ def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
     return query
 
 
-class _ClassCounts:
+class ClassCounts:
     """Inventories per resource class and ``max_unit``, providers in all
     and members of the aggregates of sharing providers, read at most
-    every ``_COUNTS_TTL`` seconds by any request of the process: enough
-    to tell how many providers could take an amount."""
+    every ``_COUNTS_TTL`` seconds by the requests that share it: enough
+    to tell how many providers could take an amount.
 
-    lock = threading.Lock()
-    read_at = None
-    # {rc_id: [(max_unit, inventories)]}
-    counts = {}
-    providers = 0
-    sharing_members = 0
+    One belongs to each Placement application (the route table's handler
+    hands it to every request context as ``context.class_counts``), so
+    two applications of one process never see each other's counts. A
+    context made outside an application gets one of its own on first
+    use. The counts only choose how to search, never what is found.
+    """
 
-    @classmethod
-    def get(cls, context, sharing):
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.read_at = None
+        # {rc_id: [(max_unit, inventories)]}
+        self._counts = {}
+        self._providers = 0
+        self._sharing_members = 0
+
+    def get(self, context, sharing):
         """``(counts, providers, sharing members)``."""
         now = time.monotonic()
-        with cls.lock:
-            if cls.read_at is not None and now - cls.read_at < _COUNTS_TTL:
-                return cls.counts, cls.providers, cls.sharing_members
+        with self._lock:
+            if self.read_at is not None and now - self.read_at < _COUNTS_TTL:
+                return self._counts, self._providers, self._sharing_members
         counts = collections.defaultdict(list)
         for row in context.session.execute(
                 sa.select(INV_TBL.c.resource_class_id, INV_TBL.c.max_unit,
@@ -482,10 +489,20 @@ class _ClassCounts:
                 sa.select(sa.func.count()).select_from(RP_AGG_TBL)
                 .where(RP_AGG_TBL.c.aggregate_id.in_(sharing.aggregates()))
             ).scalar()
-        with cls.lock:
-            cls.counts, cls.providers, cls.read_at = counts, providers, now
-            cls.sharing_members = members
+        with self._lock:
+            self._counts, self._providers, self.read_at = (
+                counts, providers, now)
+            self._sharing_members = members
         return counts, providers, members
+
+
+def class_counts(context):
+    """The :class:`ClassCounts` of the application of ``context``."""
+    counts = getattr(context, 'class_counts', None)
+    if counts is None:
+        # A context made outside an application.
+        counts = context.class_counts = ClassCounts()
+    return counts
 
 
 def _driver(context, smallest, sharing):
@@ -496,7 +513,8 @@ def _driver(context, smallest, sharing):
     None."""
     if not smallest:
         return None
-    counts, providers, members = _ClassCounts.get(context, sharing)
+    counts, providers, members = class_counts(context).get(
+        context, sharing)
     best = None
     for rc_id, amount in sorted(smallest.items()):
         able = sum(n for max_unit, n in counts.get(rc_id, ())
