@@ -27,6 +27,11 @@ done one provider tree at a time:
 So the work of a query grows with ``limit`` (and the size of the trees
 looked at), not with the number of providers that could match, and the
 memory it holds is bounded by the chunk and the candidates it returns.
+
+What room, a sharing provider, the tree of ``in_tree`` and the traits of
+a request mean is decided by ``candidate_predicates``, which the
+explanation of a search (``candidate_explanation``) uses too; this
+module decides only how to look.
 """
 
 import collections
