@@ -24,6 +24,8 @@ from alloc_framework.api.placement.handlers import trait
 from alloc_framework.api.placement.handlers import usage
 from alloc_framework.api.placement import response
 from alloc_framework.api.placement import urls
+from alloc_framework.objects.placement import allocation_candidate \
+    as ac_obj
 from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import exception
 
@@ -150,6 +152,8 @@ class PlacementHandler:
         self.conf = conf
         # Resource class and trait ids of this application's requests.
         self.attribute_cache = attribute_cache.AttributeCache()
+        # What the candidates search reads to choose how to search.
+        self.class_counts = ac_obj.ClassCounts()
         self._map = make_map(ROUTE_DECLARATIONS)
 
     def __call__(self, environ, start_response):
@@ -159,9 +163,11 @@ class PlacementHandler:
             ctx = environ.get('placement.context')
             if ctx is not None:
                 # Handlers needing options and the objects needing the
-                # attribute cache find them here rather than in globals.
+                # caches of the application find them here rather than
+                # in globals.
                 ctx.config = self.conf
                 ctx.attribute_cache = self.attribute_cache
+                ctx.class_counts = self.class_counts
             environ['placement.conf'] = self.conf
             return dispatch(environ, start_response, self._map)
         except exception.NotFound as exc:

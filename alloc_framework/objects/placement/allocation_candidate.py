@@ -27,6 +27,11 @@ done one provider tree at a time:
 So the work of a query grows with ``limit`` (and the size of the trees
 looked at), not with the number of providers that could match, and the
 memory it holds is bounded by the chunk and the candidates it returns.
+
+What room, a sharing provider, the tree of ``in_tree`` and the traits of
+a request mean is decided by ``candidate_predicates``, which the
+explanation of a search (``candidate_explanation``) uses too; this
+module decides only how to look.
 """
 
 import collections
@@ -41,8 +46,7 @@ from sqlalchemy.dialects import postgresql
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import attribute_cache
-from alloc_framework.objects.placement import exception
-from alloc_framework.objects.placement import resource_provider_trait
+from alloc_framework.objects.placement import candidate_predicates as preds
 
 RP_TBL = models.ResourceProvider.__table__
 INV_TBL = models.Inventory.__table__
@@ -59,9 +63,6 @@ SHARE_INV = INV_TBL.alias('share_inv')
 SHARE_TRAIT = RP_TRAIT_TBL.alias('share_trait')
 SHARE_AGG = RP_AGG_TBL.alias('share_agg')
 
-# The trait of providers whose inventory is shared by the providers
-# (and their trees) of the aggregates they are in.
-SHARES_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 # Roots read per query when no limit narrows the search.
 _MAX_CHUNK = 500
 _MIN_CHUNK = 16
@@ -163,7 +164,7 @@ class Provider:
         (_rp, rc_id, min_unit, max_unit, step_size, total, reserved,
          ratio) = row
         self.inventories[rc_id] = (min_unit, max_unit, step_size,
-                                   int((total - reserved) * ratio))
+                                   preds.capacity(total, reserved, ratio))
 
     def capacity(self, rc_id):
         return self.inventories[rc_id][3]
@@ -173,9 +174,8 @@ class Provider:
         if inv is None:
             return False
         min_unit, max_unit, step_size, capacity = inv
-        return (min_unit <= amount <= max_unit and
-                amount % step_size == 0 and
-                self.used.get(rc_id, 0) + amount <= capacity)
+        return preds.can_take(min_unit, max_unit, step_size, capacity,
+                              self.used.get(rc_id, 0), amount)
 
     def fits(self, rc_id, amount):
         """Whether ``amount`` (several groups' sum) fits at all."""
@@ -239,21 +239,6 @@ class _Group:
         return all(traits & any_of for any_of in self.required)
 
 
-def _room(inv, rc_id, amount):
-    """Whether inventory row ``inv`` can serve ``amount`` of ``rc_id`` as
-    one allocation, its usage read by a correlated sub-select."""
-    used = sa.select(sa.func.coalesce(sa.func.sum(ALLOC_TBL.c.used), 0)).where(
-        ALLOC_TBL.c.resource_provider_id == inv.c.resource_provider_id,
-        ALLOC_TBL.c.resource_class_id == rc_id).scalar_subquery()
-    return sa.and_(
-        inv.c.resource_class_id == rc_id,
-        used + amount <= (inv.c.total - inv.c.reserved) *
-        inv.c.allocation_ratio,
-        inv.c.min_unit <= amount,
-        inv.c.max_unit >= amount,
-        sa.literal(amount, sa.Integer) % inv.c.step_size == 0)
-
-
 def _is_postgresql(context):
     return context.session.get_bind().dialect.name == 'postgresql'
 
@@ -296,7 +281,7 @@ def _tree_has_room(rc_id, amount, per_row):
     return _per_root(sa.select(sa.literal(1)).select_from(
         member.join(inv, inv.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
-            _room(inv, rc_id, amount)), per_row)
+            preds.room(inv, rc_id, amount)), per_row)
 
 
 def _anchored_to(agg_ids, per_row):
@@ -329,10 +314,8 @@ class _Sharing:
         self._with_room = {}
         # Class ids some sharing provider has inventory of.
         self.classes = set()
-        try:
-            self.trait_id = attribute_cache.trait_id(context, SHARES_TRAIT)
-        except exception.TraitNotFound:
-            self.trait_id = None
+        self.trait_id = preds.sharing_trait_id(context)
+        if self.trait_id is None:
             return
         if per_row:
             # A LATERAL look-up per sharing provider, as in _members().
@@ -419,14 +402,8 @@ class _Sharing:
                         SHARE_INV,
                         SHARE_INV.c.resource_provider_id == rp_id))
                     .where(SHARE_TRAIT.c.trait_id == self.trait_id,
-                           _room(SHARE_INV, rc_id, amount))))})
+                           preds.room(SHARE_INV, rc_id, amount))))})
         return self._with_room[key]
-
-
-def _root_has_traits(trait_ids):
-    return sa.select(sa.literal(1)).where(
-        RP_TRAIT_TBL.c.resource_provider_id == RP_TBL.c.id,
-        RP_TRAIT_TBL.c.trait_id.in_(sorted(trait_ids))).exists()
 
 
 def _smallest(groups):
@@ -469,33 +446,40 @@ def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
         for root_id in in_tree_roots:
             query = query.where(RP_TBL.c.id == root_id)
     for name in sorted(wide.root_required):
-        query = query.where(_root_has_traits([trait_ids[name]]))
+        query = query.where(preds.root_has_traits([trait_ids[name]]))
     if wide.root_forbidden:
-        query = query.where(~_root_has_traits(
+        query = query.where(~preds.root_has_traits(
             trait_ids[n] for n in wide.root_forbidden))
     return query
 
 
-class _ClassCounts:
+class ClassCounts:
     """Inventories per resource class and ``max_unit``, providers in all
     and members of the aggregates of sharing providers, read at most
-    every ``_COUNTS_TTL`` seconds by any request of the process: enough
-    to tell how many providers could take an amount."""
+    every ``_COUNTS_TTL`` seconds by the requests that share it: enough
+    to tell how many providers could take an amount.
 
-    lock = threading.Lock()
-    read_at = None
-    # {rc_id: [(max_unit, inventories)]}
-    counts = {}
-    providers = 0
-    sharing_members = 0
+    One belongs to each Placement application (the route table's handler
+    hands it to every request context as ``context.class_counts``), so
+    two applications of one process never see each other's counts. A
+    context made outside an application gets one of its own on first
+    use. The counts only choose how to search, never what is found.
+    """
 
-    @classmethod
-    def get(cls, context, sharing):
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.read_at = None
+        # {rc_id: [(max_unit, inventories)]}
+        self._counts = {}
+        self._providers = 0
+        self._sharing_members = 0
+
+    def get(self, context, sharing):
         """``(counts, providers, sharing members)``."""
         now = time.monotonic()
-        with cls.lock:
-            if cls.read_at is not None and now - cls.read_at < _COUNTS_TTL:
-                return cls.counts, cls.providers, cls.sharing_members
+        with self._lock:
+            if self.read_at is not None and now - self.read_at < _COUNTS_TTL:
+                return self._counts, self._providers, self._sharing_members
         counts = collections.defaultdict(list)
         for row in context.session.execute(
                 sa.select(INV_TBL.c.resource_class_id, INV_TBL.c.max_unit,
@@ -510,10 +494,20 @@ class _ClassCounts:
                 sa.select(sa.func.count()).select_from(RP_AGG_TBL)
                 .where(RP_AGG_TBL.c.aggregate_id.in_(sharing.aggregates()))
             ).scalar()
-        with cls.lock:
-            cls.counts, cls.providers, cls.read_at = counts, providers, now
-            cls.sharing_members = members
+        with self._lock:
+            self._counts, self._providers, self.read_at = (
+                counts, providers, now)
+            self._sharing_members = members
         return counts, providers, members
+
+
+def class_counts(context):
+    """The :class:`ClassCounts` of the application of ``context``."""
+    counts = getattr(context, 'class_counts', None)
+    if counts is None:
+        # A context made outside an application.
+        counts = context.class_counts = ClassCounts()
+    return counts
 
 
 def _driver(context, smallest, sharing):
@@ -524,7 +518,8 @@ def _driver(context, smallest, sharing):
     None."""
     if not smallest:
         return None
-    counts, providers, members = _ClassCounts.get(context, sharing)
+    counts, providers, members = class_counts(context).get(
+        context, sharing)
     best = None
     for rc_id, amount in sorted(smallest.items()):
         able = sum(n for max_unit, n in counts.get(rc_id, ())
@@ -868,13 +863,6 @@ def _root_ids(context, query, limit, randomize, driver=None):
                 window = min(2 * window, _MAX_WINDOW)
 
 
-def _in_tree_root(context, uuid):
-    row = context.session.execute(
-        sa.select(RP_TBL.c.root_provider_id).where(
-            RP_TBL.c.uuid == uuid)).first()
-    return None if row is None else row.root_provider_id
-
-
 @db_api.reader
 def get_candidates(context, groups, wide, max_candidates=-1,
                    randomize=False):
@@ -885,16 +873,13 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     :raises ResourceClassNotFound: an unknown resource class.
     :raises TraitNotFound: an unknown trait (all named).
     """
-    names = set(wide.root_required) | set(wide.root_forbidden)
-    for group in groups:
-        names |= group.trait_names()
-    trait_ids = resource_provider_trait.trait_ids(context, names)
+    trait_ids = preds.trait_ids(context, groups, wide)
     resolved = []
     in_tree_roots = set()
     for group in groups:
         root_id = None
         if group.in_tree is not None:
-            root_id = _in_tree_root(context, group.in_tree)
+            root_id = preds.in_tree_root(context, group.in_tree)
             if root_id is None:
                 return [], {}
             in_tree_roots.add(root_id)

@@ -6,7 +6,7 @@ that changes what a provider offers bumps its ``generation`` with a
 compare-and-swap (:func:`increment_generation`) so that concurrent writers
 see a conflict instead of silently overwriting each other.
 
-Listing with filters lives in ``research_context``; inventories, provider
+Listing with filters lives in ``provider_search``; inventories, provider
 aggregates and provider traits have their own modules.
 """
 
@@ -61,7 +61,7 @@ class ResourceProvider:
 def provider_select():
     """A SELECT of provider rows with their parent and root uuids.
 
-    Shared with ``research_context`` so that every listing serialises the
+    Shared with ``provider_search`` so that every listing serialises the
     same columns.
     """
     parent = RP_TBL.alias('parent')

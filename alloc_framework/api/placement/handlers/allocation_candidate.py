@@ -2,8 +2,9 @@
 
 ``explain=true`` (an extension of this project, at every version) adds an
 ``explanation`` member to the answer: how many providers each requirement
-left (see ``research_context.explain_candidates``). Without it the answer
-is the reference's.
+left (see ``candidate_explanation.explain_candidates``), read in the
+transaction of the search it explains. Without it the answer is the
+reference's.
 """
 
 import re
@@ -24,8 +25,8 @@ from alloc_framework.api.placement.schemas import allocation_candidate \
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import allocation_candidate as ac_obj
 from alloc_framework.objects.placement import attribute_cache
+from alloc_framework.objects.placement import candidate_explanation
 from alloc_framework.objects.placement import exception
-from alloc_framework.objects.placement import research_context
 
 _PREFIXES = ('resources', 'required', 'member_of', 'in_tree')
 _KEY = re.compile(r'^(%s)(%s)?$' % ('|'.join(_PREFIXES), schema.GROUP_PAT))
@@ -284,14 +285,10 @@ def list_allocation_candidates(req):
             'more than one "resources{N}" parameter.')
     conf = context.config.placement
     try:
-        candidates, providers = ac_obj.get_candidates(
+        candidates, providers, explanation = candidate_explanation.search(
             context, list(groups.values()), wide,
             max_candidates=conf.max_allocation_candidates,
-            randomize=conf.randomize_allocation_candidates)
-        if explain:
-            explanation = research_context.explain_candidates(
-                context, list(groups.values()), wide,
-                candidates=len(candidates))
+            randomize=conf.randomize_allocation_candidates, explain=explain)
     except exception.ResourceClassNotFound as exc:
         raise webob.exc.HTTPBadRequest(
             'Invalid resource class in resources parameter: %s' % exc)

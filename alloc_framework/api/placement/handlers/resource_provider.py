@@ -16,7 +16,7 @@ from alloc_framework.api.placement.schemas import resource_provider as \
 from alloc_framework.api.placement import urls
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import exception
-from alloc_framework.objects.placement import research_context
+from alloc_framework.objects.placement import provider_search
 from alloc_framework.objects.placement import resource_provider as rp_obj
 
 # Relations linked from a provider and the version that added each.
@@ -97,7 +97,7 @@ def list_resource_providers(req):
                 allow_forbidden=want.matches(microversion.FORBIDDEN_TRAITS),
                 allow_any_traits=want.matches(microversion.ANY_TRAITS)))
     try:
-        providers = research_context.get_all_by_filters(context, **filters)
+        providers = provider_search.get_all_by_filters(context, **filters)
     except exception.ResourceClassNotFound as exc:
         raise webob.exc.HTTPBadRequest(
             'Invalid resource class in resources parameter: %s' % exc)

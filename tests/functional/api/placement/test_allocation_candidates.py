@@ -106,8 +106,6 @@ class RareClassSearchTestCase(base.PlacementAppTestCase):
 
     def setUp(self):
         super().setUp()
-        # Counts of inventories per class read by an earlier test.
-        allocation_candidate._ClassCounts.read_at = None
         for index in range(_COUNT):
             self._provider('cn%d' % index, {'VCPU': 4})
         self.root_a = self._provider('a', {'VCPU': 4})
@@ -208,7 +206,6 @@ class SharedAloneTestCase(base.PlacementAppTestCase):
 
     def setUp(self):
         super().setUp()
-        allocation_candidate._ClassCounts.read_at = None
         agg = uuidutils.generate_uuid()
         # Every provider has disk: no class is rare, the search reads
         # every tree.
@@ -240,3 +237,34 @@ class SharedAloneTestCase(base.PlacementAppTestCase):
     def test_only_sharing_has_room(self):
         self.assertEqual([[self.storage]],
                          self._providers('resources=DISK_GB:500'))
+
+
+class ClassCountsPerApplicationTestCase(base.PlacementAppTestCase):
+    """The counts of inventories per class that choose how to search
+    belong to one application: two applications of one process never
+    share them, so one does not search with the other's stale counts."""
+
+    def test_two_applications_do_not_share_counts(self):
+        used = []
+        real = allocation_candidate.class_counts
+
+        def spy(context):
+            used.append(real(context))
+            return used[-1]
+
+        self.create_provider('cn', {'VCPU': {'total': 4}})
+        first = self.app
+        second = self.load()
+        self.assertIsNot(first, second)
+        with mock.patch.object(allocation_candidate, 'class_counts', spy):
+            for app in (first, first, second):
+                self.app = app
+                resp = self.request('GET',
+                                    '/allocation_candidates?resources=VCPU:1')
+                self.assertEqual(200, resp.status_code, resp.text)
+                self.assertEqual(1, len(resp.json['allocation_requests']))
+        self.assertEqual(3, len(used))
+        # One application reads its counts once and keeps them ...
+        self.assertIs(used[0], used[1])
+        # ... which the other never sees.
+        self.assertIsNot(used[0], used[2])

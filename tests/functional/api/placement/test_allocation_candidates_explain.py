@@ -15,10 +15,12 @@ Every expected count below is read off that picture, not off the
 implementation.
 """
 
+from unittest import mock
+
 from oslo_utils import uuidutils
 
 from alloc_framework.objects.placement import allocation_candidate as ac_obj
-from alloc_framework.objects.placement import research_context
+from alloc_framework.objects.placement import candidate_explanation
 from tests.functional.api.placement import base
 
 
@@ -368,8 +370,8 @@ class ExplainTestCase(_ExplainFixture):
 
 
 class ExplainFunctionTestCase(_ExplainFixture):
-    """``research_context.explain_candidates`` called as a backend would,
-    with a parsed request and no HTTP."""
+    """``candidate_explanation.explain_candidates`` called as a backend
+    would, with a parsed request and no HTTP."""
 
     def test_culprit(self):
         from alloc_framework.common import context as af_context
@@ -377,15 +379,87 @@ class ExplainFunctionTestCase(_ExplainFixture):
         groups = [ac_obj.RequestGroup(
             '', resources={'VCPU': 6},
             required_traits=[{'HW_CPU_X86_AVX512F'}])]
-        explanation = research_context.explain_candidates(
+        explanation = candidate_explanation.explain_candidates(
             ctx, groups, ac_obj.RequestWide())
         self.assertEqual(
-            research_context.Step('', 'required HW_CPU_X86_AVX512F', 0,
-                                  research_context.TREES),
+            candidate_explanation.Step('', 'required HW_CPU_X86_AVX512F',
+                                       0, candidate_explanation.TREES),
             explanation.culprit)
         self.assertEqual(0, explanation.steps[-1].count)
-        explanation = research_context.explain_candidates(
+        explanation = candidate_explanation.explain_candidates(
             ctx, [ac_obj.RequestGroup('', resources={'VCPU': 6})],
             ac_obj.RequestWide())
         self.assertIsNone(explanation.culprit)
         self.assertEqual(1, explanation.steps[-1].count)
+
+    def test_search_explains_in_its_own_transaction(self):
+        # The explanation reads through the session (so the transaction)
+        # the search read through.
+        from alloc_framework.common import context as af_context
+        ctx = af_context.get_admin_context()
+        sessions = []
+        real_search = ac_obj.get_candidates
+        real_explain = candidate_explanation.explain_candidates
+
+        def search(context, *args, **kwargs):
+            sessions.append(context.session)
+            return real_search(context, *args, **kwargs)
+
+        def explain(context, *args, **kwargs):
+            sessions.append(context.session)
+            return real_explain(context, *args, **kwargs)
+
+        groups = [ac_obj.RequestGroup('', resources={'VCPU': 6})]
+        with mock.patch.object(ac_obj, 'get_candidates', search), \
+                mock.patch.object(candidate_explanation,
+                                  'explain_candidates', explain):
+            found, _providers, explanation = candidate_explanation.search(
+                ctx, groups, ac_obj.RequestWide(), explain=True)
+        self.assertEqual(2, len(sessions))
+        self.assertIs(sessions[0], sessions[1])
+        self.assertEqual(1, len(found))
+        self.assertEqual(1, explanation.steps[-1].count)
+        found, _providers, explanation = candidate_explanation.search(
+            ctx, groups, ac_obj.RequestWide())
+        self.assertIsNone(explanation)
+        self.assertEqual(1, len(found))
+
+
+class ExplainTreesTestCase(base.PlacementAppTestCase):
+    """Without sharing providers, a tree is counted once however many of
+    its providers meet a requirement.
+
+    One tree: ``host`` with two NUMA children of 4 VCPU each; and a
+    compute node ``cn`` of 4 VCPU.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.host = self.create_provider('host', {})
+        for name in ('numa0', 'numa1'):
+            self.create_provider(name, {'VCPU': {'total': 4}},
+                                 parent=self.host)
+        self.create_provider('cn', {'VCPU': {'total': 4}})
+
+    def _steps(self, query):
+        resp = self.request('GET', '/allocation_candidates?%s&explain=true'
+                            % query)
+        self.assertEqual(200, resp.status_code, resp.text)
+        return [(s['group'], s['requirement'], s['count'], s['unit'])
+                for s in resp.json['explanation']['steps']]
+
+    def test_in_tree_counts_the_tree_once(self):
+        self.assertEqual(
+            [('', 'resources VCPU', 2, 'trees'),
+             ('', 'resources VCPU:1', 2, 'trees'),
+             ('', 'in_tree %s' % self.host, 1, 'trees'),
+             (None, 'allocation candidates', 2, 'candidates')],
+            self._steps('resources=VCPU:1&in_tree=%s' % self.host))
+
+    def test_granular_counts_providers(self):
+        # A granular group counts providers: both NUMA nodes and cn.
+        self.assertEqual(
+            [('1', 'resources1 VCPU', 3, 'providers'),
+             ('1', 'resources1 VCPU:4', 3, 'providers'),
+             (None, 'allocation candidates', 3, 'candidates')],
+            self._steps('resources1=VCPU:4'))

@@ -1,13 +1,15 @@
-"""Searches for resource providers across providers, aggregates, traits,
-inventories and allocations.
-
-``get_all_by_filters`` answers ``GET /resource_providers``: each filter
-narrows the set with one ``IN`` / ``NOT IN`` sub-select on the provider
-id, so filters combine with a plain AND.
+"""Why an allocation candidates request has the answer it has.
 
 ``explain_candidates`` answers ``GET /allocation_candidates?explain=true``:
 how many providers (or provider trees) are left after each requirement of
 an allocation candidates request, each count one ``COUNT`` query.
+``search`` runs the candidates search and, when asked, its explanation in
+one reader transaction, so that both read the same database.
+
+Every requirement is counted with the predicate of
+``candidate_predicates`` that the search uses for it: the two differ only
+in how they combine the predicates (counts over every provider here, a
+search tree by tree there).
 """
 
 import collections
@@ -18,109 +20,10 @@ from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import allocation_candidate as ac_obj
 from alloc_framework.objects.placement import attribute_cache
-from alloc_framework.objects.placement import exception
-from alloc_framework.objects.placement import resource_provider as rp_obj
-from alloc_framework.objects.placement import resource_provider_trait
+from alloc_framework.objects.placement import candidate_predicates as preds
 
 RP_TBL = models.ResourceProvider.__table__
-INV_TBL = models.Inventory.__table__
-ALLOC_TBL = models.Allocation.__table__
-AGG_TBL = models.PlacementAggregate.__table__
 RP_AGG_TBL = models.ResourceProviderAggregate.__table__
-RP_TRAIT_TBL = models.ResourceProviderTrait.__table__
-
-
-def _in_aggregates(uuids):
-    """Sub-select: providers in at least one of the aggregates ``uuids``."""
-    return sa.select(RP_AGG_TBL.c.resource_provider_id).select_from(
-        RP_AGG_TBL.join(AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id)
-    ).where(AGG_TBL.c.uuid.in_(sorted(uuids)))
-
-
-def _with_traits(ids):
-    """Sub-select: providers with at least one of the trait ``ids``."""
-    return sa.select(RP_TRAIT_TBL.c.resource_provider_id).where(
-        RP_TRAIT_TBL.c.trait_id.in_(sorted(ids)))
-
-
-def _with_capacity(rc_id, amount):
-    """Sub-select: providers that can serve ``amount`` of class ``rc_id``.
-
-    The inventory must have room ((total - reserved) * allocation_ratio
-    minus what is used) and accept ``amount`` as one allocation
-    (min_unit, max_unit, step_size).
-    """
-    usage = sa.select(
-        ALLOC_TBL.c.resource_provider_id,
-        sa.func.sum(ALLOC_TBL.c.used).label('used'),
-    ).where(ALLOC_TBL.c.resource_class_id == rc_id).group_by(
-        ALLOC_TBL.c.resource_provider_id).subquery('usage')
-    return sa.select(INV_TBL.c.resource_provider_id).select_from(
-        INV_TBL.outerjoin(
-            usage,
-            usage.c.resource_provider_id == INV_TBL.c.resource_provider_id)
-    ).where(
-        INV_TBL.c.resource_class_id == rc_id,
-        sa.func.coalesce(usage.c.used, 0) + amount <= (
-            INV_TBL.c.total - INV_TBL.c.reserved) * INV_TBL.c.allocation_ratio,
-        INV_TBL.c.min_unit <= amount,
-        INV_TBL.c.max_unit >= amount,
-        sa.literal(amount, sa.Integer) % INV_TBL.c.step_size == 0,
-    )
-
-
-@db_api.reader
-def get_all_by_filters(context, name=None, uuid=None, member_of=None,
-                       forbidden_aggs=None, resources=None, in_tree=None,
-                       required_traits=None, forbidden_traits=None):
-    """Providers matching every given filter, ordered by id.
-
-    :param member_of: list of sets of aggregate uuids; the provider must be
-        in at least one aggregate of each set.
-    :param forbidden_aggs: aggregate uuids the provider must not be in.
-    :param resources: ``{resource class name: amount}`` the provider must
-        be able to serve.
-    :param in_tree: a provider uuid; only providers of its tree (none when
-        it does not exist).
-    :param required_traits: list of sets of trait names; the provider must
-        have at least one trait of each set.
-    :param forbidden_traits: trait names the provider must not have.
-    :raises ResourceClassNotFound: unknown class in ``resources``.
-    :raises TraitNotFound: unknown trait (all of them named).
-    """
-    query = rp_obj.provider_select()
-    if name is not None:
-        query = query.where(RP_TBL.c.name == name)
-    if uuid is not None:
-        query = query.where(RP_TBL.c.uuid == uuid)
-    if in_tree is not None:
-        tree = context.session.execute(
-            sa.select(RP_TBL.c.root_provider_id)
-            .where(RP_TBL.c.uuid == in_tree)).first()
-        if tree is None:
-            return []
-        query = query.where(RP_TBL.c.root_provider_id == tree[0])
-    for uuids in member_of or ():
-        query = query.where(RP_TBL.c.id.in_(_in_aggregates(uuids)))
-    if forbidden_aggs:
-        query = query.where(RP_TBL.c.id.not_in(
-            _in_aggregates(forbidden_aggs)))
-    if required_traits or forbidden_traits:
-        names = set(forbidden_traits or ())
-        for any_of in required_traits or ():
-            names |= set(any_of)
-        ids = resource_provider_trait.trait_ids(context, names)
-        for any_of in required_traits or ():
-            query = query.where(RP_TBL.c.id.in_(
-                _with_traits(ids[n] for n in any_of)))
-        if forbidden_traits:
-            query = query.where(RP_TBL.c.id.not_in(
-                _with_traits(ids[n] for n in forbidden_traits)))
-    for rc_name, amount in sorted((resources or {}).items()):
-        rc_id = attribute_cache.rc_id(context, rc_name)
-        query = query.where(RP_TBL.c.id.in_(_with_capacity(rc_id, amount)))
-    rows = context.session.execute(query.order_by(RP_TBL.c.id)).all()
-    return [rp_obj.from_row(row) for row in rows]
 
 
 # What the count of a step counts: providers (a granular group is served
@@ -175,24 +78,18 @@ class _Requirement:
         self.clause = clause
 
 
-def _with_inventory(rc_id):
-    """Sub-select: providers with an inventory of class ``rc_id``."""
-    return sa.select(INV_TBL.c.resource_provider_id).where(
-        INV_TBL.c.resource_class_id == rc_id)
-
-
 def _serves(p, rc_id, amount):
     if amount is None:
-        return p.c.id.in_(_with_inventory(rc_id))
-    return p.c.id.in_(_with_capacity(rc_id, amount))
+        return p.c.id.in_(preds.with_inventory(rc_id))
+    return p.c.id.in_(preds.with_capacity(rc_id, amount))
 
 
 def _aggs_clause(uuids, forbidden):
     """Provider-level member_of: directly, or through the root of the
     provider's tree for the unsuffixed group (``via_root``)."""
     def clause(p, via_root):
-        direct = p.c.id.in_(_in_aggregates(uuids))
-        root = p.c.root_provider_id.in_(_in_aggregates(uuids))
+        direct = p.c.id.in_(preds.in_aggregates(uuids))
+        root = p.c.root_provider_id.in_(preds.in_aggregates(uuids))
         if forbidden:
             return sa.and_(~direct, ~root) if via_root else ~direct
         return sa.or_(direct, root) if via_root else direct
@@ -243,7 +140,7 @@ def _requirements(context, group, trait_ids, in_tree_root):
         reqs.append(_Requirement(
             'filter', 'required%s !%s' % (suffix, name),
             clause=lambda p, via_root, t=trait_ids[name]: p.c.id.not_in(
-                _with_traits([t]))))
+                preds.with_traits([t]))))
     return reqs
 
 
@@ -259,11 +156,11 @@ def _provider_sides(reqs):
     sides = []
     for req in reqs:
         if req.kind == 'inventory':
-            sides.append(_with_inventory(req.rc_id))
+            sides.append(preds.with_inventory(req.rc_id))
         elif req.kind == 'room':
-            sides.append(_with_capacity(req.rc_id, req.amount))
+            sides.append(preds.with_capacity(req.rc_id, req.amount))
         elif req.kind == 'traits':
-            sides.append(_with_traits(req.ids))
+            sides.append(preds.with_traits(req.ids))
         else:
             sides.append(sa.select(RP_TBL.c.id).where(
                 req.clause(RP_TBL, False)))
@@ -316,7 +213,7 @@ def _tree_sides(reqs, sharing):
             sides.append(_roots_near(
                 sharing,
                 lambda p, ids=req.ids: sa.and_(
-                    allowed(p), p.c.id.in_(_with_traits(ids)),
+                    allowed(p), p.c.id.in_(preds.with_traits(ids)),
                     sa.or_(sa.false(), *(_serves(p, rc, a)
                                          for rc, a in classes.items())))))
     if not sides:
@@ -327,9 +224,17 @@ def _tree_sides(reqs, sharing):
 
 def _set_of(sides, minus=()):
     """SELECT of the ids in every one of ``sides`` and in none of
-    ``minus``."""
+    ``minus``, each id once.
+
+    A side may name an id several times (the root of each provider of a
+    tree that meets a requirement, a provider with two of the traits
+    asked): INTERSECT and EXCEPT return each id once, and a lone side is
+    made DISTINCT, so a count is one of trees (or providers), never of
+    the rows that found them.
+    """
     selects = [sa.select(list(side.subquery().c)[0]) for side in sides]
-    query = selects[0] if len(selects) == 1 else sa.intersect(*selects)
+    query = (selects[0].distinct() if len(selects) == 1
+             else sa.intersect(*selects))
     if minus:
         query = sa.except_(
             sa.select(list(query.subquery().c)[0]),
@@ -406,11 +311,10 @@ def _summary(steps, limited):
 
 def _sharing(context):
     """SELECT of the ids of the sharing providers, or None."""
-    try:
-        shares = attribute_cache.trait_id(context, ac_obj.SHARES_TRAIT)
-    except exception.TraitNotFound:
+    shares = preds.sharing_trait_id(context)
+    if shares is None:
         return None
-    sharing = _with_traits([shares])
+    sharing = preds.sharing_providers(shares)
     if context.session.execute(sharing.limit(1)).first() is None:
         # No sharing provider: spare every count the join that looks
         # for them.
@@ -449,10 +353,7 @@ def explain_candidates(context, groups, wide, candidates=None):
     :raises ResourceClassNotFound: an unknown resource class.
     :raises TraitNotFound: an unknown trait (all named).
     """
-    names = set(wide.root_required) | set(wide.root_forbidden)
-    for group in groups:
-        names |= group.trait_names()
-    trait_ids = resource_provider_trait.trait_ids(context, names)
+    trait_ids = preds.trait_ids(context, groups, wide)
     sharing = _sharing(context)
     steps = []
     whole = []
@@ -460,10 +361,7 @@ def explain_candidates(context, groups, wide, candidates=None):
     for group in ordered:
         in_tree_root = None
         if group.in_tree is not None:
-            row = context.session.execute(
-                sa.select(RP_TBL.c.root_provider_id).where(
-                    RP_TBL.c.uuid == group.in_tree)).first()
-            in_tree_root = None if row is None else row.root_provider_id
+            in_tree_root = preds.in_tree_root(context, group.in_tree)
         reqs = _requirements(context, group, trait_ids, in_tree_root)
         for index, req in enumerate(reqs, 1):
             if group.use_same_provider:
@@ -489,12 +387,12 @@ def explain_candidates(context, groups, wide, candidates=None):
         steps.append(Step(None, 'every request group in one tree',
                           _count(context, whole), TREES))
     for name in sorted(wide.root_required):
-        whole.append(_with_traits([trait_ids[name]]))
+        whole.append(preds.with_traits([trait_ids[name]]))
         steps.append(Step(None, 'root_required %s' % name,
                           _count(context, whole), TREES))
     minus = []
     for name in sorted(wide.root_forbidden):
-        minus.append(_with_traits([trait_ids[name]]))
+        minus.append(preds.with_traits([trait_ids[name]]))
         steps.append(Step(None, 'root_required !%s' % name,
                           _count(context, whole, minus), TREES))
     if candidates is None:
@@ -504,3 +402,35 @@ def explain_candidates(context, groups, wide, candidates=None):
                       CANDIDATES))
     limited = wide.limit is not None and candidates >= wide.limit
     return Explanation(steps, _summary(steps, limited))
+
+
+@db_api.reader
+def search(context, groups, wide, max_candidates=-1, randomize=False,
+           explain=False):
+    """The allocation candidates of a request and, with ``explain``, their
+    explanation, both read in one reader transaction.
+
+    The one call of ``GET /allocation_candidates``: the explanation
+    counts the database the search read, through the same session and
+    the same transaction, after it.
+
+    :param groups: a list of ``allocation_candidate.RequestGroup``.
+    :param wide: an ``allocation_candidate.RequestWide``.
+    :param max_candidates: the configured cap (-1: none); see
+        ``allocation_candidate.get_candidates``.
+    :param randomize: see ``allocation_candidate.get_candidates``.
+    :param explain: also explain the answer (:func:`explain_candidates`).
+    :returns: ``(candidates, providers, explanation)``: those of
+        ``get_candidates``, and an :class:`Explanation` or None when
+        ``explain`` is false.
+    :raises ResourceClassNotFound: an unknown resource class.
+    :raises TraitNotFound: an unknown trait (all named).
+    """
+    candidates, providers = ac_obj.get_candidates(
+        context, groups, wide, max_candidates=max_candidates,
+        randomize=randomize)
+    explanation = None
+    if explain:
+        explanation = explain_candidates(context, groups, wide,
+                                         candidates=len(candidates))
+    return candidates, providers, explanation

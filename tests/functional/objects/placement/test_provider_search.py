@@ -3,7 +3,7 @@
 from alloc_framework.objects.placement import aggregate
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import inventory
-from alloc_framework.objects.placement import research_context
+from alloc_framework.objects.placement import provider_search
 from alloc_framework.objects.placement import resource_provider as rp_obj
 from alloc_framework.objects.placement import resource_provider_trait
 from tests.functional.objects.placement import base
@@ -32,11 +32,11 @@ class FilterTestCase(base.PlacementDBTestCase):
         resource_provider_trait.set_traits(ctx, self.rp3, ['CUSTOM_SLOW'])
 
     def _names(self, **filters):
-        return [rp.name for rp in research_context.get_all_by_filters(
+        return [rp.name for rp in provider_search.get_all_by_filters(
             self.context, **filters)]
 
     def test_no_filter(self):
-        rps = research_context.get_all_by_filters(self.context)
+        rps = provider_search.get_all_by_filters(self.context)
         self.assertEqual(['rp1', 'rp2', 'rp3'], [rp.name for rp in rps])
         self.assertEqual(self.rp1.uuid, rps[2].parent_provider_uuid)
         self.assertEqual(self.rp1.uuid, rps[2].root_provider_uuid)
@@ -78,7 +78,7 @@ class FilterTestCase(base.PlacementDBTestCase):
         self.assertEqual(['rp3'], self._names(
             forbidden_traits={'CUSTOM_FAST'}))
         exc = self.assertRaises(exception.TraitNotFound,
-                                research_context.get_all_by_filters,
+                                provider_search.get_all_by_filters,
                                 self.context,
                                 required_traits=[{'CUSTOM_NOPE'}],
                                 forbidden_traits={'CUSTOM_NADA'})
@@ -105,5 +105,5 @@ class FilterTestCase(base.PlacementDBTestCase):
         self.assertEqual([], self._names(resources={'DISK_GB': 20,
                                                     'VCPU': 3}))
         self.assertRaises(exception.ResourceClassNotFound,
-                          research_context.get_all_by_filters, ctx,
+                          provider_search.get_all_by_filters, ctx,
                           resources={'CUSTOM_NOPE': 1})
