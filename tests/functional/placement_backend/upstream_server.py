@@ -43,7 +43,12 @@ def main(port, db_path):
         _no_flush_at_commit)
     db_api.configure(conf)
     app = deploy.loadapp(conf)
-    server = wsgi.Server(('127.0.0.1', port), app, numthreads=1)
+    # cheroot's default backlog is 5 connections: the 50 concurrent
+    # clients of the concurrency tests overflowed it, and each dropped
+    # connection waited for the kernel's SYN retransmit (1 s, then 3 s,
+    # 7 s...), which made those tests take minutes.
+    server = wsgi.Server(('127.0.0.1', port), app, numthreads=1,
+                         request_queue_size=1024)
     print('serving', flush=True)
     server.start()
 
