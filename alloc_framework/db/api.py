@@ -1,7 +1,32 @@
-"""The one enginefacade of the project.
+"""The one enginefacade of the project, and the job of each access style.
 
 Every database access goes through ``reader`` or ``writer`` from this module;
 the transaction belongs to the outermost decorated function.
+
+Three styles, one job each:
+
+- **Core statements through the session**: the default, for all the SQL
+  of an entity (``objects/``). A function decorated ``@reader`` or
+  ``@writer`` runs ``context.session.execute(stmt)`` with SQLAlchemy Core
+  statements on the tables (``models.X.__table__``, or the mapped
+  columns as expressions) and gets rows back, not mapped instances.
+  Nested calls join the outer transaction.
+- **Core statements through the facade's connection**
+  (``@reader.connection`` / ``@writer.connection``,
+  ``context.connection``): where a job pays for the ORM session without
+  using it, on request paths that run many times a second (reading,
+  creating and saving a node allocation, reserving and releasing nodes,
+  resolving many nodes at once). Inside an outer transaction they use its
+  connection, so the two styles mix freely. Jobs outside the facade's
+  transactions take a connection from ``get_engine()`` or
+  ``create_engine()`` themselves: schema migrations (alembic), offline
+  tools and tests.
+- **ORM entities** (instances of ``models.X`` added to the session,
+  ``select(models.X)`` loading them, attribute writes flushed by the
+  unit of work): no job needs them; the models have no relationships,
+  and the versioned objects copy rows into their own fields. The models
+  exist for the schema (alembic compares them with the migrations). Code
+  still loading or adding entities is converted when it is next changed.
 """
 
 import hashlib
