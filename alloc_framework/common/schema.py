@@ -1,8 +1,9 @@
 """JSON Schema validation with validators built once per schema.
 
 ``jsonschema.validate`` checks the schema against its metaschema and builds
-a new validator on every call, which cost tens of milliseconds of CPU per
-request. Schemas here are module constants, so their validators are
+a new validator on every call, a cost that dominated the validation of a
+request (``doc/source/performance.rst``). Schemas here are module
+constants, so their validators are
 built once and kept (the cache holds the schema, so its id stays unique).
 """
 

@@ -67,14 +67,11 @@ def copy_entity(context, value):
     Why not the serializer itself (``obj_to_primitive``, then
     ``obj_from_primitive``, as oslo.messaging does)? Encoding converts
     every field to a primitive and decoding coerces each one back,
-    although the values were coerced when they were set. Measured with
-    ``timeit`` on objects with every field set, on a 2-core machine: a
-    Node takes 146 microseconds through the serializer and 19 here, an
-    Allocation 66 and 7; in process, a ``POST /v1/allocations`` on SQLite
-    took 3.14 ms of CPU with the serializer and 2.80 ms with this copy
-    (medians of 12 alternating rounds of 100 requests; the serializer was
-    slower in 10 of the 12 pairs). The price: like ``obj_from_primitive``
-    itself, the copy fills the objects' storage directly.
+    although the values were coerced when they were set. Copying skips
+    both conversions, which every in-process call would pay otherwise
+    (measured in ``doc/source/performance.rst``). The price: like
+    ``obj_from_primitive`` itself, the copy fills the objects' storage
+    directly.
     ``tests/unit/conductor/test_rpc_local.py`` checks that the result
     equals the serializer's round trip for every registered object class
     with every field set.

@@ -16,8 +16,8 @@ heartbeat for ``rpc_failover_timeout`` seconds raises
 ``ConductorNotAnswering``; ``rpc_response_timeout`` still bounds the
 whole call. A conductor that is alive but slow keeps its calls, so no
 work is sent twice because of a slow answer. What it costs: the server
-starts a watchdog thread per call, measured at 0.1 to 0.25 ms of CPU per
-call for a round trip of about 1.5 ms (RabbitMQ on the same host).
+starts a watchdog thread per call, small beside the round trip through
+the broker (measured in ``doc/source/conductor.rst``).
 """
 
 import threading

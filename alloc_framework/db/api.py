@@ -1,7 +1,32 @@
-"""The one enginefacade of the project.
+"""The one enginefacade of the project, and the job of each access style.
 
 Every database access goes through ``reader`` or ``writer`` from this module;
 the transaction belongs to the outermost decorated function.
+
+Three styles, one job each:
+
+- **Core statements through the session**: the default, for all the SQL
+  of an entity (``objects/``). A function decorated ``@reader`` or
+  ``@writer`` runs ``context.session.execute(stmt)`` with SQLAlchemy Core
+  statements on the tables (``models.X.__table__``, or the mapped
+  columns as expressions) and gets rows back, not mapped instances.
+  Nested calls join the outer transaction.
+- **Core statements through the facade's connection**
+  (``@reader.connection`` / ``@writer.connection``,
+  ``context.connection``): where a job pays for the ORM session without
+  using it, on request paths that run many times a second (reading,
+  creating and saving a node allocation, reserving and releasing nodes,
+  resolving many nodes at once). Inside an outer transaction they use its
+  connection, so the two styles mix freely. Jobs outside the facade's
+  transactions take a connection from ``get_engine()`` or
+  ``create_engine()`` themselves: schema migrations (alembic), offline
+  tools and tests.
+- **ORM entities** (instances of ``models.X`` added to the session,
+  ``select(models.X)`` loading them, attribute writes flushed by the
+  unit of work): no job needs them; the models have no relationships,
+  and the versioned objects copy rows into their own fields. The models
+  exist for the schema (alembic compares them with the migrations). Code
+  still loading or adding entities is converted when it is next changed.
 """
 
 import hashlib
@@ -40,10 +65,9 @@ def retrying(max_retries=DEADLOCK_MAX_RETRIES, exception_checker=None):
     the API request or of the conductor worker waiting for it, and
     worker threads do not sleep. So the interval does not grow either
     (``inc_retry_interval=False``; ``max_retry_interval`` is unused).
-    Deadlocks are rare since MySQL sessions run in READ COMMITTED: a
-    whole run of ``benchmarks/allocation_bench.py`` on MariaDB (1,000
-    nodes enrolled, 1,000 allocations by 16 clients, clean-up) left
-    ``Innodb_deadlocks`` at 0.
+    Deadlocks are rare since MySQL sessions run in READ COMMITTED (see
+    ``_mysql_setup``; what a benchmark run measured is in
+    ``doc/source/performance.rst``).
 
     :param exception_checker: a callable that says whether an exception
         other than ``DBDeadlock`` is worth another attempt.
@@ -146,12 +170,12 @@ def _postgresql_setup(engine):
     """Turn PostgreSQL's JIT compilation off for the project's sessions.
 
     PostgreSQL compiles a query to machine code when its estimated cost
-    passes ``jit_above_cost``, which takes a few hundred milliseconds.
-    The project's queries are short and bounded, but their correlated
-    sub-selects (the allocation candidates' search) can be estimated far
-    above that cost from poor row estimates: compiling then takes ten to
-    a hundred times longer than running the query. Set once per
-    connection, it costs no round trip per transaction.
+    passes ``jit_above_cost``, which is slow. The project's queries are
+    short and bounded, but their correlated sub-selects (the allocation
+    candidates' search) can be estimated far above that cost from poor
+    row estimates: compiling then takes much longer than running the
+    query (``doc/source/performance.rst``). Set once per connection, it
+    costs no round trip per transaction.
     """
     if engine.dialect.name != 'postgresql':
         return
@@ -211,15 +235,13 @@ def _take_over_pool_reset_and_ping(pool):
     pings every checkout or none). The listeners of :func:`_pool_setup`
     do both jobs instead, with fewer round trips.
 
-    Worth it: ``benchmarks/db_pool_bench.py`` runs short transactions
-    through the enginefacade on a stock pool and on this one, rounds
-    interleaved. On a 2-core machine, transactions/s, stock -> this one,
-    1 and 8 threads: MariaDB (PyMySQL) reads 2,922 -> 4,297 (+47%) and
-    3,554 -> 4,838 (+36%), writes +26% and +19%; PostgreSQL (psycopg2)
-    reads 2,957 -> 3,676 (+24%) and +15%, writes +11% and +5%. SQLite
-    shows no difference beyond the noise: its pool (oslo.db's NullPool)
-    opens a connection per transaction, which neither pool pings, and
-    sqlite3 sends nothing for a rollback outside a transaction.
+    Worth it: on MariaDB and PostgreSQL every transaction is short, so
+    the two round trips spared are a large part of its cost;
+    ``benchmarks/db_pool_bench.py`` compares a stock pool with this one
+    (results in ``doc/source/performance.rst``). SQLite gains nothing:
+    its pool (oslo.db's NullPool) opens a connection per transaction,
+    which neither pool pings, and sqlite3 sends nothing for a rollback
+    outside a transaction.
 
     Should SQLAlchemy rename the attributes, this fails at engine
     creation instead of silently keeping both round trips.

@@ -7,7 +7,9 @@ supported range and the version used.
 
 ``VERSIONS`` is the canonical list: one line per version that changed
 behaviour we implement. Handlers gate on the named constants below and
-nothing else, so a gate is always greppable.
+nothing else, so a gate is always greppable. The version table of
+``doc/source/baremetal-api.rst`` is its rendering for API users; a unit
+test keeps the two to the same versions.
 """
 
 import re
@@ -69,6 +71,8 @@ VERSIONS = {
 MIN_VERSION = (1, min(VERSIONS))
 MAX_VERSION = (1, max(VERSIONS))
 
+# The minor versions handlers gate on, named after what they introduced;
+# VERSIONS says what each one brought.
 NAME = 5
 CLEAN_STEP = 7
 FIELDS = 8

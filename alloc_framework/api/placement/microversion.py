@@ -37,132 +37,94 @@ HEADER = microversion_parse.STANDARD_HEADER
 # Variants of each versioned handler: {qualified name: [(version, func)]}.
 VERSIONED_METHODS = collections.defaultdict(list)
 
-# One line per version: what it added. Keep in order; append only.
+# The canonical list: one line per version, what it added. Keep in order;
+# append only. The constants below name these versions for the gates and
+# say nothing more: what a version brought is written here only.
 VERSIONS = [
     '1.0',   # initial: providers, inventories, allocations, usages
-    '1.1',   # provider aggregates
-    '1.2',   # custom resource classes
+    '1.1',   # GET/PUT /resource_providers/{uuid}/aggregates
+    '1.2',   # /resource_classes: custom resource classes
     '1.3',   # member_of query parameter on GET /resource_providers
     '1.4',   # resources query parameter on GET /resource_providers
     '1.5',   # DELETE /resource_providers/{uuid}/inventories
-    '1.6',   # traits and provider traits
-    '1.7',   # PUT /resource_classes/{name} creates or validates, no body
+    '1.6',   # /traits and /resource_providers/{uuid}/traits
+    '1.7',   # PUT /resource_classes/{name} creates or confirms, no body
     '1.8',   # project_id and user_id required when writing allocations
-    '1.9',   # GET /usages
+    '1.9',   # GET /usages for a project (and user)
     '1.10',  # GET /allocation_candidates
     '1.11',  # allocations link on providers
-    '1.12',  # PUT allocations takes the dict format
+    '1.12',  # PUT allocations takes the dict format GET returns
     '1.13',  # POST /allocations for several consumers
-    '1.14',  # nested providers: parent_provider_uuid, in_tree
-    '1.15',  # last-modified and cache-control headers
+    '1.14',  # nested providers: parent/root_provider_uuid, in_tree
+    '1.15',  # last-modified and cache-control: no-cache headers
     '1.16',  # limit on GET /allocation_candidates
-    '1.17',  # required (traits) on GET /allocation_candidates
+    '1.17',  # required= on GET /allocation_candidates; traits in summaries
     '1.18',  # required (traits) on GET /resource_providers
-    '1.19',  # aggregates with provider generation
-    '1.20',  # POST /resource_providers returns the provider
+    '1.19',  # aggregates with provider generation, 409 when stale
+    '1.20',  # POST /resource_providers returns the provider (200)
     '1.21',  # member_of on GET /allocation_candidates
-    '1.22',  # forbidden traits (!TRAIT)
+    '1.22',  # forbidden traits (required=!TRAIT)
     '1.23',  # code field in error bodies
     '1.24',  # repeated member_of parameters
-    '1.25',  # granular resource requests (numbered groups)
+    '1.25',  # granular request groups (resourcesN, requiredN, member_ofN)
     '1.26',  # inventory with reserved equal to total
     '1.27',  # provider_summaries include all resource classes
     '1.28',  # consumer generations on allocations
-    '1.29',  # nested providers in allocation candidates
+    '1.29',  # nested providers in allocation candidates and summaries
     '1.30',  # POST /reshaper
-    '1.31',  # in_tree on GET /allocation_candidates
-    '1.32',  # forbidden aggregates (member_of=!)
-    '1.33',  # group suffixes of any string
-    '1.34',  # mappings in allocation requests
+    '1.31',  # in_tree (and in_treeN) on GET /allocation_candidates
+    '1.32',  # forbidden aggregates (member_of=!uuid, member_of=!in:...)
+    '1.33',  # request group suffixes of any string
+    '1.34',  # mappings in allocation requests and bodies
     '1.35',  # root_required on GET /allocation_candidates
-    '1.36',  # same_subtree on GET /allocation_candidates
+    '1.36',  # same_subtree on GET /allocation_candidates; resourceless groups
     '1.37',  # re-parenting providers with PUT /resource_providers/{uuid}
     '1.38',  # consumer types
     '1.39',  # in: syntax for required traits, repeated required
 ]
 
 # The versions handlers gate on, named after what they introduced (the
-# Placement API reference's "REST API Version History").
-
-# Providers, inventories, allocations and usages.
+# Placement API reference's "REST API Version History"); VERSIONS says
+# what each one brought.
 INITIAL = (1, 0)
-# GET/PUT /resource_providers/{uuid}/aggregates.
 AGGREGATES = (1, 1)
-# /resource_classes: custom resource classes.
 RESOURCE_CLASSES = (1, 2)
-# member_of query parameter on GET /resource_providers.
 MEMBER_OF = (1, 3)
-# resources query parameter on GET /resource_providers.
 RESOURCES_FILTER = (1, 4)
-# DELETE /resource_providers/{uuid}/inventories.
 DELETE_INVENTORIES = (1, 5)
-# /traits and /resource_providers/{uuid}/traits.
 TRAITS = (1, 6)
-# PUT /resource_classes/{name} creates or confirms a class, no body.
 RESOURCE_CLASS_PUT_CREATES = (1, 7)
-# project_id and user_id required in PUT /allocations/{consumer_uuid}.
 ALLOCATION_OWNER = (1, 8)
-# GET /usages for a project (and user).
 USAGES = (1, 9)
-# GET /allocation_candidates.
 ALLOCATION_CANDIDATES = (1, 10)
-# The allocations link of a resource provider.
 ALLOCATIONS_LINK = (1, 11)
-# PUT /allocations/{consumer_uuid} takes the dict format GET returns.
 ALLOCATIONS_DICT = (1, 12)
-# POST /allocations for several consumers at once.
 POST_ALLOCATIONS = (1, 13)
-# Nested providers: parent_provider_uuid, root_provider_uuid, in_tree.
 NESTED_PROVIDERS = (1, 14)
-# last-modified and cache-control: no-cache headers.
 CACHE_HEADERS = (1, 15)
-# limit on GET /allocation_candidates.
 CANDIDATES_LIMIT = (1, 16)
-# required (traits) on GET /allocation_candidates; traits in summaries.
 CANDIDATES_REQUIRED = (1, 17)
-# required (traits) query parameter on GET /resource_providers.
 REQUIRED_TRAITS = (1, 18)
-# Provider generation in the aggregates documents, 409 when stale.
 AGGREGATES_GENERATION = (1, 19)
-# POST /resource_providers answers 200 with the provider.
 POST_PROVIDER_BODY = (1, 20)
-# member_of on GET /allocation_candidates.
 CANDIDATES_MEMBER_OF = (1, 21)
-# Forbidden traits (required=!TRAIT).
 FORBIDDEN_TRAITS = (1, 22)
-# code field in error bodies.
 ERROR_CODES = (1, 23)
-# Several member_of query parameters.
 MULTIPLE_MEMBER_OF = (1, 24)
-# Granular request groups (resourcesN, requiredN, member_ofN).
 GRANULAR_GROUPS = (1, 25)
-# Inventory reserved may equal total.
 RESERVED_EQUALS_TOTAL = (1, 26)
-# provider_summaries list every resource class of the providers.
 SUMMARIES_ALL_RESOURCES = (1, 27)
-# Consumer generations on allocations.
 CONSUMER_GENERATIONS = (1, 28)
-# Nested providers in allocation candidates; parent and root in summaries.
 CANDIDATES_NESTED = (1, 29)
-# POST /reshaper.
 RESHAPER = (1, 30)
-# in_tree (and in_treeN) on GET /allocation_candidates.
 CANDIDATES_IN_TREE = (1, 31)
-# Forbidden aggregates (member_of=!uuid, member_of=!in:...).
 FORBIDDEN_AGGREGATES = (1, 32)
-# Request group suffixes of any string.
 STRING_SUFFIXES = (1, 33)
-# mappings in allocation bodies.
 ALLOCATION_MAPPINGS = (1, 34)
-# root_required on GET /allocation_candidates.
 ROOT_REQUIRED = (1, 35)
-# same_subtree on GET /allocation_candidates; resourceless groups.
 SAME_SUBTREE = (1, 36)
-# PUT /resource_providers/{uuid} moves a provider anywhere or to the root.
 REPARENTING = (1, 37)
-# Consumer types.
 CONSUMER_TYPES = (1, 38)
-# in: syntax for required traits, and repeated required parameters.
 ANY_TRAITS = (1, 39)
 
 

@@ -16,14 +16,16 @@ from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.baremetal import base
 from alloc_framework.objects.baremetal import fields
 
+CONDUCTORS = models.Conductor.__table__
+
 
 @db_api.reader
 def _get(context, **kw):
     column, value = next(iter(kw.items()))
     return context.session.execute(
-        sa.select(models.Conductor)
-        .where(getattr(models.Conductor, column) == value)
-    ).scalar_one_or_none()
+        sa.select(CONDUCTORS)
+        .where(getattr(CONDUCTORS.c, column) == value)
+    ).one_or_none()
 
 
 @db_api.writer
@@ -46,7 +48,7 @@ def _register(context, hostname, conductor_group, drivers):
             # Registered concurrently under the same name.
             raise exception.ConductorAlreadyRegistered(conductor=hostname)
     return context.session.execute(
-        sa.select(T).where(T.hostname == hostname)).scalar_one()
+        sa.select(CONDUCTORS).where(T.hostname == hostname)).one()
 
 
 @db_api.writer
@@ -63,18 +65,18 @@ def _update(context, hostname, values):
 def _list_alive(context, timeout, conductor_group=None):
     T = models.Conductor
     limit = base.utcnow() - datetime.timedelta(seconds=timeout)
-    query = (sa.select(T).where(T.online.is_(True), T.updated_at > limit)
+    query = (sa.select(CONDUCTORS)
+             .where(T.online.is_(True), T.updated_at > limit)
              .order_by(T.hostname))
     if conductor_group is not None:
         query = query.where(T.conductor_group == conductor_group)
-    return context.session.execute(query).scalars().all()
+    return context.session.execute(query).all()
 
 
 @db_api.reader
 def _list_all(context):
     return context.session.execute(
-        sa.select(models.Conductor).order_by(models.Conductor.hostname)
-    ).scalars().all()
+        sa.select(CONDUCTORS).order_by(CONDUCTORS.c.hostname)).all()
 
 
 @base.AllocObjectRegistry.register

@@ -21,14 +21,15 @@ from alloc_framework.objects.baremetal import base
 from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects.baremetal import fields
 
-F = models.FirmwareComponent
+FIRMWARE = models.FirmwareComponent.__table__
+F = FIRMWARE.c
 
 
 @db_api.reader
 def _list(context, node_id):
     return context.session.execute(
-        sa.select(F).where(F.node_id == node_id)
-        .order_by(F.component)).scalars().all()
+        sa.select(FIRMWARE).where(F.node_id == node_id)
+        .order_by(F.component)).all()
 
 
 @db_api.retry_on_deadlock
@@ -37,24 +38,26 @@ def _sync(context, node_id, versions, flashed):
     """Apply one reading of the hardware in one transaction."""
     now = base.utcnow()
     rows = {row.component: row for row in context.session.execute(
-        sa.select(F).where(F.node_id == node_id)).scalars()}
+        sa.select(FIRMWARE).where(F.node_id == node_id))}
     for component, version in versions.items():
         row = rows.get(component)
         if row is None:
-            context.session.add(F(
+            context.session.execute(sa.insert(FIRMWARE).values(
                 node_id=node_id, component=component,
                 initial_version=version, current_version=version,
                 last_version_flashed=(version if component in flashed
                                       else None),
                 created_at=now))
             continue
+        values = {}
         if row.current_version != version:
-            row.current_version = version
-            row.updated_at = now
+            values['current_version'] = version
         if component in flashed and row.last_version_flashed != version:
-            row.last_version_flashed = version
-            row.updated_at = now
-    context.session.flush()
+            values['last_version_flashed'] = version
+        if values:
+            context.session.execute(
+                sa.update(FIRMWARE).where(F.id == row.id)
+                .values(updated_at=now, **values))
 
 
 @base.AllocObjectRegistry.register

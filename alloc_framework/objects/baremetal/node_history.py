@@ -23,25 +23,27 @@ ALLOCATION = 'allocation'
 DEFERRED_ACTION = 'deferred_action'
 
 
+HISTORY = models.NodeHistory.__table__
+
+
 @db_api.writer
 def _create(context, values):
-    row = models.NodeHistory(**values)
-    context.session.add(row)
-    context.session.flush()
-    return row
+    result = context.session.execute(sa.insert(HISTORY).values(**values))
+    return context.session.execute(
+        sa.select(HISTORY).where(
+            HISTORY.c.id == result.inserted_primary_key[0])).one()
 
 
 @db_api.reader
 def _get_by_uuid(context, uuid):
     return context.session.execute(
-        sa.select(models.NodeHistory).where(models.NodeHistory.uuid == uuid)
-    ).scalar_one_or_none()
+        sa.select(HISTORY).where(HISTORY.c.uuid == uuid)).one_or_none()
 
 
 @db_api.reader
 def _list_by_node(context, node_id, limit, marker):
-    H = models.NodeHistory
-    query = sa.select(H).where(H.node_id == node_id).order_by(H.id)
+    H = HISTORY.c
+    query = sa.select(HISTORY).where(H.node_id == node_id).order_by(H.id)
     if marker is not None:
         marker_id = context.session.execute(
             sa.select(H.id).where(H.uuid == marker)).scalar_one_or_none()
@@ -51,7 +53,7 @@ def _list_by_node(context, node_id, limit, marker):
         query = query.where(H.id > marker_id)
     if limit:
         query = query.limit(limit)
-    return context.session.execute(query).scalars().all()
+    return context.session.execute(query).all()
 
 
 @base.AllocObjectRegistry.register

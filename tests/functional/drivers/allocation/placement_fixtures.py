@@ -9,9 +9,9 @@ and points ``[placement]`` at one of:
   (``tests.base.Server``), reached with keystoneauth1's ``admin_token``
   plugin;
 * ``upstream``: upstream openstack-placement (a test requirement) served
-  on 127.0.0.1 by a child process (``upstream_server.py``, one per test
-  process, emptied for each test) over its own SQLite database, with
-  ``noauth2``.
+  on 127.0.0.1 by a child process (``placement_upstream_server.py``, one
+  per test process, emptied for each test) over its own SQLite database,
+  with ``noauth2``.
 
 Nodes the tests write straight to the database bypass the conductor's
 mirroring, so the fixture patches the node factories to mirror what they
@@ -37,7 +37,7 @@ from tests.functional.objects.baremetal import factories
 MODES = ('in-process', 'http', 'upstream')
 
 _SERVER_SCRIPT = os.path.join(os.path.dirname(__file__),
-                              'upstream_server.py')
+                              'placement_upstream_server.py')
 
 
 class _UpstreamServer:

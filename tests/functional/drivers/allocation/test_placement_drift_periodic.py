@@ -20,7 +20,8 @@ from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework import periodics
 from tests.functional.objects.baremetal import factories as f
-from tests.functional.placement_backend import test_drift
+from tests.functional.drivers.allocation import (
+    test_placement_drift as test_drift)
 
 RC = test_drift.RC
 TASK = 'PlacementBackend._heal_drift'

@@ -1,6 +1,6 @@
 """Serve upstream openstack-placement on 127.0.0.1 (a test helper process).
 
-``python upstream_server.py PORT DB``
+``python placement_upstream_server.py PORT DB``
 builds the reference implementation's WSGI application with its own
 configuration (``[placement_database]connection`` a SQLite file ``DB``,
 schema made at start; ``[api]auth_strategy = noauth2``, where the token
