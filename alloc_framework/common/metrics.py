@@ -15,7 +15,7 @@ import time
 from oslo_log import log
 from stevedore import driver
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 LOG = log.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from alloc_framework.api import http_basic
 from alloc_framework.common import wsgi_service
 from alloc_framework import conf as af_conf
 from alloc_framework.db import api as db_api
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework import version
 
 LOG = log.getLogger(__name__)

@@ -21,7 +21,7 @@ a conductor that lost an allocation to a take-over changes nothing.
 
 from oslo_log import log
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import base as backend_base
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj

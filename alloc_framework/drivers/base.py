@@ -37,7 +37,7 @@ from urllib import parse as urlparse
 
 from alloc_framework.drivers import loader
 from alloc_framework.objects import baremetal as objects
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 
 class InterfaceKind:

@@ -21,7 +21,7 @@ from stevedore import exception as stevedore_exc
 from stevedore import extension
 from stevedore import named
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 
 def _available(namespace):

@@ -22,7 +22,7 @@ Invariants every backend keeps, because API clients rely on them:
   offers the transactions);
 * a node is reserved for at most one allocation;
 * updates of an ``allocating`` allocation are guarded by its
-  ``conductor_affinity`` (:class:`~alloc_framework.objects.baremetal.exception.
+  ``conductor_affinity`` (:class:`~alloc_framework.common.exception.
   AllocationTakenOver` tells that another conductor took it over).
 
 A backend may declare periodic tasks with
@@ -41,7 +41,7 @@ import threading
 from oslo_log import log
 
 from alloc_framework.drivers import loader
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 LOG = log.getLogger(__name__)
 

@@ -54,7 +54,7 @@ from alloc_framework.drivers.allocation import placement_client
 from alloc_framework.drivers.allocation import placement_drift
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework.objects.baremetal import states
 from alloc_framework import periodics

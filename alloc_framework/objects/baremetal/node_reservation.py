@@ -25,7 +25,7 @@ from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import states
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models

@@ -7,7 +7,7 @@ operators' habits carry over. The provision state machine is data: the
 Code moves nodes only through :class:`ProvisionStateMachine`.
 """
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 # --- provision states --------------------------------------------------------
 

@@ -13,7 +13,7 @@ from alloc_framework.drivers.allocation import base as backend_base
 from alloc_framework.drivers.allocation import placement
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import node_reservation
 from tests import base
 from tests.functional.objects.baremetal import factories as f

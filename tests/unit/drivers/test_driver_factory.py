@@ -2,7 +2,7 @@
 
 from unittest import mock
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import states
 from alloc_framework.conf import hardware as hardware_conf
 from alloc_framework.drivers import base as drivers_base

@@ -11,7 +11,7 @@ from alloc_framework.api.baremetal import policy
 from alloc_framework.api.baremetal import util
 from alloc_framework.api import limits
 from alloc_framework.common import utils
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import firmware as firmware_obj
 from alloc_framework.objects.baremetal import states
 from alloc_framework.objects.baremetal import node_history as history_obj

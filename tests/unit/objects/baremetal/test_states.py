@@ -1,6 +1,6 @@
 """The provision state machine table."""
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import states
 from tests import base
 
