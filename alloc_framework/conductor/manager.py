@@ -27,7 +27,7 @@ from oslo_utils import timeutils
 
 from alloc_framework.common import context as af_context
 from alloc_framework.common import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from alloc_framework.conductor import allocations
 from alloc_framework.conductor import hash_ring
 from alloc_framework.conductor import deferred_actions

@@ -56,7 +56,7 @@ from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import node_reservation
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from alloc_framework import periodics
 
 LOG = log.getLogger(__name__)

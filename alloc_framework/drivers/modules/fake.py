@@ -7,7 +7,7 @@ paths of the state machine.
 """
 
 from alloc_framework.common import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from alloc_framework.drivers import base
 from alloc_framework.drivers import deferred
 

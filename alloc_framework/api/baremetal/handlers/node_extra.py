@@ -13,7 +13,7 @@ from alloc_framework.api import limits
 from alloc_framework.common import utils
 from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import firmware as firmware_obj
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from alloc_framework.objects.baremetal import node_history as history_obj
 from alloc_framework.objects.baremetal import trait as trait_obj
 

@@ -8,7 +8,7 @@ and the next power sync reads the real state.
 """
 
 from alloc_framework.common import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from alloc_framework.drivers import base
 from alloc_framework.drivers.modules.ipmi import common
 

@@ -1,7 +1,7 @@
 """The provision state machine table."""
 
 from alloc_framework.common import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from tests import base
 
 M = states.MACHINE
