@@ -40,7 +40,7 @@ import threading
 
 from oslo_log import log
 
-from alloc_framework.drivers import loader
+from alloc_framework.common import loader
 from alloc_framework.common import exception
 
 LOG = log.getLogger(__name__)
