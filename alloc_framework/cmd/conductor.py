@@ -10,7 +10,7 @@ import sys
 
 from oslo_log import log
 
-from alloc_framework.common import service_setup
+from alloc_framework.cmd import service_setup
 from alloc_framework.conductor import service as conductor_service
 
 LOG = log.getLogger(__name__)

@@ -19,7 +19,7 @@ from oslo_log import log
 
 from alloc_framework.api.baremetal import app as bm_app
 from alloc_framework.api.placement import deploy as placement_deploy
-from alloc_framework.common import service_setup
+from alloc_framework.cmd import service_setup
 from alloc_framework.common import wsgi_service
 from alloc_framework.conductor import service as conductor_service
 from alloc_framework.db import api as db_api

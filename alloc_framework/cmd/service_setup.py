@@ -1,4 +1,10 @@
-"""Process set-up shared by every console script."""
+"""Process set-up shared by every console script and the WSGI entry points.
+
+Parsing the command line, logging, the database, and running a service
+until it stops: the top floor's work, which reaches into every floor
+below (the API's credentials file, the database), so it lives with the
+console scripts rather than in ``common/``.
+"""
 
 import sys
 
