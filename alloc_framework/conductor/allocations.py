@@ -37,8 +37,9 @@ def get_backend(manager):
     """
     backend = getattr(manager, 'allocation_backend', None)
     if backend is None:
-        backend = backend_base.load_backend(manager.conf,
-                                            manager.stop_event)
+        backend = backend_base.load_backend(
+            manager.conf, manager.stop_event,
+            in_process_placement=manager.in_process_placement)
         manager.allocation_backend = backend
     return backend
 

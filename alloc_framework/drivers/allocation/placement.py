@@ -155,7 +155,8 @@ class PlacementBackend(base.AllocationBackend):
         with self._client_lock:
             if self._client is None:
                 self._client = placement_client.PlacementClient(
-                    placement_client.get_adapter(self.conf))
+                    placement_client.get_adapter(
+                        self.conf, self.in_process_placement))
             return self._client
 
     # --- mirroring -------------------------------------------------------

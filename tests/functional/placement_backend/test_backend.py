@@ -36,7 +36,8 @@ class BackendTestCase(base.DBTestCase):
         self.placement = self.useFixture(
             pb_fixtures.PlacementBackendFixture(self, self.mode))
         self.client = self.placement.client
-        self.backend = backend_base.load_backend(self.conf)
+        self.backend = backend_base.load_backend(
+            self.conf, in_process_placement=self.placement.in_process)
 
     def inventory(self, node_uuid):
         return self.client.get_inventories(node_uuid)[0]
