@@ -21,5 +21,5 @@ except _service_backend.exceptions.BackendAlreadySelected:
     # example oslo-config-generator loading oslo.messaging's options
     # first) gets here; it reads our options and runs none of our
     # services, which refuse to start on any backend but threading
-    # (alloc_framework.common.service_setup.prepare_service).
+    # (alloc_framework.cmd.service_setup.prepare_service).
     pass

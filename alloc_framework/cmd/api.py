@@ -11,7 +11,7 @@ import sys
 from oslo_log import log
 
 from alloc_framework.api.baremetal import app
-from alloc_framework.common import service_setup
+from alloc_framework.cmd import service_setup
 from alloc_framework.common import wsgi_service
 from alloc_framework.conductor import rpcapi
 from alloc_framework.db import api as db_api

@@ -6,11 +6,13 @@ The conductor is named ``[DEFAULT]host`` and serves RPC over
 exist (``alloc-manage db sync``).
 """
 
+import functools
 import sys
 
 from oslo_log import log
 
-from alloc_framework.common import service_setup
+from alloc_framework.api.placement import direct as placement_direct
+from alloc_framework.cmd import service_setup
 from alloc_framework.conductor import service as conductor_service
 
 LOG = log.getLogger(__name__)
@@ -27,7 +29,13 @@ def main(argv=None):
 
 def build_service(conf):
     """The conductor service over ``conf`` (not started)."""
-    conductor = conductor_service.ConductorService(conf.host, conf)
+    # With [placement] naming no remote Placement, the placement backend
+    # serves our Placement application in this process, on the same
+    # database.
+    conductor = conductor_service.ConductorService(
+        conf.host, conf,
+        in_process_placement=functools.partial(placement_direct.adapter,
+                                               conf))
     conductor.check_config()
     return conductor
 

@@ -1,11 +1,12 @@
 """``alloc-manage``: administrative commands (schema, Placement drift)."""
 
+import functools
 import sys
 
 from oslo_config import cfg
 
 from alloc_framework import conf as af_conf
-from alloc_framework.common import service_setup
+from alloc_framework.cmd import service_setup
 from alloc_framework.db import migration
 
 
@@ -35,6 +36,7 @@ class PlacementCommands:
         --heal was not given; with --heal, 0 when everything was healed,
         1 otherwise.
         """
+        from alloc_framework.api.placement import direct
         from alloc_framework.common import context as af_context
         from alloc_framework.drivers.allocation import placement
         from alloc_framework.drivers.allocation import placement_drift
@@ -44,6 +46,8 @@ class PlacementCommands:
                   % self.conf.allocation.backend)
         context = af_context.get_admin_context()
         backend = placement.PlacementBackend(self.conf)
+        backend.in_process_placement = functools.partial(direct.adapter,
+                                                         self.conf)
         drifts = placement_drift.find(context, backend)
         if not drifts:
             print('No drift between nodes and Placement')

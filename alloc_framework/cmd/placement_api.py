@@ -14,7 +14,7 @@ import sys
 from oslo_log import log as logging
 
 from alloc_framework.api.placement import deploy
-from alloc_framework.common import service_setup
+from alloc_framework.cmd import service_setup
 from alloc_framework.common import wsgi_service
 from alloc_framework.db import api as db_api
 from alloc_framework.db import migration

@@ -11,6 +11,7 @@ With ``[DEFAULT]server_workers`` above 1 it runs that many such processes,
 sharing the API ports; each one's conductor is named ``<host>-<n>``.
 """
 
+import functools
 import os
 import sys
 
@@ -19,7 +20,8 @@ from oslo_log import log
 
 from alloc_framework.api.baremetal import app as bm_app
 from alloc_framework.api.placement import deploy as placement_deploy
-from alloc_framework.common import service_setup
+from alloc_framework.api.placement import direct as placement_direct
+from alloc_framework.cmd import service_setup
 from alloc_framework.common import wsgi_service
 from alloc_framework.conductor import service as conductor_service
 from alloc_framework.db import api as db_api
@@ -91,7 +93,13 @@ def build_service(conf):
     if conf.rpc_transport != 'local':
         LOG.info('rpc_transport is "%s": the conductor of this process '
                  'also serves other API processes', conf.rpc_transport)
-    conductor = conductor_service.ConductorService(conf.host, conf)
+    # The conductor's placement backend reaches the Placement of this
+    # process, when [placement] names no other, through its in-process
+    # client.
+    conductor = conductor_service.ConductorService(
+        conf.host, conf,
+        in_process_placement=functools.partial(placement_direct.adapter,
+                                               conf))
     conductor.check_config()
     migration.upgrade_embedded(conf)
     count = conf.server_workers

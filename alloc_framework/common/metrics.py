@@ -2,7 +2,8 @@
 
 Emitters are entry points of the ``alloc_framework.metrics.emitters``
 namespace, chosen by ``[metrics]backend`` and loaded once per service with
-:func:`get_emitter`. ``noop`` (the default) sends nothing; ``statsd`` sends
+:func:`get_emitter` (through :mod:`alloc_framework.common.loader`, as
+every plugin). ``noop`` (the default) sends nothing; ``statsd`` sends
 the statsd line protocol over UDP (``<prefix>.<name>:<value>|g`` and
 ``|ms``), fire and forget: a missing daemon never slows the caller.
 """
@@ -13,9 +14,8 @@ import socket
 import time
 
 from oslo_log import log
-from stevedore import driver
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import loader
 
 LOG = log.getLogger(__name__)
 
@@ -89,10 +89,4 @@ def get_emitter(conf):
 
     :raises: DriverLoadError when it cannot be loaded.
     """
-    try:
-        return driver.DriverManager(
-            NAMESPACE, conf.metrics.backend, invoke_on_load=True,
-            invoke_args=(conf,)).driver
-    except Exception as exc:
-        raise exception.DriverLoadError(name=conf.metrics.backend,
-                                        namespace=NAMESPACE, reason=exc)
+    return loader.load_one(NAMESPACE, conf.metrics.backend, conf)

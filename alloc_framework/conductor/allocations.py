@@ -21,7 +21,7 @@ a conductor that lost an allocation to a take-over changes nothing.
 
 from oslo_log import log
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import base as backend_base
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
@@ -37,8 +37,9 @@ def get_backend(manager):
     """
     backend = getattr(manager, 'allocation_backend', None)
     if backend is None:
-        backend = backend_base.load_backend(manager.conf,
-                                            manager.stop_event)
+        backend = backend_base.load_backend(
+            manager.conf, manager.stop_event,
+            in_process_placement=manager.in_process_placement)
         manager.allocation_backend = backend
     return backend
 

@@ -18,7 +18,7 @@ import time
 from oslo_log import log
 from tooz import hashring
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects import baremetal as objects
 
 LOG = log.getLogger(__name__)

@@ -26,8 +26,8 @@ from oslo_log import log
 from oslo_utils import timeutils
 
 from alloc_framework.common import context as af_context
-from alloc_framework.objects.baremetal import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.conductor import allocations
 from alloc_framework.conductor import hash_ring
 from alloc_framework.conductor import deferred_actions
@@ -69,11 +69,18 @@ class ConductorManager:
         ``[DEFAULT]rpc_transport`` when None.
     :param driver_factory: a ``DriverFactory`` to use instead of loading
         the enabled plugins (tests).
+    :param in_process_placement: the in-process Placement client factory
+        the command that starts the conductor builds
+        (``functools.partial(api.placement.direct.adapter, conf)``),
+        handed to the node allocation backend; None where this process
+        serves no Placement.
     """
 
-    def __init__(self, host, conf, transport=None, driver_factory=None):
+    def __init__(self, host, conf, transport=None, driver_factory=None,
+                 in_process_placement=None):
         self.host = host
         self.conf = conf
+        self.in_process_placement = in_process_placement
         self.context = af_context.get_admin_context()
         self.driver_factory = driver_factory
         self.allocation_backend = None

@@ -9,7 +9,7 @@ releases the node lock when it ends, whatever happens.
 
 Every move of ``provision_state`` goes through
 ``Node.move_provision_state``, which follows the state machine of
-:mod:`alloc_framework.objects.baremetal.states`. A failure moves the node
+:mod:`alloc_framework.common.states`. A failure moves the node
 to the failure state of its flow, sets ``last_error`` and records a node
 history entry; it is never raised to the API, which already answered 202. An
 interface that returns a wait state leaves the node waiting (lock
@@ -22,7 +22,7 @@ deferred action, whose end goes on with the flow
 from oslo_log import log
 
 from alloc_framework.conductor import steps
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import node_history
 

@@ -14,7 +14,7 @@ from oslo_versionedobjects import base as ovo_base
 from oslo_versionedobjects import fields as ovo_fields
 
 from alloc_framework.common import context as af_context
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.conductor import rpcapi
 
 LOG = log.getLogger(__name__)

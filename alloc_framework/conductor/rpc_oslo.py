@@ -4,7 +4,7 @@ Conductors listen on the topic ``alloc_framework.conductor`` with their
 host name as server; the client addresses one conductor at a time. The
 broker is ``[DEFAULT]transport_url`` (e.g.
 ``rabbit://guest:guest@127.0.0.1:5672/``). Exceptions of
-``alloc_framework.objects.baremetal.exception`` raised by a conductor are
+``alloc_framework.common.exception`` raised by a conductor are
 raised again in the caller, with their HTTP code.
 
 A conductor that died does not answer, and the broker does not tell: its
@@ -26,13 +26,17 @@ from oslo_log import log
 import oslo_messaging as messaging
 
 from alloc_framework.common import context as af_context
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.conductor import rpcapi
 from alloc_framework.objects.baremetal import base as obj_base
 
 LOG = log.getLogger(__name__)
 
-ALLOWED_EXMODS = [exception.__name__]
+# The second module is the exceptions' home before they moved to
+# common/ (now a deprecated alias): a conductor of the previous release
+# names it during a rolling upgrade.
+ALLOWED_EXMODS = [exception.__name__,
+                  'alloc_framework.objects.baremetal.exception']
 # Delivery attempts before a call fails instead of waiting for a broker
 # that is down.
 CALL_RETRY = 2

@@ -32,9 +32,9 @@ from oslo_log import log
 from oslo_utils import uuidutils
 
 from alloc_framework.common import context as af_context
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.conductor import hash_ring
-from alloc_framework.drivers import loader
+from alloc_framework.common import loader
 from alloc_framework.objects import baremetal as objects
 
 LOG = log.getLogger(__name__)
@@ -65,7 +65,7 @@ class Transport(abc.ABC):
     def call(self, context, host, method, **kwargs):
         """Call ``method`` of the conductor ``host`` and return its result.
 
-        Exceptions of ``alloc_framework.objects.baremetal.exception``
+        Exceptions of ``alloc_framework.common.exception``
         raised by the conductor are raised again here.
 
         :raises: TemporaryFailure when the conductor cannot be reached.

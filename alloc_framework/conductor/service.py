@@ -21,10 +21,11 @@ LOG = log.getLogger(__name__)
 class ConductorService(service.ServiceBase):
     """Runs one :class:`ConductorManager` named ``host``."""
 
-    def __init__(self, host, conf, manager=None):
+    def __init__(self, host, conf, manager=None, in_process_placement=None):
         self.host = host
         self.conf = conf
-        self.manager = manager or manager_mod.ConductorManager(host, conf)
+        self.manager = manager or manager_mod.ConductorManager(
+            host, conf, in_process_placement=in_process_placement)
         self._stopped = threading.Event()
 
     def rename(self, host):

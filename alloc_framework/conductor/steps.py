@@ -28,8 +28,8 @@ from oslo_log import log
 
 from alloc_framework.drivers import deferred
 from alloc_framework.objects.baremetal import deferred_action as da
-from alloc_framework.objects.baremetal import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.objects import baremetal as objects
 
 LOG = log.getLogger(__name__)

@@ -20,7 +20,7 @@ import threading
 
 from oslo_log import log
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects import baremetal as objects
 
 LOG = log.getLogger(__name__)

@@ -2,10 +2,12 @@
 options of the plugins themselves.
 
 ``enabled_<kind>_interfaces`` and ``default_<kind>_interface`` exist for
-every kind of ``drivers.base.INTERFACE_KINDS``; they are generated from
-that list so a new kind gets its options with its namespace. The kinds
-of installed plugins (``drivers.base.plugin_kinds``) get theirs the same
-way, registered with the plugins' own options.
+every kind of ``common.interface_kinds.INTERFACE_KINDS``; they are
+generated from that list so a new kind gets its options with its
+namespace. The kinds of installed plugins
+(``common.interface_kinds.plugin_kinds``) get theirs the same way,
+registered with the plugins' own options. The list and the loader are
+leaves of the package: generating the options imports no driver.
 
 A hardware plugin package declares its own options with an entry point
 of the ``alloc_framework.hardware.opts`` namespace: a callable returning
@@ -17,8 +19,8 @@ configuration lists them with ours whenever the package is installed.
 
 from oslo_config import cfg
 
-from alloc_framework.drivers import base
-from alloc_framework.drivers import loader
+from alloc_framework.common import interface_kinds
+from alloc_framework.common import loader
 
 PLUGIN_OPTS_NAMESPACE = 'alloc_framework.hardware.opts'
 
@@ -58,7 +60,8 @@ opts = [
                      '``alloc_framework.hardware.types`` namespace) that '
                      'conductors load. A type that fails to load stops '
                      'the service.'),
-] + [opt for kind in base.INTERFACE_KINDS for opt in _kind_opts(kind)]
+] + [opt for kind in interface_kinds.INTERFACE_KINDS
+     for opt in _kind_opts(kind)]
 
 
 def register_opts(conf):
@@ -74,7 +77,7 @@ def plugin_opts():
     :raises: DriverLoadError when a plugin's entry point cannot be loaded
         or called.
     """
-    kind_opts = [opt for kind in base.plugin_kinds()
+    kind_opts = [opt for kind in interface_kinds.plugin_kinds()
                  for opt in _kind_opts(kind, plugin=True)]
     return ([('DEFAULT', kind_opts)] if kind_opts else []) + [
         item for items in loader.load_all(PLUGIN_OPTS_NAMESPACE).values()

@@ -32,97 +32,23 @@ that waits for the hardware returns a *wait* state and is resumed later.
 
 import abc
 import inspect
-import re
 from urllib import parse as urlparse
 
-from alloc_framework.drivers import loader
+from alloc_framework.common import interface_kinds as interface_kinds_mod
 from alloc_framework.objects import baremetal as objects
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 
-class InterfaceKind:
-    """One kind of hardware interface.
-
-    :param name: the kind (``power`` ...), used in entry-point namespaces,
-        option and node field names, and as the attribute of a node's
-        driver (``task.driver.<name>``).
-    :param description: what implementations of the kind do (option help).
-    :param required: a required kind must have an enabled implementation
-        supported by every enabled hardware type; an optional one falls
-        back to its no-op ``no-<name>``.
-    """
-
-    def __init__(self, name, description, required=False):
-        self.name = name
-        self.description = description
-        self.required = required
-
-    @property
-    def noop(self):
-        """Entry-point name of the no-op of an optional kind, else None."""
-        return None if self.required else 'no-%s' % self.name
-
-
-INTERFACE_KINDS = (
-    InterfaceKind('power', 'turn nodes on and off', required=True),
-    InterfaceKind('deploy', 'put an instance on a node and take it away',
-                  required=True),
-    InterfaceKind('management', 'set the boot device and other '
-                  'out-of-band management', required=True),
-    InterfaceKind('boot', 'prepare what a node boots (ramdisk, instance)'),
-    InterfaceKind('bios', 'read and apply BIOS settings'),
-    InterfaceKind('firmware', 'read and update firmware components'),
-)
-"""The hardware interface kinds, in the order nodes list them. A new kind
-is appended here (optional, with its no-op) and gets a node column."""
-
-KINDS = {kind.name: kind for kind in INTERFACE_KINDS}
-
-INTERFACE_TYPES = tuple(kind.name for kind in INTERFACE_KINDS)
-"""The names of ``INTERFACE_KINDS``."""
-
-KIND_NAMESPACE = 'alloc_framework.hardware.interface_kinds'
-"""Entry points naming the interface kinds of third-party packages."""
-
-_KIND_NAME = re.compile(r'^[a-z][a-z0-9_]{0,31}$')
-
-
-def plugin_kinds():
-    """The interface kinds installed packages declare, sorted by name.
-
-    Each entry point of ``KIND_NAMESPACE`` names an :class:`InterfaceKind`
-    instance whose ``name`` is the entry point's name. Such a kind must be
-    optional (existing hardware types know nothing of it) and must not
-    reuse the name of one of ``INTERFACE_KINDS``. Read each time it is
-    called: the driver factory calls it once, when it loads the plugins.
-
-    :raises: DriverLoadError for a kind that cannot be loaded or breaks
-        these rules.
-    """
-    kinds = []
-    for name, kind in loader.load_objects(KIND_NAMESPACE).items():
-        reason = None
-        if not isinstance(kind, InterfaceKind):
-            reason = 'not an InterfaceKind: %r' % (kind,)
-        elif kind.name != name:
-            reason = 'the kind is named %r' % kind.name
-        elif not _KIND_NAME.match(name):
-            reason = 'a kind name is lower case letters, digits and _'
-        elif name in KINDS or name == 'hardware':
-            reason = 'a kind of that name exists'
-        elif kind.required:
-            reason = 'a plugin kind must be optional (required=False)'
-        if reason:
-            raise exception.DriverLoadError(name=name,
-                                            namespace=KIND_NAMESPACE,
-                                            reason=reason)
-        kinds.append(kind)
-    return tuple(kinds)
-
-
-def interface_kinds():
-    """``INTERFACE_KINDS`` followed by :func:`plugin_kinds`."""
-    return INTERFACE_KINDS + plugin_kinds()
+# The kinds are data that conf/ reads too, so they live in a leaf
+# (common/interface_kinds.py); plugin authors find them here, in the
+# contract of hardware interfaces.
+InterfaceKind = interface_kinds_mod.InterfaceKind
+INTERFACE_KINDS = interface_kinds_mod.INTERFACE_KINDS
+KINDS = interface_kinds_mod.KINDS
+INTERFACE_TYPES = interface_kinds_mod.INTERFACE_TYPES
+KIND_NAMESPACE = interface_kinds_mod.KIND_NAMESPACE
+plugin_kinds = interface_kinds_mod.plugin_kinds
+interface_kinds = interface_kinds_mod.interface_kinds
 
 
 def node_interface(node, kind):

@@ -45,7 +45,7 @@ Example::
 
 import re
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 # The attribute :func:`deferrable` sets on the methods it marks.
 _MARK = '_alloc_deferrable'

@@ -1,7 +1,7 @@
 """Loading hardware types and interfaces, and composing a node's driver.
 
 Each namespace is loaded once per conductor over its ``enabled_*`` option
-(:func:`alloc_framework.drivers.loader.load_enabled`). An enabled plugin
+(:func:`alloc_framework.common.loader.load_enabled`). An enabled plugin
 that is missing or fails to import stops the start with
 ``DriverLoadError``: a conductor that silently lacks a driver would accept
 nodes it cannot manage. So does an enabled hardware type none of whose
@@ -14,9 +14,9 @@ import itertools
 from oslo_log import log
 
 from alloc_framework.conf import hardware as hardware_conf
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.drivers import base
-from alloc_framework.drivers import loader
+from alloc_framework.common import loader
 
 LOG = log.getLogger(__name__)
 

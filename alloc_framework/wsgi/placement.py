@@ -10,7 +10,7 @@ the database schema must exist (``alloc-manage db sync``).
 import threading
 
 from alloc_framework.api.placement import deploy
-from alloc_framework.common import service_setup
+from alloc_framework.cmd import service_setup
 from alloc_framework import wsgi
 
 _LOCK = threading.Lock()

@@ -1,4 +1,5 @@
-"""The modules of alloc_framework import one another without cycles.
+"""The modules of alloc_framework import one another without cycles, and
+only downwards through the floors of :data:`FLOORS`.
 
 The graph is read from the source, not from ``sys.modules``: every
 ``import`` and ``from ... import`` of a module counts, also those inside
@@ -6,6 +7,12 @@ functions (a cycle dodged by a function-level import is still a cycle).
 An edge goes to the module named, to the submodule when ``from pkg
 import name`` names one, and relative imports are resolved against the
 importing module's package.
+
+The floors, top down, are the one table of the direction rule
+(:data:`FLOORS`, described in ``doc/source/contributor.rst``): a module
+imports from its own floor and the floors below, never from one above.
+The command-line client talks HTTP only (:data:`CLI_MAY_IMPORT`), and no
+server module imports it.
 """
 
 import ast
@@ -17,6 +24,30 @@ import testtools
 import alloc_framework
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(alloc_framework.__file__))
+
+# The floors of the package, top down: the first folder under the package
+# of every module. A module may import from its own floor and from the
+# floors below it. common/ and conf/ are the ground: they import nothing
+# of the package but each other. periodics/ holds the periodic-task
+# machinery that the conductor and drivers declare and run their tasks
+# with, so it sits under drivers/; it may use objects/ and below.
+FLOORS = (
+    ('cmd', 'wsgi'),
+    ('api',),
+    ('conductor',),
+    ('drivers',),
+    ('periodics',),
+    ('objects',),
+    ('db',),
+    ('common', 'conf'),
+)
+# Modules of the package root that any module may import: the package
+# itself and its version.
+LEAVES = ('', 'version')
+# The command-line client is a side of its own: an HTTP client that must
+# not load the server. Besides itself it imports only these.
+CLI = 'cli'
+CLI_MAY_IMPORT = ('common',)
 
 
 def module_files(package_dir, package_name):
@@ -103,6 +134,48 @@ def find_cycle(graph):
     return None
 
 
+def _folder(module, package_name):
+    """The first folder of ``module`` under the package ('' for the root,
+    the module's name for a module of the root such as ``version``)."""
+    parts = module.split('.')
+    return parts[1] if parts[0] == package_name and len(parts) > 1 else ''
+
+
+def wrong_arrows(graph, package_name, floors=FLOORS):
+    """The imports that break the direction rule, as sorted strings.
+
+    Each is ``'importer -> imported (why)'``: an import from a higher
+    floor, by or of the command-line client beyond what it may import,
+    or by or of a folder that is in no floor (a new folder must be given
+    its floor in :data:`FLOORS`).
+    """
+    rank = {folder: level for level, names in enumerate(floors)
+            for folder in names}
+    wrong = []
+    for importer in sorted(graph):
+        source = _folder(importer, package_name)
+        for imported in sorted(graph[importer]):
+            target = _folder(imported, package_name)
+            if target in LEAVES or source == target:
+                continue
+            if source == CLI or target == CLI:
+                if source == CLI and target in CLI_MAY_IMPORT:
+                    continue
+                why = 'the CLI talks HTTP only'
+            elif source in LEAVES:
+                # The package root and version.py are leaves.
+                why = '%s is a leaf' % (source or 'the package root')
+            elif source not in rank or target not in rank:
+                why = '%s is in no floor' % (
+                    source if source not in rank else target)
+            elif rank[target] < rank[source]:
+                why = '%s/ is above %s/' % (target, source)
+            else:
+                continue
+            wrong.append('%s -> %s (%s)' % (importer, imported, why))
+    return wrong
+
+
 class ImportGraphTestCase(testtools.TestCase):
 
     def setUp(self):
@@ -113,6 +186,16 @@ class ImportGraphTestCase(testtools.TestCase):
         cycle = find_cycle(self.graph)
         self.assertIsNone(
             cycle, 'import cycle: %s' % ' -> '.join(cycle or []))
+
+    def test_imports_go_down_the_floors(self):
+        wrong = wrong_arrows(self.graph, 'alloc_framework')
+        self.assertEqual([], wrong, 'imports against the floors:\n%s'
+                         % '\n'.join(wrong))
+
+    def test_every_folder_has_a_floor(self):
+        folders = {_folder(m, 'alloc_framework') for m in self.graph}
+        placed = {f for names in FLOORS for f in names}
+        self.assertEqual(set(), folders - placed - set(LEAVES) - {CLI})
 
     def test_known_edges(self):
         placement = 'alloc_framework.api.placement'
@@ -169,3 +252,63 @@ class FinderTestCase(testtools.TestCase):
     def test_two_module_cycle(self):
         self.assertEqual(['x', 'y', 'x'],
                          find_cycle({'x': {'y'}, 'y': {'x'}}))
+
+
+class FloorsTestCase(testtools.TestCase):
+    """The direction rule on synthetic graphs."""
+
+    def test_wrong_arrows_are_named(self):
+        graph = {
+            'pkg': set(),
+            'pkg.version': set(),
+            'pkg.cmd.run': {'pkg.api.app', 'pkg.common.exc', 'pkg.version'},
+            'pkg.api.app': {'pkg.objects.node', 'pkg.conf.opts'},
+            'pkg.objects.node': {'pkg.db.api', 'pkg.common.exc'},
+            'pkg.db.api': {'pkg.conf.opts'},
+            'pkg.conf.opts': {'pkg.common.exc'},
+            # Wrong: the ground imports an upper floor.
+            'pkg.common.exc': {'pkg.objects.node'},
+            # Wrong: drivers/ builds the API.
+            'pkg.drivers.backend': {'pkg.api.app', 'pkg.periodics'},
+            'pkg.periodics': {'pkg.objects.node'},
+            # Wrong: the CLI loads the object model; common/ is allowed.
+            'pkg.cli.shell': {'pkg.objects.node', 'pkg.common.exc',
+                              'pkg.version'},
+        }
+        self.assertEqual([
+            'pkg.cli.shell -> pkg.objects.node (the CLI talks HTTP only)',
+            'pkg.common.exc -> pkg.objects.node (objects/ is above common/)',
+            'pkg.drivers.backend -> pkg.api.app (api/ is above drivers/)',
+        ], wrong_arrows(graph, 'pkg'))
+
+    def test_server_importing_the_cli_is_wrong(self):
+        graph = {'pkg.cmd.run': {'pkg.cli.shell'}, 'pkg.cli.shell': set()}
+        self.assertEqual(
+            ['pkg.cmd.run -> pkg.cli.shell (the CLI talks HTTP only)'],
+            wrong_arrows(graph, 'pkg'))
+
+    def test_a_folder_in_no_floor_is_wrong(self):
+        graph = {'pkg.extra.x': {'pkg.common.exc'}, 'pkg.common.exc': set()}
+        self.assertEqual(
+            ['pkg.extra.x -> pkg.common.exc (extra is in no floor)'],
+            wrong_arrows(graph, 'pkg'))
+
+    def test_wrong_arrow_found_in_source(self):
+        # From source to verdict: a function-level import counts too.
+        root = self.useFixture(fixtures.TempDir()).path
+        for name, source in {
+                '__init__.py': '',
+                'conf/__init__.py': '',
+                'conf/hardware.py': 'def opts():\n'
+                                    '    from pkg.drivers import base\n',
+                'drivers/__init__.py': '',
+                'drivers/base.py': 'from pkg.conf import hardware\n',
+        }.items():
+            path = os.path.join(root, *name.split('/'))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, 'w', encoding='utf-8') as f:
+                f.write(source)
+        self.assertEqual(
+            ['pkg.conf.hardware -> pkg.drivers.base '
+             '(drivers/ is above conf/)'],
+            wrong_arrows(build_graph(root, 'pkg'), 'pkg'))

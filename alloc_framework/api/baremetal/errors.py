@@ -13,7 +13,7 @@ import re
 
 import webob
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 # Codes raised by the web layer itself.
 INVALID_JSON = 'baremetal.invalid_json'

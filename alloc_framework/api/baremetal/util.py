@@ -16,7 +16,7 @@ import webob
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import policy
 from alloc_framework.api import strict_json
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.common import utils
 from alloc_framework.objects import baremetal as _objects  # noqa: F401
 from alloc_framework.objects.baremetal import allocation as allocation_obj

@@ -17,7 +17,7 @@ from cliff import show
 
 from alloc_framework.cli.baremetal import base
 from alloc_framework.cli import common
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 
 NODE_URL = '/nodes/{node}'
 PROVISION_URL = NODE_URL + '/states/provision'

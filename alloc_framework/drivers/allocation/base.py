@@ -22,7 +22,7 @@ Invariants every backend keeps, because API clients rely on them:
   offers the transactions);
 * a node is reserved for at most one allocation;
 * updates of an ``allocating`` allocation are guarded by its
-  ``conductor_affinity`` (:class:`~alloc_framework.objects.baremetal.exception.
+  ``conductor_affinity`` (:class:`~alloc_framework.common.exception.
   AllocationTakenOver` tells that another conductor took it over).
 
 A backend may declare periodic tasks with
@@ -40,8 +40,8 @@ import threading
 
 from oslo_log import log
 
-from alloc_framework.drivers import loader
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import loader
+from alloc_framework.common import exception
 
 LOG = log.getLogger(__name__)
 
@@ -57,11 +57,18 @@ class AllocationBackend(abc.ABC):
     (:func:`load_backend` gives the conductor's). A method that must
     pause between tries waits on it (``self.stop_event.wait(seconds)``)
     instead of sleeping, so that stopping is never held up.
+
+    ``in_process_placement`` is the Placement this process serves, or
+    None: a callable taking headers and returning a keystoneauth1
+    ``Adapter`` (see ``api/placement/direct.py``), given by the command
+    that starts the service through :func:`load_backend`. A backend that
+    talks to Placement uses it when no remote Placement is configured.
     """
 
     def __init__(self, conf):
         self.conf = conf
         self.stop_event = threading.Event()
+        self.in_process_placement = None
 
     def validate(self, context, allocation):
         """Check that this backend can serve ``allocation`` at all.
@@ -143,11 +150,14 @@ class AllocationBackend(abc.ABC):
         """
 
 
-def load_backend(conf, stop_event=None):
+def load_backend(conf, stop_event=None, in_process_placement=None):
     """Load the backend named by ``[allocation]backend``.
 
     :param stop_event: the conductor's stop event, given to the backend
         as its ``stop_event``.
+    :param in_process_placement: the in-process Placement client factory
+        of the service, given to the backend as its
+        ``in_process_placement``.
     :returns: an :class:`AllocationBackend` instance.
     :raises: DriverLoadError when the backend is unknown, fails to import
         or is not an :class:`AllocationBackend`.
@@ -160,5 +170,6 @@ def load_backend(conf, stop_event=None):
             reason='%r is not an AllocationBackend' % type(backend))
     if stop_event is not None:
         backend.stop_event = stop_event
+    backend.in_process_placement = in_process_placement
     LOG.info('Using the "%s" node allocation backend', name)
     return backend

@@ -14,7 +14,7 @@ import random
 
 from oslo_log import log
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import base
 from alloc_framework.objects.baremetal import node_reservation
 

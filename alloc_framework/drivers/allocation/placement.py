@@ -54,7 +54,7 @@ from alloc_framework.drivers.allocation import placement_client
 from alloc_framework.drivers.allocation import placement_drift
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework import periodics
 
@@ -148,7 +148,8 @@ class PlacementBackend(base.AllocationBackend):
         with self._client_lock:
             if self._client is None:
                 self._client = placement_client.PlacementClient(
-                    placement_client.get_adapter(self.conf))
+                    placement_client.get_adapter(
+                        self.conf, self.in_process_placement))
             return self._client
 
     # --- mirroring -------------------------------------------------------

@@ -7,34 +7,25 @@
   OpenStack service reaches Placement (``auth_type = password`` with
   keystone, ``admin_token`` with ``token = admin`` for a Placement using
   ``noauth2``, ``none`` or ``http_basic`` for our own);
-* otherwise our own Placement application, built once and called in this
-  process on the same database (:class:`InProcessTransport`), with the
-  admin identity of noauth: no port, no server.
+* otherwise our own Placement application, called in this process on the
+  same database with the admin identity of noauth (no port, no server):
+  the in-process client of ``api/placement/direct.py``, which the command
+  that starts the service hands to the backend, since ``drivers/`` never
+  imports the API.
 
 :class:`PlacementClient` holds the few calls the backend makes, all at
 one fixed microversion that our Placement and upstream's both serve. It
 is stateless: every answer comes from the service.
 """
 
-import io
-import threading
-import urllib.parse
-
-from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import loading as ks_loading
-from keystoneauth1 import session as ks_session
-import requests
-from requests import adapters as requests_adapters
-from requests import structures
 
+from alloc_framework.common import exception
 from alloc_framework.conf import placement as placement_conf
 
 # 1.28: consumer generations; 1.31: in_tree in candidates; 1.34:
 # mappings; 1.36 is served by every Placement since Train.
 MICROVERSION = 'placement 1.36'
-
-# The host of the in-process application's URL; never resolved.
-IN_PROCESS_URL = 'http://placement.in-process'
 
 
 class PlacementError(Exception):
@@ -52,112 +43,34 @@ class PlacementError(Exception):
             method, url, status, ' (%s)' % code if code else '', detail))
 
 
-class InProcessTransport(requests_adapters.BaseAdapter):
-    """A requests transport that calls a WSGI application directly.
-
-    Thread-safe: the application is built once (lazily, by the first
-    request) and every request runs in the calling thread, as a WSGI
-    server's worker would run it.
-    """
-
-    def __init__(self, app_factory):
-        super().__init__()
-        self._factory = app_factory
-        self._app = None
-        self._lock = threading.Lock()
-
-    def _get_app(self):
-        with self._lock:
-            if self._app is None:
-                self._app = self._factory()
-            return self._app
-
-    def send(self, request, stream=False, timeout=None, verify=True,
-             cert=None, proxies=None):
-        url = urllib.parse.urlsplit(request.url)
-        body = request.body or b''
-        if isinstance(body, str):
-            body = body.encode('utf-8')
-        environ = {
-            'REQUEST_METHOD': request.method,
-            'SCRIPT_NAME': '',
-            'PATH_INFO': urllib.parse.unquote(url.path),
-            'QUERY_STRING': url.query,
-            'SERVER_NAME': url.hostname,
-            'SERVER_PORT': '80',
-            'SERVER_PROTOCOL': 'HTTP/1.1',
-            'CONTENT_LENGTH': str(len(body)),
-            'wsgi.version': (1, 0),
-            'wsgi.url_scheme': url.scheme,
-            'wsgi.input': io.BytesIO(body),
-            'wsgi.errors': io.StringIO(),
-            'wsgi.multithread': True,
-            'wsgi.multiprocess': False,
-            'wsgi.run_once': False,
-        }
-        for name, value in request.headers.items():
-            key = name.upper().replace('-', '_')
-            if key == 'CONTENT_TYPE':
-                environ['CONTENT_TYPE'] = value
-            elif key != 'CONTENT_LENGTH':
-                environ['HTTP_' + key] = value
-        started = {}
-
-        def start_response(status, headers, exc_info=None):
-            started['status'] = status
-            started['headers'] = headers
-
-        chunks = self._get_app()(environ, start_response)
-        try:
-            content = b''.join(chunks)
-        finally:
-            if hasattr(chunks, 'close'):
-                chunks.close()
-        response = requests.Response()
-        response.status_code = int(started['status'].split(' ', 1)[0])
-        response.reason = started['status'].partition(' ')[2]
-        response.headers = structures.CaseInsensitiveDict(
-            started['headers'])
-        response._content = content
-        response.url = request.url
-        response.request = request
-        response.encoding = 'utf-8'
-        return response
-
-    def close(self):
-        pass
-
-
 def in_process_configured(conf):
     """Whether ``[placement]`` names no remote Placement."""
     group = conf[placement_conf.GROUP]
     return not group.auth_type and not group.endpoint_override
 
 
-def get_adapter(conf):
+def get_adapter(conf, in_process=None):
     """A keystoneauth1 ``Adapter`` to the configured Placement.
 
+    :param in_process: the in-process Placement the service offers, used
+        when ``[placement]`` names no remote one: a callable taking the
+        headers to send with every request and returning an ``Adapter``
+        that does not raise on HTTP errors (the command that starts the
+        service passes ``functools.partial(direct.adapter, conf)`` of
+        ``alloc_framework.api.placement.direct``).
+    :raises: PlacementUnavailable when ``[placement]`` names no remote
+        Placement and ``in_process`` is None.
     :raises: keystoneauth1's loading errors when ``[placement]`` names an
         unknown auth plugin or misses one of its options.
     """
     headers = {'OpenStack-API-Version': MICROVERSION}
     if in_process_configured(conf):
-        # The one use of the API layer from a driver: the application
-        # itself is the in-process Placement (as api/placement/direct.py
-        # serves it to tools), imported only when it is used.
-        from alloc_framework.api.placement import deploy
-
-        transport = InProcessTransport(
-            lambda: deploy.loadapp(conf, auth_strategy='noauth'))
-        http = requests.Session()
-        http.mount(IN_PROCESS_URL, transport)
-        # noauth's admin token: this process is the service itself.
-        headers['X-Auth-Token'] = 'admin'
-        sess = ks_session.Session(auth=None, session=http,
-                                  additional_headers=headers)
-        return ks_adapter.Adapter(sess, service_type='placement',
-                                  endpoint_override=IN_PROCESS_URL,
-                                  raise_exc=False)
+        if in_process is None:
+            raise exception.PlacementUnavailable(
+                reason='[placement] names no remote Placement (neither '
+                       'auth_type nor endpoint_override) and this process '
+                       'serves none in process')
+        return in_process(headers)
     group = placement_conf.GROUP
     auth = ks_loading.load_auth_from_conf_options(conf, group)
     sess = ks_loading.load_session_from_conf_options(

@@ -45,7 +45,7 @@ from oslo_log import log
 from alloc_framework.drivers.allocation import placement_client
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 LOG = log.getLogger(__name__)
 

@@ -6,8 +6,8 @@ state, and ``driver_internal_info``) so tests can observe it. A few
 paths of the state machine.
 """
 
-from alloc_framework.objects.baremetal import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.drivers import base
 from alloc_framework.drivers import deferred
 

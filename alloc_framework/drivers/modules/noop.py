@@ -8,7 +8,7 @@ validate anything, and refuse every action with
 """
 
 from alloc_framework.drivers import base
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 
 class _NoInterface:

@@ -10,7 +10,7 @@ import datetime
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.baremetal import base

@@ -7,7 +7,7 @@ operators can see them after ``last_error`` has been overwritten.
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.baremetal import base

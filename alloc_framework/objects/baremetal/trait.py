@@ -10,7 +10,7 @@ import re
 import os_traits
 import sqlalchemy as sa
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 

@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 
-from alloc_framework.common import service_setup
+from alloc_framework.cmd import service_setup
 from alloc_framework.conductor import manager as manager_mod
 from alloc_framework.drivers import deferred
 from alloc_framework.drivers import driver_factory

@@ -6,7 +6,7 @@ no RPC server); several of them in one process stand for several hosts.
 
 import threading
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.conductor import allocations
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj

@@ -5,7 +5,7 @@ import datetime
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.conductor import hash_ring
 from alloc_framework.conductor import task_manager
 from alloc_framework.db.sqlalchemy import models

@@ -6,8 +6,8 @@ from unittest import mock
 
 from oslo_utils import uuidutils
 
-from alloc_framework.objects.baremetal import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.conductor import hash_ring
 from alloc_framework.conductor import provisioning
 from alloc_framework.db import api as db_api

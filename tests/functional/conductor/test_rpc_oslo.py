@@ -11,8 +11,8 @@ import urllib.parse
 
 from oslo_utils import uuidutils
 
-from alloc_framework.objects.baremetal import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.conductor import manager as manager_mod
 from alloc_framework.conductor import rpcapi
 from alloc_framework.objects import baremetal as objects

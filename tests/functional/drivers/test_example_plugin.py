@@ -9,9 +9,9 @@ metal API and a conductor, as doc/source/plugin-authors.rst describes.
 from alloc_framework.conf import hardware as hardware_conf
 from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import driver_factory
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import node as node_obj
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
 from tests import plugin_package

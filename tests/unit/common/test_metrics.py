@@ -3,7 +3,7 @@
 import socket
 
 from alloc_framework.common import metrics
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from tests import base
 
 

@@ -3,7 +3,7 @@
 import oslo_messaging as messaging
 
 from alloc_framework.conductor import rpc_oslo
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from tests import base
 
 

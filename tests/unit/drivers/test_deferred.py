@@ -3,7 +3,7 @@
 import types
 
 from alloc_framework.drivers import deferred
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from tests import base
 
 

@@ -2,8 +2,8 @@
 
 from unittest import mock
 
-from alloc_framework.objects.baremetal import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.conf import hardware as hardware_conf
 from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import driver_factory

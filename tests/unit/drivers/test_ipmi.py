@@ -11,7 +11,7 @@ from alloc_framework.drivers.modules.ipmi import firmware
 from alloc_framework.drivers.modules.ipmi import management
 from alloc_framework.drivers.modules.ipmi import power
 from alloc_framework.objects import baremetal as objects
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from tests import base
 
 

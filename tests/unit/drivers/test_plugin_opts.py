@@ -10,7 +10,7 @@ from alloc_framework.conf import opts as conf_opts
 from alloc_framework.conf import redfish as redfish_conf
 from alloc_framework.drivers import driver_factory
 from alloc_framework.objects import baremetal as objects
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from tests import base
 from tests.unit.drivers import acme
 from tests.unit.drivers.acme import fixture as acme_fixture

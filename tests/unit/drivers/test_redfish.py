@@ -17,7 +17,7 @@ from alloc_framework.drivers import deferred
 from alloc_framework.drivers import driver_factory
 from alloc_framework.drivers.modules.redfish import firmware
 from alloc_framework.drivers.modules.redfish import utils
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from tests import base
 
 

@@ -14,7 +14,7 @@ from alloc_framework.api.baremetal import microversion as mv
 from alloc_framework.api.baremetal import policy
 from alloc_framework.api.baremetal.schemas import allocation as schema
 from alloc_framework.api.baremetal import util
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.common import utils
 from alloc_framework.objects.baremetal import allocation as allocation_obj
 from alloc_framework.objects.baremetal import node as node_obj

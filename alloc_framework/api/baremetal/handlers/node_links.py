@@ -12,7 +12,7 @@ Below their microversion these resources do not exist (404).
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import microversion as mv
 from alloc_framework.api.baremetal import util
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import node as node_obj
 
 

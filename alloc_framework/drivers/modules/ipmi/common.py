@@ -41,7 +41,7 @@ import time
 
 from oslo_log import log
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 LOG = log.getLogger(__name__)
 

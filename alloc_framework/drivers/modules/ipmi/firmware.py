@@ -43,7 +43,7 @@ import time
 from oslo_log import log
 import requests
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.drivers import base
 from alloc_framework.drivers import deferred
 from alloc_framework.drivers.modules import image_cache

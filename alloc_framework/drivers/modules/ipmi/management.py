@@ -5,7 +5,7 @@ Boot device names are upstream ironic's; each maps to the IPMI boot
 device selector of the boot flags parameter.
 """
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.drivers import base
 from alloc_framework.drivers.modules.ipmi import common
 

@@ -7,8 +7,8 @@ state. No sleep: a BMC that needs more time than that fails the change,
 and the next power sync reads the real state.
 """
 
-from alloc_framework.objects.baremetal import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.drivers import base
 from alloc_framework.drivers.modules.ipmi import common
 

@@ -8,7 +8,7 @@ boot, as Redfish BIOSes do. The last settings read are kept in the node's
 
 from alloc_framework.drivers import base
 from alloc_framework.drivers.modules.redfish import utils
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 CACHE_KEY = 'bios_settings'
 

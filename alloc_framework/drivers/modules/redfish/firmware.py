@@ -52,8 +52,8 @@ from sushy import exceptions as sushy_exc
 from alloc_framework.drivers import base
 from alloc_framework.drivers import deferred
 from alloc_framework.drivers.modules.redfish import utils
-from alloc_framework.objects.baremetal import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import exception
+from alloc_framework.common import states
 
 LOG = log.getLogger(__name__)
 

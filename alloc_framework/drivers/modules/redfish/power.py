@@ -21,8 +21,8 @@ import sushy
 
 from alloc_framework.drivers import base
 from alloc_framework.drivers.modules.redfish import utils
-from alloc_framework.objects.baremetal import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import exception
+from alloc_framework.common import states
 
 LOG = log.getLogger(__name__)
 

@@ -37,7 +37,7 @@ from sushy import auth as sushy_auth
 from sushy import connector as sushy_connector
 from sushy import exceptions as sushy_exc
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 
 LOG = log.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import webob
 
 from alloc_framework.api.baremetal import app as bm_app
 from alloc_framework.common import context as af_context
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from alloc_framework.objects.baremetal import node as node_obj
 from tests import base
 

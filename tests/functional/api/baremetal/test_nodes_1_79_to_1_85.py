@@ -8,7 +8,7 @@ call-back (1.84) and the unhold verb (1.85).
 
 from oslo_utils import uuidutils
 
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
 from tests.functional.api.baremetal import test_auth

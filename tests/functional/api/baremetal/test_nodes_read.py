@@ -2,7 +2,7 @@
 
 from oslo_utils import uuidutils
 
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from alloc_framework.objects.baremetal import allocation as allocation_obj
 from tests.functional.api.baremetal import base
 

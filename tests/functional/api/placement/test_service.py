@@ -63,7 +63,7 @@ class WsgiEntryPointTestCase(base.PlacementAppTestCase):
         self.useFixture(fixtures.EnvironmentVariable(
             wsgi.CONFIG_FILE_ENV, path))
         self.assertEqual([path], wsgi.config_files())
-        with mock.patch('alloc_framework.common.service_setup.'
+        with mock.patch('alloc_framework.cmd.service_setup.'
                         'prepare_service', return_value=self.conf) as prep:
             app = wsgi_placement.init_application()
             self.assertIs(app, wsgi_placement.init_application())
@@ -72,7 +72,7 @@ class WsgiEntryPointTestCase(base.PlacementAppTestCase):
     def test_application_serves_requests(self):
         self.useFixture(fixtures.EnvironmentVariable(wsgi.CONFIG_FILE_ENV))
         self.assertIsNone(wsgi.config_files())
-        with mock.patch('alloc_framework.common.service_setup.'
+        with mock.patch('alloc_framework.cmd.service_setup.'
                         'prepare_service', return_value=self.conf):
             server = self.useFixture(
                 base.base.Server(wsgi_placement.application))

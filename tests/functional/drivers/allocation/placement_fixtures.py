@@ -20,6 +20,7 @@ nodes created through the API.
 """
 
 import atexit
+import functools
 import os
 import shutil
 import subprocess
@@ -30,6 +31,8 @@ import fixtures
 from keystoneauth1 import loading as ks_loading
 import requests
 
+from alloc_framework.api.placement import direct
+from alloc_framework.conductor import manager as manager_mod
 from alloc_framework.drivers.allocation import placement as placement_backend
 from tests import base
 from tests.functional.objects.baremetal import factories
@@ -154,8 +157,23 @@ class PlacementBackendFixture(fixtures.Fixture):
             configure_http(test, self.useFixture(UpstreamPlacement()).url)
         elif self.mode != 'in-process':
             raise ValueError(self.mode)
+        # What alloc-conductor and alloc-server do: hand the in-process
+        # Placement client to every conductor (hence its backend) that
+        # the test starts, whatever base class starts it.
+        in_process = functools.partial(direct.adapter, test.conf)
+        self.in_process = in_process
+        real_manager = manager_mod.ConductorManager
+
+        def conductor_manager(host, conf, **kw):
+            if kw.get('in_process_placement') is None:
+                kw['in_process_placement'] = in_process
+            return real_manager(host, conf, **kw)
+        self.useFixture(fixtures.MonkeyPatch(
+            'alloc_framework.conductor.manager.ConductorManager',
+            conductor_manager))
         # A backend of the test's own, to mirror and to look at Placement.
         self.backend = placement_backend.PlacementBackend(test.conf)
+        self.backend.in_process_placement = in_process
         self.client = self.backend.client
         real_create = factories.create_node
 

@@ -4,7 +4,7 @@ import threading
 import time
 from unittest import mock
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import base as backend_base
 from alloc_framework.drivers.allocation import database
 from alloc_framework.drivers.allocation import fake

@@ -13,7 +13,7 @@ from alloc_framework.drivers.allocation import base as backend_base
 from alloc_framework.drivers.allocation import placement
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import node_reservation
 from tests import base
 from tests.functional.objects.baremetal import factories as f
@@ -37,7 +37,8 @@ class BackendTestCase(base.DBTestCase):
         self.placement = self.useFixture(
             pb_fixtures.PlacementBackendFixture(self, self.mode))
         self.client = self.placement.client
-        self.backend = backend_base.load_backend(self.conf)
+        self.backend = backend_base.load_backend(
+            self.conf, in_process_placement=self.placement.in_process)
 
     def inventory(self, node_uuid):
         return self.client.get_inventories(node_uuid)[0]

@@ -12,7 +12,7 @@ import time
 import fixtures
 import requests
 
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
 from tests.functional.drivers.redfish import emulators

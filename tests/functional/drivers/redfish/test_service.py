@@ -9,7 +9,7 @@ stable state and ``GET /v1/nodes/{node}/firmware`` shows what was
 flashed.
 """
 
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from tests import base as tests_base
 from tests.functional.drivers.redfish import emulators
 from tests.functional.drivers.redfish import test_nodes

@@ -4,7 +4,7 @@ import datetime
 
 import sqlalchemy as sa
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import base as obj_base

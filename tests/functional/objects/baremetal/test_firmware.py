@@ -1,6 +1,6 @@
 """FirmwareComponent objects and their SQL on the selected backend."""
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects import baremetal as objects
 from tests import base
 from tests.functional.objects.baremetal import factories

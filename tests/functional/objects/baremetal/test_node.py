@@ -7,8 +7,8 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 from sqlalchemy import orm as sa_orm
 
-from alloc_framework.objects.baremetal import exception
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import trait as trait_obj
 from tests import base

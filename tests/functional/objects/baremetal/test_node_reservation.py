@@ -3,8 +3,8 @@
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from alloc_framework.common import exception
 from alloc_framework.db import api as db_api
-from alloc_framework.objects.baremetal import exception
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.objects.baremetal import node_reservation

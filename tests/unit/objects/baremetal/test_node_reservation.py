@@ -2,9 +2,9 @@
 
 import types
 
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import node_reservation
-from alloc_framework.objects.baremetal import states
+from alloc_framework.common import states
 from tests import base
 
 

@@ -1,8 +1,8 @@
 """The provision state machine table."""
 
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.objects import baremetal as objects
-from alloc_framework.objects.baremetal import exception
-from alloc_framework.objects.baremetal import states
 from tests import base
 
 M = states.MACHINE

@@ -1,4 +1,10 @@
-"""Process set-up shared by every console script."""
+"""Process set-up shared by every console script and the WSGI entry points.
+
+Parsing the command line, logging, the database, and running a service
+until it stops: the top floor's work, which reaches into every floor
+below (the API's credentials file, the database), so it lives with the
+console scripts rather than in ``common/``.
+"""
 
 import sys
 
@@ -10,7 +16,7 @@ from alloc_framework.api import http_basic
 from alloc_framework.common import wsgi_service
 from alloc_framework import conf as af_conf
 from alloc_framework.db import api as db_api
-from alloc_framework.objects.baremetal import exception
+from alloc_framework.common import exception
 from alloc_framework import version
 
 LOG = log.getLogger(__name__)
