@@ -51,8 +51,8 @@ import sqlalchemy as sa
 
 from alloc_framework.common import context as af_context
 from alloc_framework.common import metrics
-from alloc_framework import conf as af_conf
 from alloc_framework.conductor import manager as manager_mod
+from alloc_framework import conf as af_conf
 from alloc_framework.db import api as db_api
 from alloc_framework.db import migration
 from alloc_framework.db.sqlalchemy import models

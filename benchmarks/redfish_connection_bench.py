@@ -21,12 +21,11 @@ import sys
 import time
 import types
 
+from oslo_config import cfg
 import requests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-
-from oslo_config import cfg  # noqa: E402
 
 from alloc_framework.conf import redfish as redfish_conf  # noqa: E402
 from alloc_framework.drivers.modules.redfish import power  # noqa: E402

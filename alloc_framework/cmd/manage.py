@@ -5,8 +5,8 @@ import sys
 
 from oslo_config import cfg
 
-from alloc_framework import conf as af_conf
 from alloc_framework.cmd import service_setup
+from alloc_framework import conf as af_conf
 from alloc_framework.db import migration
 
 

@@ -13,10 +13,10 @@ from oslo_service import backend as _service_backend
 from oslo_service import service
 
 from alloc_framework.api import http_basic
+from alloc_framework.common import exception
 from alloc_framework.common import wsgi_service
 from alloc_framework import conf as af_conf
 from alloc_framework.db import api as db_api
-from alloc_framework.common import exception
 from alloc_framework import version
 
 LOG = log.getLogger(__name__)

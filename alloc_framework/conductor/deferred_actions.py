@@ -56,13 +56,13 @@ from oslo_log import log
 import oslo_messaging
 from oslo_serialization import jsonutils
 
+from alloc_framework.common import exception
 from alloc_framework.common import metrics
 from alloc_framework.conductor import provisioning
 from alloc_framework.drivers import deferred
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import base as obj_base
 from alloc_framework.objects.baremetal import deferred_action as da
-from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import node_history
 from alloc_framework.objects.baremetal import notification
 

@@ -29,12 +29,12 @@ import time
 
 from oslo_log import log
 
+from alloc_framework.common import exception
 from alloc_framework.common import metrics
 from alloc_framework.conf import deferred_actions as conf_deferred
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import base as obj_base
 from alloc_framework.objects.baremetal import deferred_action as da
-from alloc_framework.common import exception
 
 LOG = log.getLogger(__name__)
 

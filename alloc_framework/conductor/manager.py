@@ -29,9 +29,9 @@ from alloc_framework.common import context as af_context
 from alloc_framework.common import exception
 from alloc_framework.common import states
 from alloc_framework.conductor import allocations
-from alloc_framework.conductor import hash_ring
 from alloc_framework.conductor import deferred_actions
 from alloc_framework.conductor import deferred_cleanup
+from alloc_framework.conductor import hash_ring
 from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import rpcapi
 from alloc_framework.conductor import steps

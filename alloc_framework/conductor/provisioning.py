@@ -21,8 +21,8 @@ deferred action, whose end goes on with the flow
 
 from oslo_log import log
 
-from alloc_framework.conductor import steps
 from alloc_framework.common import states
+from alloc_framework.conductor import steps
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import node_history
 

@@ -33,8 +33,8 @@ from oslo_utils import uuidutils
 
 from alloc_framework.common import context as af_context
 from alloc_framework.common import exception
-from alloc_framework.conductor import hash_ring
 from alloc_framework.common import loader
+from alloc_framework.conductor import hash_ring
 from alloc_framework.objects import baremetal as objects
 
 LOG = log.getLogger(__name__)

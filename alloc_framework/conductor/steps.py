@@ -26,11 +26,11 @@ A step runs in one of three ways:
 
 from oslo_log import log
 
-from alloc_framework.drivers import deferred
-from alloc_framework.objects.baremetal import deferred_action as da
 from alloc_framework.common import exception
 from alloc_framework.common import states
+from alloc_framework.drivers import deferred
 from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import deferred_action as da
 
 LOG = log.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from alloc_framework.conf import allocation
 from alloc_framework.conf import api
 from alloc_framework.conf import conductor
 from alloc_framework.conf import database
-from alloc_framework.conf import deferred_actions
 from alloc_framework.conf import default
+from alloc_framework.conf import deferred_actions
 from alloc_framework.conf import hardware
 from alloc_framework.conf import messaging
 from alloc_framework.conf import metrics

@@ -34,10 +34,9 @@ import abc
 import inspect
 from urllib import parse as urlparse
 
+from alloc_framework.common import exception
 from alloc_framework.common import interface_kinds as interface_kinds_mod
 from alloc_framework.objects import baremetal as objects
-from alloc_framework.common import exception
-
 
 # The kinds are data that conf/ reads too, so they live in a leaf
 # (common/interface_kinds.py); plugin authors find them here, in the

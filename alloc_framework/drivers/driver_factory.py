@@ -13,10 +13,10 @@ import itertools
 
 from oslo_log import log
 
-from alloc_framework.conf import hardware as hardware_conf
 from alloc_framework.common import exception
-from alloc_framework.drivers import base
 from alloc_framework.common import loader
+from alloc_framework.conf import hardware as hardware_conf
+from alloc_framework.drivers import base
 
 LOG = log.getLogger(__name__)
 

@@ -24,8 +24,7 @@ from alloc_framework.api.placement.handlers import trait
 from alloc_framework.api.placement.handlers import usage
 from alloc_framework.api.placement import response
 from alloc_framework.api.placement import urls
-from alloc_framework.objects.placement import allocation_candidate \
-    as ac_obj
+from alloc_framework.objects.placement import allocation_candidate as ac_obj
 from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import exception
 

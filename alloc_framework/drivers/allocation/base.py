@@ -40,8 +40,8 @@ import threading
 
 from oslo_log import log
 
-from alloc_framework.common import loader
 from alloc_framework.common import exception
+from alloc_framework.common import loader
 
 LOG = log.getLogger(__name__)
 

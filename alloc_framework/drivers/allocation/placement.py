@@ -43,18 +43,18 @@ import random
 import threading
 import uuid
 
-import os_resource_classes
 from keystoneauth1 import exceptions as ks_exc
+import os_resource_classes
 from oslo_log import log
 from oslo_utils import uuidutils
 
+from alloc_framework.common import exception
 from alloc_framework.common import metrics
 from alloc_framework.drivers.allocation import base
 from alloc_framework.drivers.allocation import placement_client
 from alloc_framework.drivers.allocation import placement_drift
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
-from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework import periodics
 

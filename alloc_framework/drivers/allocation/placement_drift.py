@@ -42,10 +42,10 @@ import time
 from keystoneauth1 import exceptions as ks_exc
 from oslo_log import log
 
+from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import placement_client
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
-from alloc_framework.common import exception
 
 LOG = log.getLogger(__name__)
 

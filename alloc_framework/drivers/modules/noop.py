@@ -7,8 +7,8 @@ validate anything, and refuse every action with
 ``UnsupportedDriverExtension``.
 """
 
-from alloc_framework.drivers import base
 from alloc_framework.common import exception
+from alloc_framework.drivers import base
 
 
 class _NoInterface:

@@ -22,10 +22,10 @@ from oslo_utils import uuidutils
 from oslo_utils import versionutils
 import sqlalchemy as sa
 
+from alloc_framework.common import exception
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.baremetal import base
-from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import fields
 
 CREATED = 'CREATED'

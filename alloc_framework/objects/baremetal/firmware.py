@@ -15,10 +15,10 @@ firmware interface reads from the hardware with
 
 import sqlalchemy as sa
 
+from alloc_framework.common import exception
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.baremetal import base
-from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import fields
 
 FIRMWARE = models.FirmwareComponent.__table__

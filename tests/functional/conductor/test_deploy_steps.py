@@ -7,14 +7,14 @@ may wait for a call-back (``wait call-back``, resumed by
 action, and the deployment goes on when the action ends.
 """
 
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.conductor import provisioning
 from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import deferred
 from alloc_framework.drivers.modules import fake
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import deferred_action as da
-from alloc_framework.common import exception
-from alloc_framework.common import states
 from tests import base as test_base
 from tests.functional.conductor import base
 from tests.functional.conductor import conductors

@@ -13,11 +13,11 @@ from unittest import mock
 
 from oslo_utils import uuidutils
 
+from alloc_framework.common import exception
 from alloc_framework.conductor import rpc_local
 from alloc_framework.conductor import rpcapi
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
-from alloc_framework.common import exception
 from tests import base
 from tests.functional.conductor import conductors
 from tests.functional.objects.baremetal import factories as f

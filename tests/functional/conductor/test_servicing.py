@@ -9,6 +9,8 @@ time-outs that leave a node waiting for a live action alone.
 import datetime
 from unittest import mock
 
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import steps
 from alloc_framework.db import api as db_api
@@ -18,8 +20,6 @@ from alloc_framework.drivers.modules import fake
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import base as obj_base
 from alloc_framework.objects.baremetal import deferred_action as da
-from alloc_framework.common import exception
-from alloc_framework.common import states
 from tests import base as test_base
 from tests.functional.conductor import base
 from tests.functional.conductor import conductors

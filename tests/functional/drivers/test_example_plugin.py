@@ -6,12 +6,12 @@ it through the driver factory and drive a node with it through the bare
 metal API and a conductor, as doc/source/plugin-authors.rst describes.
 """
 
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.conf import hardware as hardware_conf
 from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import driver_factory
-from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import node as node_obj
-from alloc_framework.common import states
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
 from tests import plugin_package
@@ -105,8 +105,9 @@ class TestPluginKindRules(tests_base.TestCase):
     dialect_neutral = True
 
     def _kinds(self, **entry_points):
-        from stevedore import extension
         import importlib.metadata as md
+
+        from stevedore import extension
         eps = [md.EntryPoint(name, value, drivers_base.KIND_NAMESPACE)
                for name, value in entry_points.items()]
         cache = extension.ExtensionManager.ENTRY_POINT_CACHE

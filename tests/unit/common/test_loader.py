@@ -2,13 +2,13 @@
 
 from unittest import mock
 
+from alloc_framework.common import exception
+from alloc_framework.common import loader
 from alloc_framework.conductor import rpc_local
 from alloc_framework.conductor import rpcapi
 from alloc_framework.drivers.allocation import base as backend_base
 from alloc_framework.drivers.allocation import fake as fake_backend
-from alloc_framework.common import loader
 from alloc_framework.drivers.modules import fake
-from alloc_framework.common import exception
 from tests import base
 
 POWER = 'alloc_framework.hardware.interfaces.power'

@@ -2,8 +2,8 @@
 
 import socket
 
-from alloc_framework.common import metrics
 from alloc_framework.common import exception
+from alloc_framework.common import metrics
 from tests import base
 
 

@@ -2,8 +2,8 @@
 
 import oslo_messaging as messaging
 
-from alloc_framework.conductor import rpc_oslo
 from alloc_framework.common import exception
+from alloc_framework.conductor import rpc_oslo
 from tests import base
 
 

@@ -2,8 +2,8 @@
 
 import types
 
-from alloc_framework.drivers import deferred
 from alloc_framework.common import exception
+from alloc_framework.drivers import deferred
 from tests import base
 
 

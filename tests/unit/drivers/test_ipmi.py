@@ -4,6 +4,7 @@ the hardware type, and errors that never carry the password."""
 import fixtures
 from pyghmi import exceptions as pyghmi_exc
 
+from alloc_framework.common import exception
 from alloc_framework.conf import hardware as hardware_conf
 from alloc_framework.drivers import driver_factory
 from alloc_framework.drivers.modules.ipmi import common
@@ -11,7 +12,6 @@ from alloc_framework.drivers.modules.ipmi import firmware
 from alloc_framework.drivers.modules.ipmi import management
 from alloc_framework.drivers.modules.ipmi import power
 from alloc_framework.objects import baremetal as objects
-from alloc_framework.common import exception
 from tests import base
 
 

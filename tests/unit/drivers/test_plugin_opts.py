@@ -4,13 +4,13 @@ import os
 import subprocess
 import sys
 
+from alloc_framework.common import exception
 from alloc_framework.conf import hardware as hardware_conf
 from alloc_framework.conf import ipmi as ipmi_conf
 from alloc_framework.conf import opts as conf_opts
 from alloc_framework.conf import redfish as redfish_conf
 from alloc_framework.drivers import driver_factory
 from alloc_framework.objects import baremetal as objects
-from alloc_framework.common import exception
 from tests import base
 from tests.unit.drivers import acme
 from tests.unit.drivers.acme import fixture as acme_fixture

@@ -11,13 +11,13 @@ import fixtures
 from sushy import connector as sushy_connector
 from sushy import exceptions as sushy_exc
 
+from alloc_framework.common import exception
 from alloc_framework.conf import hardware as hardware_conf
 from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import deferred
 from alloc_framework.drivers import driver_factory
 from alloc_framework.drivers.modules.redfish import firmware
 from alloc_framework.drivers.modules.redfish import utils
-from alloc_framework.common import exception
 from tests import base
 
 

@@ -9,10 +9,10 @@ from oslo_utils import uuidutils
 
 from alloc_framework.api.baremetal.schemas import deferred_action as schema
 from alloc_framework.api.baremetal import util
-from alloc_framework.common import utils
-from alloc_framework.objects.baremetal import deferred_action as da
 from alloc_framework.common import exception
+from alloc_framework.common import utils
 from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import deferred_action as da
 
 RULE = 'baremetal:deferred_action:get'
 FIELDS = ('uuid', 'node_uuid', 'state', 'call', 'start_after',

@@ -11,9 +11,9 @@ from alloc_framework.api.baremetal import microversion as mv
 from alloc_framework.api.baremetal import policy
 from alloc_framework.api.baremetal.schemas import node as schema
 from alloc_framework.api.baremetal import util
-from alloc_framework.common import utils
 from alloc_framework.common import exception
 from alloc_framework.common import states
+from alloc_framework.common import utils
 from alloc_framework.objects.baremetal import node as node_obj
 
 # Every field of the node representation -> first minor version.

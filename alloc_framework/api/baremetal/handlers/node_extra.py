@@ -10,10 +10,10 @@ from alloc_framework.api.baremetal import microversion as mv
 from alloc_framework.api.baremetal import policy
 from alloc_framework.api.baremetal import util
 from alloc_framework.api import limits
-from alloc_framework.common import utils
 from alloc_framework.common import exception
-from alloc_framework.objects.baremetal import firmware as firmware_obj
 from alloc_framework.common import states
+from alloc_framework.common import utils
+from alloc_framework.objects.baremetal import firmware as firmware_obj
 from alloc_framework.objects.baremetal import node_history as history_obj
 from alloc_framework.objects.baremetal import trait as trait_obj
 

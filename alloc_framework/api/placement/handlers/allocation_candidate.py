@@ -16,12 +16,12 @@ from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
 from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
-from alloc_framework.api.placement.policies import allocation_candidate \
-    as policies
+from alloc_framework.api.placement.policies import \
+    allocation_candidate as policies
 from alloc_framework.api.placement import query
 from alloc_framework.api.placement import response
-from alloc_framework.api.placement.schemas import allocation_candidate \
-    as schema
+from alloc_framework.api.placement.schemas import \
+    allocation_candidate as schema
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import allocation_candidate as ac_obj
 from alloc_framework.objects.placement import attribute_cache

@@ -7,12 +7,11 @@ from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
 from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
-from alloc_framework.api.placement.policies import resource_provider as \
-    policies
+from alloc_framework.api.placement.policies import \
+    resource_provider as policies
 from alloc_framework.api.placement import query
 from alloc_framework.api.placement import response
-from alloc_framework.api.placement.schemas import resource_provider as \
-    schema
+from alloc_framework.api.placement.schemas import resource_provider as schema
 from alloc_framework.api.placement import urls
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import exception

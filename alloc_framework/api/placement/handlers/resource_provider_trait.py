@@ -8,13 +8,13 @@ from alloc_framework.api.placement.handlers import helpers
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import trait as policies
 from alloc_framework.api.placement import response
-from alloc_framework.api.placement.schemas import resource_provider_trait \
-    as schema
+from alloc_framework.api.placement.schemas import \
+    resource_provider_trait as schema
 from alloc_framework.api.placement import urls
 from alloc_framework.api.placement import wsgi_wrapper
 from alloc_framework.objects.placement import exception
-from alloc_framework.objects.placement import resource_provider_trait as \
-    rp_trait_obj
+from alloc_framework.objects.placement import \
+    resource_provider_trait as rp_trait_obj
 
 _STALE = ("Resource provider's generation already changed. Please update "
           "the generation and try again.")

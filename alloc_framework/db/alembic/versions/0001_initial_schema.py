@@ -9,7 +9,6 @@ from alembic import op
 from oslo_db.sqlalchemy import types as db_types
 import sqlalchemy as sa
 
-
 revision = '0001'
 down_revision = None
 branch_labels = None

@@ -8,7 +8,6 @@ Create Date: 2026-11-25 10:30:00.000000
 from alembic import op
 import sqlalchemy as sa
 
-
 revision = '0002'
 down_revision = '0001'
 branch_labels = None

@@ -9,7 +9,6 @@ from alembic import op
 from oslo_db.sqlalchemy import types as db_types
 import sqlalchemy as sa
 
-
 revision = '0003'
 down_revision = '0002'
 branch_labels = None

@@ -8,7 +8,6 @@ Create Date: 2026-11-25 12:00:00.000000
 from alembic import op
 import sqlalchemy as sa
 
-
 revision = '0004'
 down_revision = '0003'
 branch_labels = None

@@ -13,7 +13,6 @@ from alembic import op
 from oslo_db.sqlalchemy import types as db_types
 import sqlalchemy as sa
 
-
 revision = '0005'
 down_revision = '0004'
 branch_labels = None

@@ -10,7 +10,6 @@ that can take an amount (``max_unit >= amount``) as one index range.
 
 from alembic import op
 
-
 revision = '0006'
 down_revision = '0005'
 branch_labels = None

@@ -6,9 +6,9 @@ boot, as Redfish BIOSes do. The last settings read are kept in the node's
 ``driver_internal_info`` (``bios_settings``).
 """
 
+from alloc_framework.common import exception
 from alloc_framework.drivers import base
 from alloc_framework.drivers.modules.redfish import utils
-from alloc_framework.common import exception
 
 CACHE_KEY = 'bios_settings'
 

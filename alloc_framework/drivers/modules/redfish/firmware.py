@@ -49,11 +49,11 @@ from oslo_log import log
 import sushy
 from sushy import exceptions as sushy_exc
 
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.drivers import base
 from alloc_framework.drivers import deferred
 from alloc_framework.drivers.modules.redfish import utils
-from alloc_framework.common import exception
-from alloc_framework.common import states
 
 LOG = log.getLogger(__name__)
 

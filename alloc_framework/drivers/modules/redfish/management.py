@@ -9,9 +9,9 @@ here.
 
 import sushy
 
+from alloc_framework.common import exception
 from alloc_framework.drivers import base
 from alloc_framework.drivers.modules.redfish import utils
-from alloc_framework.common import exception
 
 # Our boot device names (as the fake interface's and upstream ironic's)
 # -> Redfish boot sources.

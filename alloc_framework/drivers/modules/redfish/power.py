@@ -19,10 +19,10 @@ import time
 from oslo_log import log
 import sushy
 
-from alloc_framework.drivers import base
-from alloc_framework.drivers.modules.redfish import utils
 from alloc_framework.common import exception
 from alloc_framework.common import states
+from alloc_framework.drivers import base
+from alloc_framework.drivers.modules.redfish import utils
 
 LOG = log.getLogger(__name__)
 

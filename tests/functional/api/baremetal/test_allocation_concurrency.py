@@ -11,8 +11,8 @@ import requests
 
 from alloc_framework.objects import baremetal as objects
 from tests import base
-from tests.functional.conductor import conductors
 from tests.functional.api.baremetal import base as bm_base
+from tests.functional.conductor import conductors
 
 HEADERS = {'X-OpenStack-Ironic-API-Version': '1.60',
            'Content-Type': 'application/json'}

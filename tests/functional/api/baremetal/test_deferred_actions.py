@@ -1,7 +1,7 @@
 """GET /v1/deferred_actions: the operators' read-only view."""
 
-from alloc_framework.objects.baremetal import deferred_action as da
 from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import deferred_action as da
 from tests.functional.api.baremetal import base
 from tests.functional.api.baremetal import test_auth
 

@@ -4,10 +4,10 @@ Over HTTP against the real WSGI application and an in-process conductor,
 whose deferred action launcher the tests run themselves.
 """
 
+from alloc_framework.common import states
 from alloc_framework.conductor import steps
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import deferred_action as da
-from alloc_framework.common import states
 from tests import base as test_base
 from tests.functional.api.baremetal import base
 from tests.functional.conductor import conductors

@@ -124,8 +124,8 @@ class AllocationFixture(APIFixture):
         super().start_fixture()
         from alloc_framework.common import context as af_context
         from alloc_framework.objects.placement import inventory as inv_obj
-        from alloc_framework.objects.placement import (
-            resource_provider as rp_obj)
+        from alloc_framework.objects.placement import \
+            resource_provider as rp_obj
         ctx = af_context.get_admin_context()
         rp = rp_obj.create(ctx, os.environ['RP_NAME'],
                            uuid=os.environ['RP_UUID'])

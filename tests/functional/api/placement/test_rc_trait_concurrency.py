@@ -13,8 +13,8 @@ import sqlalchemy as sa
 
 from alloc_framework.api.placement import deploy
 from alloc_framework.db.sqlalchemy import models
-from tests.functional.api.placement import base as pbase
 from tests import base
+from tests.functional.api.placement import base as pbase
 
 THREADS = 8
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',

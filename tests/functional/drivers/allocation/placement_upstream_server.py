@@ -19,10 +19,10 @@ import sys
 
 from cheroot import wsgi
 from oslo_config import cfg
-import sqlalchemy as sa
 from placement import conf as placement_conf
 from placement import db_api
 from placement import deploy
+import sqlalchemy as sa
 
 
 def _no_flush_at_commit(engine):

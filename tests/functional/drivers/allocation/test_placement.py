@@ -9,16 +9,16 @@ from unittest import mock
 
 from oslo_utils import uuidutils
 
+from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import base as backend_base
 from alloc_framework.drivers.allocation import placement
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
-from alloc_framework.common import exception
 from alloc_framework.objects.baremetal import node_reservation
 from tests import base
+from tests.functional.drivers.allocation import \
+    placement_fixtures as pb_fixtures
 from tests.functional.objects.baremetal import factories as f
-from tests.functional.drivers.allocation import (
-    placement_fixtures as pb_fixtures)
 
 RC = 'CUSTOM_BAREMETAL'
 

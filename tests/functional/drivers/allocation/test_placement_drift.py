@@ -10,9 +10,9 @@ from alloc_framework.drivers.allocation import placement
 from alloc_framework.drivers.allocation import placement_drift
 from alloc_framework.objects.baremetal import node_reservation
 from tests import base
+from tests.functional.drivers.allocation import \
+    placement_fixtures as pb_fixtures
 from tests.functional.objects.baremetal import factories as f
-from tests.functional.drivers.allocation import (
-    placement_fixtures as pb_fixtures)
 
 RC = 'CUSTOM_BAREMETAL'
 

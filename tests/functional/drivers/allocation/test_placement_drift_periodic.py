@@ -19,9 +19,9 @@ from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework import periodics
+from tests.functional.drivers.allocation import \
+    test_placement_drift as test_drift
 from tests.functional.objects.baremetal import factories as f
-from tests.functional.drivers.allocation import (
-    test_placement_drift as test_drift)
 
 RC = test_drift.RC
 TASK = 'PlacementBackend._heal_drift'

@@ -8,8 +8,8 @@ from alloc_framework.drivers.allocation import placement
 from alloc_framework.drivers.allocation import placement_drift
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
-from tests.functional.drivers.allocation import (
-    placement_fixtures as pb_fixtures)
+from tests.functional.drivers.allocation import \
+    placement_fixtures as pb_fixtures
 
 RC = 'CUSTOM_BAREMETAL'
 

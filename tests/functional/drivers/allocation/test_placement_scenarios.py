@@ -15,8 +15,8 @@ from alloc_framework.objects.baremetal import allocation as alloc_obj
 from tests.functional.api.baremetal import test_allocation_concurrency
 from tests.functional.api.baremetal import test_allocations
 from tests.functional.conductor import test_allocations as conductor_tests
-from tests.functional.drivers.allocation import (
-    placement_fixtures as pb_fixtures)
+from tests.functional.drivers.allocation import \
+    placement_fixtures as pb_fixtures
 
 
 class _Scenario:

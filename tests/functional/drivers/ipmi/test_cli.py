@@ -4,7 +4,6 @@ emulated BMC."""
 
 import json
 
-
 from tests import base as tests_base
 from tests.functional.api.baremetal import test_clients
 from tests.functional.cli import base as cli_base

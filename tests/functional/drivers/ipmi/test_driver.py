@@ -6,13 +6,13 @@ import time
 
 import fixtures
 
+from alloc_framework.common import exception
+from alloc_framework.common import states
 from alloc_framework.conf import hardware as hardware_conf
 from alloc_framework.drivers.modules.ipmi import common
 from alloc_framework.drivers.modules.ipmi import management
 from alloc_framework.drivers.modules.ipmi import power
 from alloc_framework.objects import baremetal as objects
-from alloc_framework.common import exception
-from alloc_framework.common import states
 from tests import base
 from tests.functional.drivers.ipmi import base as ipmi_base
 from tests.functional.drivers.ipmi import fixture

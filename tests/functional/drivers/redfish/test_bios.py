@@ -1,9 +1,9 @@
 """The redfish BIOS interface against a BMC with a Bios resource."""
 
+from alloc_framework.common import exception
 from alloc_framework.conductor import task_manager
 from alloc_framework.drivers.modules.redfish import bios as redfish_bios
 from alloc_framework.objects import baremetal as objects
-from alloc_framework.common import exception
 from tests.functional.conductor import base
 from tests.functional.drivers import redfish
 from tests.functional.drivers.redfish import emulators

@@ -15,8 +15,8 @@ import requests
 from alloc_framework.common import states
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
-from tests.functional.drivers.redfish import emulators
 from tests.functional.drivers import redfish
+from tests.functional.drivers.redfish import emulators
 
 # A power change of sushy-emulator shows after at most ~11 s.
 POWER_WAIT = 40

@@ -4,11 +4,11 @@ import collections
 import datetime
 import threading
 
+from alloc_framework.common import exception
 from alloc_framework.conductor import hash_ring
+from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import base as obj_base
 from alloc_framework.objects.baremetal import deferred_action as da
-from alloc_framework.common import exception
-from alloc_framework.objects import baremetal as objects
 from tests import base
 from tests.functional.objects.baremetal import factories as f
 

@@ -8,8 +8,8 @@ that keeps the LED's state on the node (it has no hardware to talk to).
 
 import abc
 
-from alloc_framework.drivers import base
 from alloc_framework.common import exception
+from alloc_framework.drivers import base
 
 KIND = base.InterfaceKind('led', 'switch the identify LED of a chassis')
 

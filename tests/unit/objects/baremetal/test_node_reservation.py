@@ -3,8 +3,8 @@
 import types
 
 from alloc_framework.common import exception
-from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework.common import states
+from alloc_framework.objects.baremetal import node_reservation
 from tests import base
 
 
