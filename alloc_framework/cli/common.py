@@ -108,6 +108,35 @@ def parse_key_value(pairs, option):
     return result
 
 
+def split_and_deserialize(pair, option=None):
+    """``'cpus=8'`` -> ``('cpus', 8)``; ``'name=x'`` -> ``('name', 'x')``.
+
+    The value is decoded as JSON when it is valid JSON (numbers, booleans,
+    lists, objects, ``null``) and kept as the string given otherwise, as
+    the upstream bare metal client does. Creating and updating a node go
+    through this one function, so ``--property cpus=8`` stores the same
+    value whichever command sets it.
+    """
+    key, sep, value = pair.partition('=')
+    if not sep or not key:
+        raise CommandError('%s KEY=VALUE, got %r'
+                           % ('%s expects' % option if option else 'Expected',
+                              pair))
+    try:
+        value = json.loads(value)
+    except ValueError:
+        pass
+    return key, value
+
+
+def parse_deserialized(pairs, option):
+    """``['cpus=8', 'arch=x86_64']`` -> ``{'cpus': 8, 'arch': 'x86_64'}``.
+
+    See :func:`split_and_deserialize`.
+    """
+    return dict(split_and_deserialize(pair, option) for pair in pairs or ())
+
+
 def split_fields(values):
     """``--fields a b --fields c,d`` -> ``['a', 'b', 'c', 'd']``."""
     fields = []
@@ -128,21 +157,15 @@ def json_path(key):
 def patch_ops(op, attributes):
     """JSON patch operations from ``path=value`` or plain path strings.
 
-    Values are decoded as JSON when possible (so ``properties/cpus=4``
-    sends a number) and kept as strings otherwise.
+    Values are decoded as :func:`split_and_deserialize` does (so
+    ``properties/cpus=4`` sends a number).
     """
     ops = []
     for attr in attributes or ():
         if op == 'remove':
             ops.append({'op': 'remove', 'path': json_path(attr)})
             continue
-        path, sep, value = attr.partition('=')
-        if not sep or not path:
-            raise CommandError('Expected PATH=VALUE, got %r' % attr)
-        try:
-            value = json.loads(value)
-        except ValueError:
-            pass
+        path, value = split_and_deserialize(attr)
         ops.append({'op': op, 'path': json_path(path), 'value': value})
     return ops
 

@@ -82,8 +82,8 @@ class CreateAllocation(_AllocationCommand, show.ShowOne):
             if value is not None:
                 body[name] = value
         if parsed_args.extra:
-            body['extra'] = common.parse_key_value(parsed_args.extra,
-                                                   '--extra')
+            body['extra'] = common.parse_deserialized(parsed_args.extra,
+                                                     '--extra')
         allocation = api.post(BASE_URL, body)
         if parsed_args.wait_timeout is not None:
             allocation = _wait(api, allocation['uuid'],

@@ -108,7 +108,7 @@ class CreateNode(base.BaremetalMixin, show.ShowOne):
         for name, flag in DICT_FIELDS.items():
             items = getattr(parsed_args, name)
             if items:
-                body[name] = common.parse_key_value(items, flag)
+                body[name] = common.parse_deserialized(items, flag)
         return shape(self.client().post(BASE_URL, body))
 
 
