@@ -102,7 +102,7 @@ class ListAllocation(_AllocationCommand, lister.Lister):
         parser.add_argument('--resource-class', metavar='<resource_class>',
                             help='Only allocations of this resource class.')
         parser.add_argument(
-            '--state', metavar='<state>',
+            '--state', metavar='<state>', type=str.lower,
             help='Only allocations in this state (allocating, active, '
                  'error).')
         parser.add_argument('--owner', metavar='<owner>',

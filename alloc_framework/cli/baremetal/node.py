@@ -136,6 +136,10 @@ class ListNode(base.BaremetalMixin, lister.Lister):
                      'conductor_group', 'owner', 'lessee', 'fault'):
             parser.add_argument('--' + name.replace('_', '-'),
                                 metavar='<%s>' % name,
+                                # Provision states are lower case; accept
+                                # them in any case.
+                                type=(str.lower if name == 'provision_state'
+                                      else None),
                                 help='Only nodes with this %s.'
                                      % name.replace('_', ' '))
         sharded = parser.add_mutually_exclusive_group()
