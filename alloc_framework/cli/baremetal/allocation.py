@@ -83,7 +83,7 @@ class CreateAllocation(_AllocationCommand, show.ShowOne):
                 body[name] = value
         if parsed_args.extra:
             body['extra'] = common.parse_deserialized(parsed_args.extra,
-                                                     '--extra')
+                                                      '--extra')
         allocation = api.post(BASE_URL, body)
         if parsed_args.wait_timeout is not None:
             allocation = _wait(api, allocation['uuid'],

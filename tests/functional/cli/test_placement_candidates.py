@@ -108,7 +108,8 @@ class TestEmptyCandidates(_Providers, base.PlacementCLITestCase):
         result = self.alloc('allocation', 'candidate', 'list', *argv,
                             fmt='json', expect=None)
         self.assertEqual([], result.json())
-        self.assertIn('No allocation candidates match this request', result.err)
+        self.assertIn('No allocation candidates match this request',
+                      result.err)
         suggested = result.err.split('alloc allocation candidate explain ',
                                      1)[1].splitlines()[0]
         self.assertEqual(' '.join(argv), suggested)
