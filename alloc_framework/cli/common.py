@@ -9,6 +9,7 @@ import json
 import sys
 
 from cliff import columns
+from oslo_utils import uuidutils
 
 from alloc_framework.cli import client
 
@@ -72,6 +73,52 @@ class VersionMixin:
     def supports(self, min_version):
         return getattr(self.app.client_manager, self.service).supports(
             min_version)
+
+
+def find_provider(api, ident):
+    """The UUID of the resource provider ``ident`` names.
+
+    A UUID is used as it is (the server says whether it exists); anything
+    else is a provider name, looked up with ``GET /resource_providers?name=``
+    (names are unique in Placement, so a name finds one provider or none).
+
+    :raises CommandError: no provider has this name (or, should a server
+        allow it, several have).
+    """
+    if uuidutils.is_uuid_like(ident):
+        return ident
+    found = api.get('/resource_providers',
+                    params={'name': ident})['resource_providers']
+    if not found:
+        raise CommandError('No resource provider with the name or UUID %r'
+                           % ident)
+    if len(found) > 1:
+        raise CommandError(
+            'Several resource providers are named %r: give a UUID (%s)'
+            % (ident, ', '.join(sorted(rp['uuid'] for rp in found))))
+    return found[0]['uuid']
+
+
+class ProviderLookupMixin:
+    """Resource providers given by name or UUID on the command line.
+
+    Before the command runs, each argument of :meth:`provider_arguments`
+    (a ``parsed_args`` attribute) holding a name is replaced by the UUID
+    of the provider of that name (see :func:`find_provider`).
+    """
+
+    provider_options = ('uuid',)
+
+    def provider_arguments(self, parsed_args):
+        return self.provider_options
+
+    def run(self, parsed_args):
+        api = self.app.client_manager.placement
+        for name in self.provider_arguments(parsed_args):
+            value = getattr(parsed_args, name, None)
+            if value:
+                setattr(parsed_args, name, find_provider(api, value))
+        return super().run(parsed_args)
 
 
 def load_json_file(path):
