@@ -134,3 +134,21 @@ class TestServiceAndFirmwareCommands(base.BaremetalCLITestCase):
         self.assertIn('provision state service failed', result.err)
         self.assertIn('task.driver.firmware.update', result.err)
         self.assertNotIn('Traceback', result.err)
+
+    def test_partly_failed_update_shows_what_was_flashed(self):
+        self._node('node-7', '--driver-info',
+                   'fake_fail_firmware_component=bios')
+        self.config(step_retries=0, group='deferred_actions')
+        result = self.alloc('baremetal', 'node', 'firmware', 'update',
+                            'node-7', '--component',
+                            'bmc=http://images/bmc-7.0', '--component',
+                            'bios=http://images/bios-3.0', '--wait', '60',
+                            fmt=None, expect=1)
+        self.assertIn('fake_fail_firmware_component', result.err)
+        self.assertEqual('clean failed',
+                         self._show('node-7')['provision_state'])
+        # The BMC was flashed before the BIOS failed: its new version is
+        # shown, the BIOS keeps its own.
+        self.assertEqual({'bios': ('1.0', '1.0', None),
+                          'bmc': ('1.0', 'bmc-7.0', 'bmc-7.0')},
+                         self._firmware('node-7'))
