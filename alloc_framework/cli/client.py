@@ -30,6 +30,11 @@ _VERSION_HEADERS = {
 }
 
 
+# The bare metal API advertises its version range on every response.
+_MIN_HEADER = 'X-OpenStack-Ironic-API-Minimum-Version'
+_MAX_HEADER = 'X-OpenStack-Ironic-API-Maximum-Version'
+
+
 class CommandError(Exception):
     """A user error detected on the client side (bad option, version)."""
 
@@ -62,12 +67,44 @@ def version_tuple(version):
     return int(major), int(minor)
 
 
+def one_line(text):
+    """``text`` with its runs of white space (newlines too) as one space."""
+    return ' '.join(str(text).split())
+
+
+def _placement_detail(detail):
+    """The handler's own words from a Placement error ``detail``.
+
+    The server renders errors with its web framework, which puts the
+    generic explanation of the status first ("There was a conflict when
+    trying to complete your request.") and the handler's message after a
+    blank line; the user wants the latter.
+    """
+    parts = [p for p in str(detail).split('\n\n') if p.strip()]
+    return ' '.join(parts[1:]) if len(parts) > 1 else detail
+
+
+def _with_range(message, minimum, maximum):
+    """``message`` followed by the version range of a 406."""
+    message = message.rstrip()
+    if not message.endswith('.'):
+        message += '.'
+    return '%s The supported version range is: [%s, %s].' % (
+        message, minimum, maximum)
+
+
 def _error_from_placement(body):
     errors = body.get('errors') if isinstance(body, dict) else None
-    if not errors:
+    if not errors or not isinstance(errors[0], dict):
         return None, None
     first = errors[0]
     message = first.get('detail') or first.get('title')
+    if message:
+        message = _placement_detail(message)
+        # A 406 for the version carries the server's range (as upstream).
+        if first.get('min_version') and first.get('max_version'):
+            message = _with_range(message, first['min_version'],
+                                  first['max_version'])
     return message, first.get('code')
 
 
@@ -102,6 +139,12 @@ def error_from_response(resp, method=None, url=None):
     if not message:
         text = (resp.text or '').strip()
         message = text[:500] if text else resp.reason or 'Request failed'
+    if (resp.status_code == 406 and 'range' not in message
+            and resp.headers.get(_MIN_HEADER)):
+        message = _with_range(message, resp.headers[_MIN_HEADER],
+                              resp.headers.get(_MAX_HEADER))
+    # One line: the CLI prints it after the command's own output.
+    message = one_line(message)
     request_id = (resp.headers.get('x-openstack-request-id')
                   or resp.headers.get('openstack-request-id'))
     return HttpError(resp.status_code, message, code=code,

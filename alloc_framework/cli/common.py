@@ -9,6 +9,7 @@ import json
 import sys
 
 from cliff import columns
+from oslo_utils import uuidutils
 
 from alloc_framework.cli import client
 
@@ -74,6 +75,52 @@ class VersionMixin:
             min_version)
 
 
+def find_provider(api, ident):
+    """The UUID of the resource provider ``ident`` names.
+
+    A UUID is used as it is (the server says whether it exists); anything
+    else is a provider name, looked up with ``GET /resource_providers?name=``
+    (names are unique in Placement, so a name finds one provider or none).
+
+    :raises CommandError: no provider has this name (or, should a server
+        allow it, several have).
+    """
+    if uuidutils.is_uuid_like(ident):
+        return ident
+    found = api.get('/resource_providers',
+                    params={'name': ident})['resource_providers']
+    if not found:
+        raise CommandError('No resource provider with the name or UUID %r'
+                           % ident)
+    if len(found) > 1:
+        raise CommandError(
+            'Several resource providers are named %r: give a UUID (%s)'
+            % (ident, ', '.join(sorted(rp['uuid'] for rp in found))))
+    return found[0]['uuid']
+
+
+class ProviderLookupMixin:
+    """Resource providers given by name or UUID on the command line.
+
+    Before the command runs, each argument of :meth:`provider_arguments`
+    (a ``parsed_args`` attribute) holding a name is replaced by the UUID
+    of the provider of that name (see :func:`find_provider`).
+    """
+
+    provider_options = ('uuid',)
+
+    def provider_arguments(self, parsed_args):
+        return self.provider_options
+
+    def run(self, parsed_args):
+        api = self.app.client_manager.placement
+        for name in self.provider_arguments(parsed_args):
+            value = getattr(parsed_args, name, None)
+            if value:
+                setattr(parsed_args, name, find_provider(api, value))
+        return super().run(parsed_args)
+
+
 def load_json_file(path):
     """The JSON document in ``path`` (``-`` reads standard input)."""
     try:
@@ -108,6 +155,35 @@ def parse_key_value(pairs, option):
     return result
 
 
+def split_and_deserialize(pair, option=None):
+    """``'cpus=8'`` -> ``('cpus', 8)``; ``'name=x'`` -> ``('name', 'x')``.
+
+    The value is decoded as JSON when it is valid JSON (numbers, booleans,
+    lists, objects, ``null``) and kept as the string given otherwise, as
+    the upstream bare metal client does. Creating and updating a node go
+    through this one function, so ``--property cpus=8`` stores the same
+    value whichever command sets it.
+    """
+    key, sep, value = pair.partition('=')
+    if not sep or not key:
+        raise CommandError('%s KEY=VALUE, got %r'
+                           % ('%s expects' % option if option else 'Expected',
+                              pair))
+    try:
+        value = json.loads(value)
+    except ValueError:
+        pass
+    return key, value
+
+
+def parse_deserialized(pairs, option):
+    """``['cpus=8', 'arch=x86_64']`` -> ``{'cpus': 8, 'arch': 'x86_64'}``.
+
+    See :func:`split_and_deserialize`.
+    """
+    return dict(split_and_deserialize(pair, option) for pair in pairs or ())
+
+
 def split_fields(values):
     """``--fields a b --fields c,d`` -> ``['a', 'b', 'c', 'd']``."""
     fields = []
@@ -128,21 +204,15 @@ def json_path(key):
 def patch_ops(op, attributes):
     """JSON patch operations from ``path=value`` or plain path strings.
 
-    Values are decoded as JSON when possible (so ``properties/cpus=4``
-    sends a number) and kept as strings otherwise.
+    Values are decoded as :func:`split_and_deserialize` does (so
+    ``properties/cpus=4`` sends a number).
     """
     ops = []
     for attr in attributes or ():
         if op == 'remove':
             ops.append({'op': 'remove', 'path': json_path(attr)})
             continue
-        path, sep, value = attr.partition('=')
-        if not sep or not path:
-            raise CommandError('Expected PATH=VALUE, got %r' % attr)
-        try:
-            value = json.loads(value)
-        except ValueError:
-            pass
+        path, value = split_and_deserialize(attr)
         ops.append({'op': op, 'path': json_path(path), 'value': value})
     return ops
 

@@ -108,6 +108,8 @@ def _finish_steps(conf, task, flow, step_list, start=0, origin=None):
                                origin=origin):
             return
     except Exception as exc:
+        steps.step_failed(task, getattr(node, flow.step_field) or {},
+                          str(exc))
         steps.clear_progress(node)
         _fail(task, '%s failed: %s' % (flow.label, exc), fault=flow.fault)
         return
@@ -190,6 +192,7 @@ def deferred_step_ended(conf, task, action, error=None, result=None):
                   'state': node.provision_state})
         return
     if error is not None:
+        steps.step_failed(task, getattr(node, flow.step_field) or {}, error)
         steps.clear_progress(node)
         _fail(task, '%s failed: %s' % (flow.label, error), fault=flow.fault)
         return

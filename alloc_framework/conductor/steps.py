@@ -269,6 +269,26 @@ def step_done(task, step, result=None):
                                              'step': step['step']})
 
 
+def step_failed(task, step, error):
+    """What precedes failing the flow of a step that failed: its
+    interface's ``step_failed`` hook (see ``BaseInterface.step_failed``).
+
+    A failure of the hook is logged, not raised: the flow fails with the
+    step's own error either way.
+    """
+    iface = getattr(task.driver, step.get('interface') or '', None)
+    hook = getattr(iface, 'step_failed', None)
+    if hook is None or not step.get('step'):
+        return
+    try:
+        hook(task, step['step'], step.get('args') or {}, error)
+    except Exception:
+        LOG.exception('Node %(node)s: could not record what the failed step '
+                      '%(iface)s.%(step)s left behind',
+                      {'node': task.node.uuid, 'iface': step['interface'],
+                       'step': step['step']})
+
+
 def cache_firmware(task, flashed=()):
     """Store the node's firmware components as its interface reads them.
 

@@ -183,6 +183,20 @@ class BaseInterface(abc.ABC):
             its last call returned).
         """
 
+    def step_failed(self, task, step_name, args, error):
+        """Called once a step of this interface failed, before the flow
+        is failed (synchronously or as a deferred action).
+
+        For what a step did before it failed and that must not be lost
+        (the firmware interface records the components an update flashed
+        before failing on the next one). The default does nothing; a
+        failure of this hook is logged and does not change the outcome.
+
+        :param step_name: the step (method name) that failed.
+        :param args: the step's arguments.
+        :param error: the failure message.
+        """
+
     def get_clean_steps(self, task):
         """The clean steps of this interface; see :meth:`get_steps`."""
         return self.get_steps(task, 'clean')
@@ -471,6 +485,31 @@ class FirmwareInterface(BaseInterface):
         else:
             objects.FirmwareComponent.sync(task.context, task.node.id,
                                            components, flashed=flashed)
+
+    def step_failed(self, task, step_name, args, error):
+        """After a failed ``update``: store what the hardware now reads.
+
+        An update of several components that fails on one of them has
+        flashed the ones before it: their new version is read from the
+        hardware and stored, and a component whose version changed since
+        the last reading is recorded as flashed (its
+        ``last_version_flashed``), so that ``GET /v1/nodes/{node}/firmware``
+        shows what the node now runs.
+        """
+        if step_name != 'update':
+            return
+        named = {s.get('component') for s in args.get('settings') or ()
+                 if isinstance(s, dict)}
+        before = {c.component: c.current_version for c in
+                  objects.FirmwareComponent.list_by_node_id(task.context,
+                                                            task.node.id)}
+        components = self.get_components(task)
+        flashed = [c['component'] for c in components
+                   if c.get('component') in named
+                   and c['component'] in before
+                   and c.get('current_version') != before[c['component']]]
+        objects.FirmwareComponent.sync(task.context, task.node.id,
+                                       components, flashed=flashed)
 
     def cache_firmware_components(self, task, flashed=()):
         """Read the component versions from the hardware and store them.

@@ -179,10 +179,15 @@ def negotiate(headers):
 
 
 def _range_message(value):
-    return ('Version %s was requested but is not supported by this '
-            'service. The supported version range is: [%s, %s].'
-            % (value, version_string(MIN_VERSION),
-               version_string(MAX_VERSION)))
+    """The text of a 406, worded as upstream's (it names the range)."""
+    if value.split('.', 1)[0] != str(MIN_VERSION[0]):
+        what = ('Mutually exclusive versions requested. Version %s '
+                'requested but not supported by this service.' % value)
+    else:
+        what = ('Version %s was requested but the minor version is not '
+                'supported by this service.' % value)
+    return '%s The supported version range is: [%s, %s].' % (
+        what, version_string(MIN_VERSION), version_string(MAX_VERSION))
 
 
 def add_headers(response, version):

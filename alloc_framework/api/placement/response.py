@@ -26,7 +26,9 @@ def json_error_formatter(body, status, title, environ):
     """A webob ``json_formatter`` producing the API's error document.
 
     ``{"errors": [{"status", "title", "detail", "request_id", "code"}]}``;
-    ``code`` only when the request's microversion is 1.23 or later.
+    ``code`` only when the request's microversion is 1.23 or later;
+    ``min_version`` and ``max_version`` on a 406 refusing the requested
+    microversion.
     """
     # webob hands over an HTML-ish body; keep the plain text.
     body = webob.exc.strip_tags(body)
@@ -43,6 +45,11 @@ def json_error_formatter(body, status, title, environ):
         error['code'] = environ.get(ENV_ERROR_CODE) or errors.DEFAULT
     if request_id.ENV_REQUEST_ID in environ:
         error['request_id'] = environ[request_id.ENV_REQUEST_ID]
+    # A 406 before any version was chosen refused the requested version:
+    # say which ones are served, as the reference does.
+    if status_code == 406 and want is None:
+        error['min_version'] = microversion.min_version_string()
+        error['max_version'] = microversion.max_version_string()
     return {'errors': [error]}
 
 

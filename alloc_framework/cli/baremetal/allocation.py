@@ -19,13 +19,15 @@ def _shape(allocation, fields=FIELDS):
     return fields, common.get_properties(allocation, fields)
 
 
-def _wait(api, uuid, timeout):
+def _wait(api, uuid, timeout, progress=None):
     return base.wait_for(
         lambda: api.get(BASE_URL + '/' + uuid),
         lambda a: a['state'] == 'active',
         lambda a: (a.get('last_error') or 'allocation failed'
                    if a['state'] == 'error' else None),
-        'allocation %s' % uuid, timeout, interval=0.2)
+        'allocation %s' % uuid, timeout, interval=0.2, progress=progress,
+        describe=lambda a, elapsed: 'Allocation %s: %s, %s elapsed' % (
+            a.get('name') or uuid, a['state'], base.elapsed_text(elapsed)))
 
 
 class _AllocationCommand(base.BaremetalMixin):
@@ -82,12 +84,13 @@ class CreateAllocation(_AllocationCommand, show.ShowOne):
             if value is not None:
                 body[name] = value
         if parsed_args.extra:
-            body['extra'] = common.parse_key_value(parsed_args.extra,
-                                                   '--extra')
+            body['extra'] = common.parse_deserialized(parsed_args.extra,
+                                                      '--extra')
         allocation = api.post(BASE_URL, body)
         if parsed_args.wait_timeout is not None:
             allocation = _wait(api, allocation['uuid'],
-                               parsed_args.wait_timeout)
+                               parsed_args.wait_timeout,
+                               base.Progress(self.app, parsed_args))
         return _shape(allocation)
 
 
@@ -102,7 +105,7 @@ class ListAllocation(_AllocationCommand, lister.Lister):
         parser.add_argument('--resource-class', metavar='<resource_class>',
                             help='Only allocations of this resource class.')
         parser.add_argument(
-            '--state', metavar='<state>',
+            '--state', metavar='<state>', type=str.lower,
             help='Only allocations in this state (allocating, active, '
                  'error).')
         parser.add_argument('--owner', metavar='<owner>',

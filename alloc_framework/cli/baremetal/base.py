@@ -1,4 +1,8 @@
-"""Pieces shared by the bare metal commands: lookups, paging, waiting."""
+"""Pieces shared by the bare metal commands: lookups, paging, waiting.
+
+``--wait`` polls with :func:`wait_for`; on a terminal a :class:`Progress`
+line on standard error says what is being waited for and for how long.
+"""
 
 import time
 
@@ -56,24 +60,76 @@ def list_all(api, url, collection, params):
         params['marker'] = page[-1]['uuid']
 
 
-def wait_for(fetch, done, failed, what, timeout, interval=1.0):
+# Output formats meant for programs: no progress line with them.
+_MACHINE_FORMATS = ('json', 'value', 'yaml', 'csv', 'shell')
+
+
+def elapsed_text(seconds):
+    """``75.2`` -> ``'1m15s'``."""
+    minutes, seconds = divmod(int(seconds), 60)
+    return '%dm%02ds' % (minutes, seconds) if minutes else '%ds' % seconds
+
+
+class Progress:
+    """One status line on standard error, rewritten at each poll.
+
+    Shown only when standard error is a terminal and the command's output
+    is not for a program (``-f json|value|...``): logs and pipes get
+    nothing but the command's own output.
+    """
+
+    def __init__(self, app, parsed_args):
+        stream = app.stderr
+        self.stream = stream
+        self.enabled = (callable(getattr(stream, 'isatty', None))
+                        and stream.isatty()
+                        and getattr(parsed_args, 'formatter', None)
+                        not in _MACHINE_FORMATS)
+        self._width = 0
+
+    def show(self, text):
+        if not self.enabled:
+            return
+        # Overwrite the previous line, padding out what it had more.
+        self.stream.write('\r' + text.ljust(self._width))
+        self.stream.flush()
+        self._width = len(text)
+
+    def end(self):
+        if self.enabled and self._width:
+            self.stream.write('\n')
+            self.stream.flush()
+            self._width = 0
+
+
+def wait_for(fetch, done, failed, what, timeout, interval=1.0,
+             progress=None, describe=None):
     """Poll ``fetch()`` until ``done(obj)``; CommandError on failure.
 
     ``timeout`` 0 waits forever. This runs in the CLI's main thread: the
-    pause between polls is the point of ``--wait``.
+    pause between polls is the point of ``--wait``. With a
+    :class:`Progress`, ``describe(obj, elapsed)`` gives its line at each
+    poll.
     """
-    deadline = time.monotonic() + timeout if timeout else None
-    while True:
-        obj = fetch()
-        if done(obj):
-            return obj
-        error = failed(obj)
-        if error:
-            raise common.CommandError('%s failed: %s' % (what, error))
-        if deadline is not None and time.monotonic() >= deadline:
-            raise common.CommandError('Timed out after %s seconds waiting '
-                                      'for %s' % (timeout, what))
-        time.sleep(interval)
+    started = time.monotonic()
+    deadline = started + timeout if timeout else None
+    try:
+        while True:
+            obj = fetch()
+            if done(obj):
+                return obj
+            error = failed(obj)
+            if error:
+                raise common.CommandError('%s failed: %s' % (what, error))
+            if deadline is not None and time.monotonic() >= deadline:
+                raise common.CommandError('Timed out after %s seconds '
+                                          'waiting for %s' % (timeout, what))
+            if progress is not None and describe is not None:
+                progress.show(describe(obj, time.monotonic() - started))
+            time.sleep(interval)
+    finally:
+        if progress is not None:
+            progress.end()
 
 
 def add_wait_option(parser, what):

@@ -33,7 +33,10 @@ class ListAction(base.BaremetalMixin, lister.Lister):
                             help='UUID of the action after which to start.')
         parser.add_argument('--node', metavar='<node>',
                             help='Only actions of this node (name or UUID).')
+        # Case-insensitive, as the other state filters: argparse checks
+        # the choice after ``type``.
         parser.add_argument('--state', metavar='<state>', choices=STATES,
+                            type=str.upper,
                             help='Only actions in this state (%s).'
                                  % ', '.join(STATES))
         parser.add_argument('--long', action='store_true',

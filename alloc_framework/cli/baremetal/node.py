@@ -108,7 +108,7 @@ class CreateNode(base.BaremetalMixin, show.ShowOne):
         for name, flag in DICT_FIELDS.items():
             items = getattr(parsed_args, name)
             if items:
-                body[name] = common.parse_key_value(items, flag)
+                body[name] = common.parse_deserialized(items, flag)
         return shape(self.client().post(BASE_URL, body))
 
 
@@ -136,6 +136,10 @@ class ListNode(base.BaremetalMixin, lister.Lister):
                      'conductor_group', 'owner', 'lessee', 'fault'):
             parser.add_argument('--' + name.replace('_', '-'),
                                 metavar='<%s>' % name,
+                                # Provision states are lower case; accept
+                                # them in any case.
+                                type=(str.lower if name == 'provision_state'
+                                      else None),
                                 help='Only nodes with this %s.'
                                      % name.replace('_', ' '))
         sharded = parser.add_mutually_exclusive_group()

@@ -67,6 +67,26 @@ class UpdateNodeFirmware(node_state._ProvisionCommand):
                  'Repeat for several components.')
         return parser
 
+    def describe(self, api, parsed_args, node, elapsed):
+        """The node's state, then the deferred action running the update:
+        the component it is at, its state, retries and reschedules."""
+        line = super().describe(api, parsed_args, node, elapsed)
+        action = _update_action(api, node)
+        if action is None:
+            return line
+        arguments = action.get('arguments') or {}
+        settings = arguments.get('settings') or []
+        index = (arguments.get('state') or {}).get('index')
+        if isinstance(index, int) and 0 <= index < len(settings):
+            component = settings[index].get('component')
+        else:
+            component = ', '.join(str(s.get('component'))
+                                  for s in settings if isinstance(s, dict))
+        return '%s; firmware %s: action %s, %s retries left, rescheduled ' \
+            '%s times' % (line, component, action.get('state'),
+                          action.get('retry_remaining'),
+                          action.get('reschedule_count'))
+
     def take_action(self, parsed_args):
         settings = [_component(v) for v in parsed_args.components]
         api = self.client()
@@ -88,3 +108,16 @@ class UpdateNodeFirmware(node_state._ProvisionCommand):
         api.put(node_state.PROVISION_URL.format(node=parsed_args.node),
                 {'target': self.verb, '%s_steps' % self.verb: [step]})
         self.wait(api, parsed_args, 'update its firmware')
+
+
+def _update_action(api, node):
+    """The newest deferred action of ``node`` running a firmware update,
+    or None (none yet, or the user may not list actions)."""
+    try:
+        actions = api.get('/deferred_actions', params={
+            'node': node['uuid'], 'detail': 'true'})['deferred_actions']
+    except common.HttpError:
+        return None
+    updates = [a for a in actions
+               if (a.get('call') or '').endswith('firmware.update')]
+    return updates[-1] if updates else None

@@ -59,11 +59,26 @@ class _WaitMixin:
     def wait(self, api, parsed_args, what):
         if parsed_args.wait_timeout is None:
             return
+        progress = base.Progress(self.app, parsed_args)
         base.wait_for(
             lambda: api.get(NODE_URL.format(node=parsed_args.node)),
             self.done, self.failed,
             'node %s to %s' % (parsed_args.node, what),
-            parsed_args.wait_timeout, interval=WAIT_INTERVAL)
+            parsed_args.wait_timeout, interval=WAIT_INTERVAL,
+            progress=progress,
+            describe=lambda node, elapsed: self.describe(
+                api, parsed_args, node, elapsed))
+
+    def describe(self, api, parsed_args, node, elapsed):
+        """The progress line of ``--wait`` (on a terminal only)."""
+        states_text = '%s -> %s' % (
+            node.get('provision_state'),
+            node.get('target_provision_state') or '?')
+        if node.get('target_power_state'):
+            states_text = 'power %s -> %s' % (node.get('power_state'),
+                                              node['target_power_state'])
+        return 'Node %s: %s, %s elapsed' % (
+            parsed_args.node, states_text, base.elapsed_text(elapsed))
 
 
 def _node_parser(parser):

@@ -12,15 +12,16 @@ def _rows(answer):
     return FIELDS, [(a,) for a in sorted(answer['aggregates'])]
 
 
-class ListAggregate(common.VersionMixin, lister.Lister):
+class ListAggregate(common.ProviderLookupMixin,
+                    common.VersionMixin, lister.Lister):
     """List the aggregates a resource provider is in."""
 
     min_version = '1.1'
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         return parser
 
     def take_action(self, parsed_args):
@@ -28,7 +29,8 @@ class ListAggregate(common.VersionMixin, lister.Lister):
             uuid=parsed_args.uuid)))
 
 
-class SetAggregate(common.VersionMixin, lister.Lister):
+class SetAggregate(common.ProviderLookupMixin,
+                   common.VersionMixin, lister.Lister):
     """Replace the aggregates of a resource provider.
 
     Aggregates not named are removed; give no --aggregate to remove them
@@ -40,8 +42,8 @@ class SetAggregate(common.VersionMixin, lister.Lister):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         parser.add_argument(
             '--aggregate', metavar='<aggregate_uuid>', action='append',
             default=[], help='UUID of an aggregate; may be repeated.')

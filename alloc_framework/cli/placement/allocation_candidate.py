@@ -11,6 +11,7 @@ adds ``explain=true`` and shows the server's explanation.
 """
 
 import argparse
+import shlex
 
 from cliff import lister
 
@@ -184,7 +185,35 @@ class ListAllocationCandidate(_CandidateQuery):
     def take_action(self, parsed_args):
         params = self.query(parsed_args)
         body = self.client().get(URL, params=params)
+        if not body['allocation_requests']:
+            # On stderr: the output stays a valid (empty) document.
+            self.app.stderr.write(
+                'No allocation candidates match this request. To see '
+                'which requirement leaves none, run:\n  alloc allocation '
+                'candidate explain %s\n' % _command_line(parsed_args))
         return FIELDS, rows(body)
+
+
+# The command-line flag of each grouped option.
+_FLAGS = {'resource': '--resource', 'required': '--required',
+          'forbidden': '--forbidden', 'member_of': '--member-of',
+          'in_tree': '--in-tree'}
+
+
+def _command_line(parsed_args):
+    """The request options of ``parsed_args``, quoted for a shell."""
+    words = []
+    for suffix, options in _groups(parsed_args).items():
+        if suffix:
+            words += ['--group', suffix]
+        for name in GROUPED:
+            for value in options.get(name, []):
+                words += [_FLAGS[name], value]
+    if parsed_args.group_policy:
+        words += ['--group-policy', parsed_args.group_policy]
+    if parsed_args.limit is not None:
+        words += ['--limit', str(parsed_args.limit)]
+    return ' '.join(shlex.quote(w) for w in words)
 
 
 def explanation_rows(explanation):

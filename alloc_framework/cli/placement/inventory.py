@@ -67,13 +67,14 @@ def _rows(inventories, usages=None):
     return fields, rows
 
 
-class ListInventory(common.VersionMixin, lister.Lister):
+class ListInventory(common.ProviderLookupMixin,
+                    common.VersionMixin, lister.Lister):
     """List the inventories of a resource provider, with usage."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         return parser
 
     def take_action(self, parsed_args):
@@ -83,13 +84,14 @@ class ListInventory(common.VersionMixin, lister.Lister):
         return _rows(invs['inventories'], usages['usages'])
 
 
-class ShowInventory(common.VersionMixin, show.ShowOne):
+class ShowInventory(common.ProviderLookupMixin,
+                    common.VersionMixin, show.ShowOne):
     """Show the inventory of one resource class of a provider."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         parser.add_argument('resource_class', metavar='<resource_class>',
                             help='Resource class, e.g. VCPU or CUSTOM_X.')
         return parser
@@ -104,7 +106,8 @@ class ShowInventory(common.VersionMixin, show.ShowOne):
         return fields, common.get_properties(inv, fields)
 
 
-class SetInventory(common.VersionMixin, lister.Lister):
+class SetInventory(common.ProviderLookupMixin,
+                   common.VersionMixin, lister.Lister):
     """Replace the inventories of a resource provider.
 
     Every resource class not named is removed unless ``--amend`` is
@@ -118,9 +121,9 @@ class SetInventory(common.VersionMixin, lister.Lister):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument(
-            'uuid', metavar='<uuid>',
-            help='UUID of the resource provider, or of an aggregate with '
-                 '--aggregate.')
+            'uuid', metavar='<provider>',
+            help='Name or UUID of the resource provider, or UUID of an '
+                 'aggregate with --aggregate.')
         parser.add_argument(
             '--resource', metavar='<resource_class>:<field>=<value>',
             action='append', default=[],
@@ -137,6 +140,10 @@ class SetInventory(common.VersionMixin, lister.Lister):
             '--dry-run', action='store_true',
             help='Show what would be set without setting it.')
         return parser
+
+    def provider_arguments(self, parsed_args):
+        # With --aggregate the argument is an aggregate, not a provider.
+        return () if parsed_args.aggregate else ('uuid',)
 
     def take_action(self, parsed_args):
         api = self.client()
@@ -176,7 +183,8 @@ class SetInventory(common.VersionMixin, lister.Lister):
         return fields, rows
 
 
-class SetClassInventory(common.VersionMixin, show.ShowOne):
+class SetClassInventory(common.ProviderLookupMixin,
+                        common.VersionMixin, show.ShowOne):
     """Create or replace the inventory of one class of a provider.
 
     Example::
@@ -186,8 +194,8 @@ class SetClassInventory(common.VersionMixin, show.ShowOne):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         parser.add_argument('resource_class', metavar='<class>',
                             help='Resource class, e.g. VCPU or CUSTOM_X.')
         for name in FIELDS:
@@ -210,7 +218,8 @@ class SetClassInventory(common.VersionMixin, show.ShowOne):
         return FIELDS, common.get_properties(inv, FIELDS)
 
 
-class DeleteInventory(common.VersionMixin, command.Command):
+class DeleteInventory(common.ProviderLookupMixin,
+                      common.VersionMixin, command.Command):
     """Delete the inventories of a provider (one class: --resource-class).
 
     Deleting all inventories at once needs --os-placement-api-version 1.5.
@@ -218,8 +227,8 @@ class DeleteInventory(common.VersionMixin, command.Command):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         parser.add_argument(
             '--resource-class', metavar='<resource_class>',
             help='Delete only the inventory of this class.')

@@ -32,8 +32,11 @@ def trait_query(required, forbidden):
     return values
 
 
-class CreateResourceProvider(common.VersionMixin, show.ShowOne):
+class CreateResourceProvider(common.ProviderLookupMixin,
+                             common.VersionMixin, show.ShowOne):
     """Create a new resource provider."""
+
+    provider_options = ('parent_provider',)
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -43,7 +46,8 @@ class CreateResourceProvider(common.VersionMixin, show.ShowOne):
                             help='UUID of the resource provider.')
         parser.add_argument(
             '--parent-provider', metavar='<parent_provider>',
-            help='UUID of the parent provider; omit for a root provider '
+            help='Name or UUID of the parent provider; omit for a root '
+                 'provider '
                  '(requires --os-placement-api-version 1.14).')
         return parser
 
@@ -66,8 +70,11 @@ class CreateResourceProvider(common.VersionMixin, show.ShowOne):
         return fields, common.get_properties(provider, fields)
 
 
-class ListResourceProvider(common.VersionMixin, lister.Lister):
+class ListResourceProvider(common.ProviderLookupMixin,
+                           common.VersionMixin, lister.Lister):
     """List resource providers."""
+
+    provider_options = ('in_tree',)
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -82,7 +89,8 @@ class ListResourceProvider(common.VersionMixin, lister.Lister):
                  'capacity to serve; may be repeated (1.4).')
         parser.add_argument(
             '--in-tree', metavar='<in_tree>',
-            help='Only providers in the tree of this provider UUID (1.14).')
+            help='Only providers in the tree of this provider, by name or '
+                 'UUID (1.14).')
         parser.add_argument(
             '--required', metavar='<required>', action='append', default=[],
             help='A required trait; may be repeated (1.18). A comma '
@@ -132,13 +140,14 @@ class ListResourceProvider(common.VersionMixin, lister.Lister):
         return fields, [common.get_properties(p, fields) for p in providers]
 
 
-class ShowResourceProvider(common.VersionMixin, show.ShowOne):
+class ShowResourceProvider(common.ProviderLookupMixin,
+                           common.VersionMixin, show.ShowOne):
     """Show resource provider details."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         parser.add_argument(
             '--allocations', action='store_true',
             help='Include the allocations against the provider.')
@@ -156,18 +165,22 @@ class ShowResourceProvider(common.VersionMixin, show.ShowOne):
         return fields, common.get_properties(provider, fields)
 
 
-class SetResourceProvider(common.VersionMixin, show.ShowOne):
+class SetResourceProvider(common.ProviderLookupMixin,
+                          common.VersionMixin, show.ShowOne):
     """Update the name or the parent of a resource provider."""
+
+    provider_options = ('uuid', 'parent_provider')
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         parser.add_argument('--name', metavar='<name>', required=True,
                             help='The new name of the resource provider.')
         parser.add_argument(
             '--parent-provider', metavar='<parent_provider>',
-            help='UUID of the new parent provider (1.14; re-parenting an '
+            help='Name or UUID of the new parent provider (1.14; '
+                 're-parenting an '
                  'existing child needs 1.37).')
         return parser
 
@@ -182,13 +195,14 @@ class SetResourceProvider(common.VersionMixin, show.ShowOne):
         return fields, common.get_properties(provider, fields)
 
 
-class DeleteResourceProvider(common.VersionMixin, command.Command):
+class DeleteResourceProvider(common.ProviderLookupMixin,
+                             common.VersionMixin, command.Command):
     """Delete a resource provider."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         return parser
 
     def take_action(self, parsed_args):

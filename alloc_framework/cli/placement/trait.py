@@ -85,13 +85,14 @@ class DeleteTrait(_TraitCommand, command.Command):
         self.client().delete(BASE_URL + '/' + parsed_args.name)
 
 
-class ListResourceProviderTrait(_TraitCommand, lister.Lister):
+class ListResourceProviderTrait(common.ProviderLookupMixin,
+                                _TraitCommand, lister.Lister):
     """List the traits of a resource provider."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         return parser
 
     def take_action(self, parsed_args):
@@ -99,7 +100,8 @@ class ListResourceProviderTrait(_TraitCommand, lister.Lister):
         return _rows(self.client().get(url)['traits'])
 
 
-class SetResourceProviderTrait(_TraitCommand, lister.Lister):
+class SetResourceProviderTrait(common.ProviderLookupMixin,
+                               _TraitCommand, lister.Lister):
     """Replace the traits of a resource provider.
 
     Traits not named are removed; give no --trait to remove them all.
@@ -107,8 +109,8 @@ class SetResourceProviderTrait(_TraitCommand, lister.Lister):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         parser.add_argument('--trait', metavar='<trait>', action='append',
                             default=[],
                             help='Name of a trait; may be repeated.')
@@ -124,13 +126,14 @@ class SetResourceProviderTrait(_TraitCommand, lister.Lister):
         return _rows(answer['traits'])
 
 
-class DeleteResourceProviderTrait(_TraitCommand, command.Command):
+class DeleteResourceProviderTrait(common.ProviderLookupMixin,
+                                  _TraitCommand, command.Command):
     """Remove every trait from a resource provider."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         return parser
 
     def take_action(self, parsed_args):

@@ -10,13 +10,14 @@ USAGES_URL = '/usages'
 FIELDS = ('resource_class', 'usage')
 
 
-class ShowUsage(common.VersionMixin, lister.Lister):
+class ShowUsage(common.ProviderLookupMixin,
+                common.VersionMixin, lister.Lister):
     """Show the usage of each resource class of a provider."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('uuid', metavar='<uuid>',
-                            help='UUID of the resource provider.')
+        parser.add_argument('uuid', metavar='<provider>',
+                            help='Name or UUID of the resource provider.')
         return parser
 
     def take_action(self, parsed_args):

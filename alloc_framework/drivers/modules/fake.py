@@ -24,6 +24,10 @@ FAIL_KEYS = {
                            '(default 0).',
     'fake_firmware_poll_delay': 'Optional. Seconds between those calls '
                                 '(default 0).',
+    'fake_fail_firmware_component': 'Optional. A component whose firmware '
+                                    'update fails, after the components '
+                                    'before it in the update were '
+                                    'flashed.',
 }
 
 
@@ -195,7 +199,9 @@ class FakeFirmware(base.FirmwareInterface):
     deferrable and, like a real BMC, does not finish at once: it asks to
     be called again ``driver_info['fake_firmware_polls']`` times (0 by
     default), ``driver_info['fake_firmware_poll_delay']`` seconds apart,
-    before the versions change.
+    before the versions change. With
+    ``driver_info['fake_fail_firmware_component']`` naming a component,
+    the update installs the components before it and then fails.
     """
 
     INITIAL = {'bmc': '1.0', 'bios': '1.0'}
@@ -205,6 +211,7 @@ class FakeFirmware(base.FirmwareInterface):
 
     def get_properties(self):
         return {k: FAIL_KEYS[k] for k in ('fake_fail_firmware',
+                                          'fake_fail_firmware_component',
                                           'fake_firmware_polls',
                                           'fake_firmware_poll_delay')}
 
@@ -236,7 +243,16 @@ class FakeFirmware(base.FirmwareInterface):
                 delay=float(delay) if delay is not None else 0,
                 settings=settings, polls=polls - 1)
         versions = self._versions(task)
+        failing = task.node.driver_info.get('fake_fail_firmware_component')
         for setting in settings:
+            if setting['component'] == failing:
+                # As a BMC refusing the second image: the first one is
+                # installed for good.
+                _record(task, 'fake_firmware_versions', versions)
+                task.node.save(task.context)
+                raise exception.AllocFrameworkException(
+                    'fake_fail_firmware_component is %s in driver_info'
+                    % failing)
             versions[setting['component']] = (
                 setting['url'].rstrip('/').rsplit('/', 1)[-1])
         _record(task, 'fake_firmware_versions', versions)

@@ -47,7 +47,7 @@ class TestNodeCommands(base.BaremetalCLITestCase):
 
         shown = self.alloc('baremetal', 'node', 'show', 'node-0')
         self.assertEqual(uuid, shown['uuid'])
-        self.assertEqual({'cpus': '8'}, shown['properties'])
+        self.assertEqual({'cpus': 8}, shown['properties'])
         few = self.alloc('baremetal', 'node', 'show', uuid, '--fields',
                          'uuid', 'name')
         self.assertEqual({'uuid': uuid, 'name': 'node-0'}, few)
@@ -68,6 +68,29 @@ class TestNodeCommands(base.BaremetalCLITestCase):
         err = self.alloc_fails('baremetal', 'node', 'show', uuid)
         self.assertIn('(HTTP 404)', err)
         self.assertIn(uuid, err)
+
+    def test_create_and_set_parse_values_alike(self):
+        # As the upstream client: a value that is JSON is stored decoded,
+        # anything else as the string given, on create as on set.
+        values = ('cpus=8', 'arch=x86_64', 'ratio=1.5', 'flag=true',
+                  'tags=["a", "b"]', 'nested={"k": 1}', 'none=null',
+                  'empty=', 'text=a=b')
+        expected = {'cpus': 8, 'arch': 'x86_64', 'ratio': 1.5,
+                    'flag': True, 'tags': ['a', 'b'], 'nested': {'k': 1},
+                    'none': None, 'empty': '', 'text': 'a=b'}
+        argv = []
+        for flag in ('--property', '--extra', '--driver-info'):
+            for value in values:
+                argv += [flag, value]
+        created = self.create('made', *argv)
+        self.create('patched')
+        patched = self.alloc('baremetal', 'node', 'set', 'patched', *argv)
+        for field in ('properties', 'extra', 'driver_info'):
+            self.assertEqual(expected, created[field], field)
+            self.assertEqual(created[field], patched[field], field)
+        err = self.alloc_fails('baremetal', 'node', 'create', '--driver',
+                               'fake-hardware', '--property', 'cpus')
+        self.assertIn("--property expects KEY=VALUE, got 'cpus'", err)
 
     def test_interfaces(self):
         node = self.create('node-i', '--boot-interface', 'no-boot')

@@ -51,6 +51,19 @@ class TestActionCommands(base.BaremetalCLITestCase):
         self.assertEqual(1, shown['retry_remaining'])
         self.assertEqual('task.driver.power.poll', shown['call'])
 
+    def test_state_filter_in_any_case(self):
+        for state in ('running', 'Running', 'RUNNING'):
+            listed = self.alloc('baremetal', 'action', 'list', '--state',
+                                state)
+            self.assertEqual([self.actions[2].uuid],
+                             [i['uuid'] for i in listed], state)
+
+    def test_node_and_allocation_state_filters_in_any_case(self):
+        self.assertEqual(['n1'], [n['name'] for n in self.alloc(
+            'baremetal', 'node', 'list', '--provision-state', 'ENROLL')])
+        self.assertEqual([], self.alloc('baremetal', 'allocation', 'list',
+                                        '--state', 'ACTIVE'))
+
     def test_unknown_action(self):
         result = self.alloc('baremetal', 'action', 'show',
                             'c0ffee00-0000-0000-0000-000000000000',

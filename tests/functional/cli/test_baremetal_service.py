@@ -4,8 +4,10 @@ Against the real API and a conductor whose launcher runs the deferred
 firmware updates, as in ``alloc-server``.
 """
 
+import io
 import json
 
+from alloc_framework.cli import shell
 from tests.functional.cli import base
 
 
@@ -134,3 +136,81 @@ class TestServiceAndFirmwareCommands(base.BaremetalCLITestCase):
         self.assertIn('provision state service failed', result.err)
         self.assertIn('task.driver.firmware.update', result.err)
         self.assertNotIn('Traceback', result.err)
+
+    def test_partly_failed_update_shows_what_was_flashed(self):
+        self._node('node-7', '--driver-info',
+                   'fake_fail_firmware_component=bios')
+        self.config(step_retries=0, group='deferred_actions')
+        result = self.alloc('baremetal', 'node', 'firmware', 'update',
+                            'node-7', '--component',
+                            'bmc=http://images/bmc-7.0', '--component',
+                            'bios=http://images/bios-3.0', '--wait', '60',
+                            fmt=None, expect=1)
+        self.assertIn('fake_fail_firmware_component', result.err)
+        self.assertEqual('clean failed',
+                         self._show('node-7')['provision_state'])
+        # The BMC was flashed before the BIOS failed: its new version is
+        # shown, the BIOS keeps its own.
+        self.assertEqual({'bios': ('1.0', '1.0', None),
+                          'bmc': ('1.0', 'bmc-7.0', 'bmc-7.0')},
+                         self._firmware('node-7'))
+
+
+class _Terminal(io.StringIO):
+    """Standard error as a terminal: ``--wait`` shows its progress."""
+
+    def isatty(self):
+        return True
+
+
+class TestWaitProgress(base.BaremetalCLITestCase):
+
+    def configure(self):
+        super().configure()
+        self.config(launcher_interval=0.1, group='deferred_actions')
+
+    def run_on_terminal(self, *argv):
+        out, err = io.StringIO(), _Terminal()
+        code = shell.main(list(argv), stdout=out, stderr=err)
+        self.assertEqual(0, code, err.getvalue())
+        return out.getvalue(), err.getvalue()
+
+    def test_firmware_update_progress_on_a_terminal_only(self):
+        self.alloc('baremetal', 'node', 'create', '--driver',
+                   'fake-hardware', '--name', 'n1', '--driver-info',
+                   'fake_firmware_polls=3', '--driver-info',
+                   'fake_firmware_poll_delay=0.5')
+        self.alloc('baremetal', 'node', 'manage', 'n1', '--wait', '30',
+                   fmt=None)
+        out, err = self.run_on_terminal(
+            'baremetal', 'node', 'firmware', 'update', 'n1', '--component',
+            'bmc=http://images/bmc-2.0', '--wait', '60')
+        self.assertIn('updating bmc by cleaning it', out)
+        lines = [line for line in err.split('\r') if 'Node n1:' in line]
+        self.assertTrue(lines, err)
+        # The node's states, the deferred action and the time spent.
+        self.assertIn('Node n1: clean wait -> manageable', err)
+        self.assertIn('firmware bmc: action ', err)
+        self.assertIn('retries left, rescheduled ', err)
+        self.assertRegex(err, r'\d+s elapsed')
+        self.assertTrue(err.endswith('\n'))
+
+        # Not on a terminal (the test base's StringIO): nothing.
+        result = self.alloc('baremetal', 'node', 'firmware', 'update', 'n1',
+                            '--component', 'bmc=http://images/bmc-3.0',
+                            '--wait', '60', fmt=None)
+        self.assertNotIn('elapsed', result.err)
+
+    def test_machine_formats_stay_quiet(self):
+        self.alloc('baremetal', 'node', 'create', '--driver',
+                   'fake-hardware', '--name', 'n2', '--resource-class',
+                   'gold')
+        self.alloc('baremetal', 'node', 'manage', 'n2', '--wait', '30',
+                   fmt=None)
+        self.alloc('baremetal', 'node', 'provide', 'n2', '--wait', '30',
+                   fmt=None)
+        out, err = self.run_on_terminal(
+            'baremetal', 'allocation', 'create', '--resource-class', 'gold',
+            '--wait', '30', '-f', 'json')
+        self.assertEqual('active', json.loads(out)['state'])
+        self.assertNotIn('elapsed', err)

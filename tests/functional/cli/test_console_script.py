@@ -31,3 +31,14 @@ class TestConsoleScript(base.PlacementCLITestCase):
         self.assertEqual('', proc.stdout)
         self.assertIn('(HTTP 404)', proc.stderr)
         self.assertNotIn('Traceback', proc.stderr)
+
+    def test_complete_prints_a_bash_completion_script(self):
+        # As doc/source/cli.rst documents it.
+        proc = self.run_alloc('complete')
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        self.assertIn('_alloc()', proc.stdout)
+        self.assertIn('complete -F _alloc alloc', proc.stdout)
+        self.assertIn("cmds_baremetal_node='", proc.stdout)
+        proc = self.run_alloc('complete', '--shell', 'none')
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        self.assertIn("cmds_resource_provider='", proc.stdout)

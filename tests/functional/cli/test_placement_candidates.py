@@ -95,6 +95,37 @@ class TestAllocationCandidateList(_Providers, base.PlacementCLITestCase):
             '--resource', 'VCPU=1', '--in-tree', uuidutils.generate_uuid()))
 
 
+class TestEmptyCandidates(_Providers, base.PlacementCLITestCase):
+    """An empty answer says so and gives the ``explain`` command to run."""
+
+    def test_empty_list_suggests_explain(self):
+        self.provider('small', 2, traits=['HW_CPU_X86_AVX2'])
+        argv = ('--group', 'g1', '--resource', 'VCPU=4',
+                '--required', 'HW_CPU_X86_AVX2', '--group-policy', 'none')
+        result = self.alloc('allocation', 'candidate', 'list', *argv,
+                            fmt='json', expect=0)
+        self.assertEqual([], result)
+        result = self.alloc('allocation', 'candidate', 'list', *argv,
+                            fmt='json', expect=None)
+        self.assertEqual([], result.json())
+        self.assertIn('No allocation candidates match this request',
+                      result.err)
+        suggested = result.err.split('alloc allocation candidate explain ',
+                                     1)[1].splitlines()[0]
+        self.assertEqual(' '.join(argv), suggested)
+        # The suggested command runs as it is.
+        rows = self.alloc('allocation', 'candidate', 'explain',
+                          *suggested.split())
+        self.assertEqual(0, rows[-1]['count'])
+
+    def test_no_message_when_there_are_candidates(self):
+        self.provider('big', 8)
+        result = self.alloc('allocation', 'candidate', 'list', '--resource',
+                            'VCPU=1', fmt='json', expect=None)
+        self.assertEqual(1, len(result.json()))
+        self.assertNotIn('explain', result.err)
+
+
 class TestAllocationCandidateExplain(_Providers, base.PlacementCLITestCase):
     """``alloc allocation candidate explain``: the options of ``list``,
     the server's steps as rows and its summary after the table."""

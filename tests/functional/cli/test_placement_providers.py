@@ -264,3 +264,60 @@ class TestResourceProviderCommands(base.PlacementCLITestCase):
                                         consumer))
         err = self.alloc_fails('resource', 'allocation', 'delete', consumer)
         self.assertIn('(HTTP 404)', err)
+
+
+class TestProvidersByName(base.PlacementCLITestCase):
+    """``alloc resource provider ...`` takes a provider's name where it
+    takes its UUID."""
+
+    def test_commands_take_names(self):
+        root = self.alloc('resource', 'provider', 'create', 'root')
+        child = self.alloc('resource', 'provider', 'create', 'child',
+                           '--parent-provider', 'root')
+        self.assertEqual(root['uuid'], child['parent_provider_uuid'])
+        self.assertEqual(child, self.alloc('resource', 'provider', 'show',
+                                           'child'))
+        self.assertEqual(
+            {'root', 'child'},
+            {p['name'] for p in self.alloc('resource', 'provider', 'list',
+                                           '--in-tree', 'child')})
+        rows = self.alloc('resource', 'provider', 'inventory', 'set',
+                          'child', '--resource', 'VCPU=4')
+        self.assertEqual(['VCPU'], [r['resource_class'] for r in rows])
+        self.assertEqual(
+            ['VCPU'], [r['resource_class'] for r in self.alloc(
+                'resource', 'provider', 'inventory', 'list', 'child')])
+        self.assertEqual(4, self.alloc('resource', 'provider', 'inventory',
+                                       'show', 'child', 'VCPU')['total'])
+        self.alloc('resource', 'provider', 'trait', 'set', 'child',
+                   '--trait', 'HW_CPU_X86_AVX2')
+        self.assertEqual(
+            [{'name': 'HW_CPU_X86_AVX2'}],
+            self.alloc('resource', 'provider', 'trait', 'list', 'child'))
+        agg = uuidutils.generate_uuid()
+        self.alloc('resource', 'provider', 'aggregate', 'set', 'child',
+                   '--aggregate', agg)
+        self.assertEqual([{'uuid': agg}], self.alloc(
+            'resource', 'provider', 'aggregate', 'list', 'child'))
+        self.assertEqual([{'resource_class': 'VCPU', 'usage': 0}],
+                         self.alloc('resource', 'provider', 'usage', 'show',
+                                    'child'))
+        renamed = self.alloc('resource', 'provider', 'set', 'child',
+                             '--name', 'leaf', '--parent-provider', 'root')
+        self.assertEqual(child['uuid'], renamed['uuid'])
+        self.alloc('resource', 'provider', 'inventory', 'delete', 'leaf',
+                   '--resource-class', 'VCPU', fmt=None)
+        self.alloc('resource', 'provider', 'trait', 'delete', 'leaf',
+                   fmt=None)
+        self.alloc('resource', 'provider', 'delete', 'leaf', fmt=None)
+        self.alloc('resource', 'provider', 'delete', 'root', fmt=None)
+        self.assertEqual([], self.alloc('resource', 'provider', 'list'))
+
+    def test_unknown_name_is_a_clear_error(self):
+        err = self.alloc_fails('resource', 'provider', 'show', 'nobody')
+        self.assertIn("No resource provider with the name or UUID 'nobody'",
+                      err)
+        # A UUID is sent as it is: the server answers for it.
+        err = self.alloc_fails('resource', 'provider', 'show',
+                               uuidutils.generate_uuid())
+        self.assertIn('(HTTP 404)', err)

@@ -113,7 +113,7 @@ class TestBaremetalCommands(base.TestCase):
             '--property', 'cpus=4', '--driver-info', 'ipmi_address=1.2.3.4'])
         self.assertEqual({'driver': 'fake-hardware', 'name': 'n1',
                           'resource_class': 'gold',
-                          'properties': {'cpus': '4'},
+                          'properties': {'cpus': 4},
                           'driver_info': {'ipmi_address': '1.2.3.4'}},
                          self.api.last()['json'])
         self.assertEqual(NODE, out['uuid'])
