@@ -36,6 +36,11 @@ ADMIN_URLS = {
         'mysql+pymysql://root@127.0.0.1:3306/test?charset=utf8mb4'),
 }
 IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
+# A test process holds about 10 to 40 descriptors between tests (the
+# runner's pipes, pooled database connections, per-process helper
+# servers); see TestCase._check_descriptors.
+MAX_DESCRIPTORS = 256
+_FD_DIR = '/proc/self/fd'
 
 
 def wait_for(condition, message, timeout=30, interval=0.02):
@@ -200,6 +205,8 @@ class TestCase(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
+        # Registered first, so checked after every other clean-up.
+        self.addCleanup(self._check_descriptors)
         self.useFixture(fixtures.Timeout(
             int(os.environ.get('OS_TEST_TIMEOUT', 300)), gentle=True))
         # Warnings and errors the code under test logs belong to the test
@@ -216,6 +223,22 @@ class TestCase(testtools.TestCase):
 
     def config(self, **kw):
         self.config_fixture.config(**kw)
+
+    def _check_descriptors(self):
+        """Fail a test after which the process holds too many descriptors.
+
+        A test process runs a thousand tests or more: a fixture that
+        leaves a socket, pipe or file open after each of them takes the
+        process past 1,023 descriptors, where ``select()`` (still used
+        by some libraries' IO threads) fails in unrelated tests.
+        """
+        if not os.path.isdir(_FD_DIR):
+            return
+        count = len(os.listdir(_FD_DIR))
+        if count > MAX_DESCRIPTORS:
+            self.fail('the test process holds %d file descriptors after '
+                      'this test (at most %d expected): a fixture leaks '
+                      'them' % (count, MAX_DESCRIPTORS))
 
 
 class DBTestCase(TestCase):
