@@ -5,6 +5,7 @@ import io
 from oslo_config import cfg
 from oslo_config import generator
 
+from alloc_framework.conf import hardware
 from alloc_framework.conf import opts
 from tests import base
 
@@ -24,7 +25,14 @@ class TestOptions(base.TestCase):
         self.assertEqual(8778, self.conf.placement_api.port)
         self.assertEqual('database', self.conf.allocation.backend)
         self.assertEqual('local', self.conf.rpc_transport)
-        self.assertEqual(['fake-hardware'], self.conf.enabled_hardware_types)
+        # Tests enable fake-hardware alone (tests/base.py): read the
+        # service's own default from a configuration of its own.
+        fresh = cfg.ConfigOpts()
+        hardware.register_opts(fresh)
+        fresh([])
+        self.assertEqual(['fake-hardware', 'ipmi', 'redfish'],
+                         fresh.enabled_hardware_types)
+        self.assertIsNone(fresh.enabled_power_interfaces)
 
     def test_embedded_database_under_state_path(self):
         self.assertEqual('sqlite:///%s/alloc_framework.sqlite'
