@@ -4,11 +4,12 @@ The stack, outermost first: CORS (when ``[cors]allowed_origin`` is set),
 the proxy headers (when
 ``[oslo_middleware]enable_proxy_headers_parsing`` is set), request ids
 (``X-OpenStack-Request-Id``), the health check (``GET /healthcheck``,
-unauthenticated, when ``[healthcheck]enabled``), the request limits (UTF-8 URLs, body size:
-see ``alloc_framework.api.limits``), the fault wrapper (no traceback ever
-reaches a client), authentication (``[DEFAULT]auth_strategy``) and the
-dispatcher of the route table. A layer with nothing to do is left out:
-each costs every request a pass through webob.
+unauthenticated, when ``[healthcheck]enabled``), the request limits
+(UTF-8 URLs, body size: see ``alloc_framework.api.limits``), the fault
+wrapper (no traceback ever reaches a client), authentication
+(``[DEFAULT]auth_strategy``) and the dispatcher of the route table. A
+layer with nothing to do is left out: each costs every request a pass
+through webob.
 """
 
 from oslo_log import log
