@@ -52,6 +52,25 @@ class TestOptions(base.TestCase):
         self.assertIn('#port = 6385', sample)
         self.assertIn('#port = 8778', sample)
 
+    def test_sample_config_shows_healthcheck_options(self):
+        # oslo.middleware's own [healthcheck] options, with ours.
+        conf = cfg.ConfigOpts()
+        generator.register_cli_opts(conf)
+        conf(['--namespace', 'alloc_framework'])
+        out = io.StringIO()
+        generator.generate(conf, output_file=out)
+        sample = out.getvalue()
+        section = sample[sample.index('[healthcheck]'):]
+        section = section[:section.index('\n[', 1)]
+        for line in ('#enabled = true', '#detailed = false', '#backends =',
+                     '#disable_by_file_path = <None>',
+                     '#allowed_source_ranges ='):
+            self.assertIn(line, section)
+        self.assertIn('#enabled_power_interfaces = <the interfaces of the '
+                      'enabled hardware types>', sample)
+        self.assertIn('#enabled_hardware_types = fake-hardware,ipmi,redfish',
+                      sample)
+
 
 class TestPlacementGroup(base.TestCase):
     """[placement]: our service's options and keystoneauth's, side by side."""
