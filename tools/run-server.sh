@@ -6,9 +6,20 @@
 set -eu
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/alloc-server ]; then
+    # The installers' own notices (pip's about its indexes, setuptools'
+    # about the build) go to a log: the terminal shows the service's lines,
+    # and the log's end when the installation fails.
+    echo "First run: installing alloc_framework into .venv" \
+         "(about a minute; log: .venv/install.log)" >&2
     python3 -m venv .venv
-    .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -r requirements.txt
-    .venv/bin/python -m pip install -q --no-deps -e .
+    if ! {
+        .venv/bin/python -m pip install --upgrade pip &&
+        .venv/bin/python -m pip install -r requirements.txt &&
+        .venv/bin/python -m pip install --no-deps -e .
+    } > .venv/install.log 2>&1; then
+        tail -n 20 .venv/install.log >&2
+        echo "Installing into .venv failed: see .venv/install.log" >&2
+        exit 1
+    fi
 fi
 exec .venv/bin/alloc-server "$@"

@@ -1,6 +1,11 @@
-"""Middleware set-up shared by the REST APIs."""
+"""Middleware set-up shared by the REST APIs: CORS and the health check."""
+
+import importlib.metadata
 
 from oslo_middleware import cors
+from oslo_middleware import healthcheck
+
+from alloc_framework.common import exception
 
 CORS_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH']
 
@@ -22,3 +27,66 @@ def wrap_cors(app, conf, allow_headers, expose_headers):
                       expose_headers=list(expose_headers),
                       allow_methods=CORS_METHODS)
     return cors.CORS(app, conf)
+
+
+HEALTHCHECK_PATH = '/healthcheck'
+HEALTHCHECK_BACKENDS = 'oslo.middleware.healthcheck'
+
+
+class _HealthcheckRoute:
+    """``/healthcheck`` to oslo.middleware's health check, the rest on.
+
+    oslo.middleware's ``Healthcheck`` answers whatever it is given; a
+    request it ignores (its source is outside ``allowed_source_ranges``,
+    or it came through a proxy with ``ignore_proxied_requests``) goes on
+    to the API, which answers it as any unknown path.
+    """
+
+    def __init__(self, app, conf):
+        self.app = app
+        self.healthcheck = healthcheck.Healthcheck(app, conf)
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO', '').rstrip('/') == HEALTHCHECK_PATH:
+            return self.healthcheck(environ, start_response)
+        return self.app(environ, start_response)
+
+
+def _check_backends(names):
+    """Refuse what would not do what the operator asked: an unknown
+    backend (a typo would drain nothing) or two that contradict.
+
+    :raises: DriverLoadError
+    """
+    available = sorted({ep.name for ep in importlib.metadata.entry_points(
+        group=HEALTHCHECK_BACKENDS)})
+    unknown = [name for name in names if name not in available]
+    if unknown:
+        reason = ('no such entry point (available: %s); see '
+                  '[healthcheck]backends' % ', '.join(available))
+    elif {'disable_by_file', 'enable_by_files'} <= set(names):
+        unknown = names
+        reason = ('disable_by_file and enable_by_files cannot be enabled '
+                  'together; see [healthcheck]backends')
+    else:
+        return
+    raise exception.DriverLoadError(name=', '.join(unknown),
+                                    namespace=HEALTHCHECK_BACKENDS,
+                                    reason=reason)
+
+
+def wrap_healthcheck(app, conf):
+    """``app`` behind ``GET /healthcheck`` when ``[healthcheck]enabled``.
+
+    It goes in front of authentication (load balancers and supervisors
+    have no credentials), of the request limits and of the request log
+    (which would log every probe). The answer says ``OK`` (200) or why
+    not (503), with details only when ``[healthcheck]detailed``.
+
+    :raises: DriverLoadError for unknown or contradictory
+        ``[healthcheck]backends``.
+    """
+    if not conf.healthcheck.enabled:
+        return app
+    _check_backends(conf.healthcheck.backends)
+    return _HealthcheckRoute(app, conf)

@@ -32,21 +32,32 @@ def build_service(conf):
     return server
 
 
-def main(argv=None):
-    conf = service_setup.prepare_service(argv)
+def check_transport(conf, server='alloc-api'):
+    """Check ``[DEFAULT]rpc_transport`` for an API without a conductor.
+
+    Also used by the WSGI entry point (``server`` names it in the
+    warning).
+
+    :raises: ValueError for transport options that can never work.
+    """
     if conf.rpc_transport == 'local':
         LOG.warning('rpc_transport is "local" but no conductor runs in '
-                    'alloc-api: requests that need a conductor will fail '
-                    'with 503; use "oslo", or alloc-server')
+                    '%s: requests that need a conductor will fail '
+                    'with 503; use "oslo", or alloc-server', server)
     elif conf.rpc_transport == 'oslo':
         # The transport is loaded at the first request: refuse its
         # options now rather than answer every request 500.
         from alloc_framework.conductor import rpc_oslo
-        try:
-            rpc_oslo.check_options(conf)
-        except ValueError as exc:
-            LOG.error('%s', exc)
-            return 1
+        rpc_oslo.check_options(conf)
+
+
+def main(argv=None):
+    conf = service_setup.prepare_service(argv)
+    try:
+        check_transport(conf)
+    except ValueError as exc:
+        LOG.error('%s', exc)
+        return 1
     return service_setup.serve(conf, build_service)
 
 

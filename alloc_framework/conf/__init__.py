@@ -13,6 +13,7 @@ from alloc_framework.conf import database
 from alloc_framework.conf import default
 from alloc_framework.conf import deferred_actions
 from alloc_framework.conf import hardware
+from alloc_framework.conf import healthcheck
 from alloc_framework.conf import messaging
 from alloc_framework.conf import metrics
 from alloc_framework.conf import middleware
@@ -23,7 +24,7 @@ CONF = cfg.CONF
 
 _MODULES = (default, database, api, placement_api, placement, conductor,
             allocation, hardware, messaging, middleware, deferred_actions,
-            metrics)
+            metrics, healthcheck)
 
 
 def register_opts(conf):

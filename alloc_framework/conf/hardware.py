@@ -4,7 +4,10 @@ options of the plugins themselves.
 ``enabled_<kind>_interfaces`` and ``default_<kind>_interface`` exist for
 every kind of ``common.interface_kinds.INTERFACE_KINDS``; they are
 generated from that list so a new kind gets its options with its
-namespace. The kinds of installed plugins
+namespace. ``enabled_<kind>_interfaces`` is unset by default: the driver
+factory then enables every interface of the kind that an enabled
+hardware type supports, so enabling a hardware type is one line; a list
+the operator sets restricts them. The kinds of installed plugins
 (``common.interface_kinds.plugin_kinds``) get theirs the same way,
 registered with the plugins' own options. The list and the loader are
 leaves of the package: generating the options imports no driver.
@@ -24,27 +27,34 @@ from alloc_framework.common import loader
 
 PLUGIN_OPTS_NAMESPACE = 'alloc_framework.hardware.opts'
 
+DEFAULT_HARDWARE_TYPES = ('fake-hardware', 'ipmi', 'redfish')
 
-def _kind_opts(kind, plugin=False):
+# What the sample configuration shows for the unset interface lists.
+SUPPORTED_BY_ENABLED_TYPES = '<the interfaces of the enabled hardware types>'
+
+
+def _kind_opts(kind):
     namespace = 'alloc_framework.hardware.interfaces.%s' % kind.name
-    if plugin:
-        # We ship no implementation of a plugin's kind: installing the
-        # package enables nothing but the no-op.
-        default = [kind.noop]
+    if kind.required:
+        restricted = ('; a hardware type none of whose %s interfaces is '
+                      'listed stops the service' % kind.name)
+        fallback = ''
     else:
-        default = ['fake'] if kind.required else ['fake', kind.noop]
-    fallback = ('' if kind.required else
-                ' The no-op ``%s`` is always loaded: it is what nodes of '
-                'a hardware type without an enabled %s interface get.'
-                % (kind.noop, kind.name))
+        restricted = ''
+        fallback = (' The no-op ``%s`` is always loaded: it is what nodes '
+                    'of a hardware type without an enabled %s interface '
+                    'get.' % (kind.noop, kind.name))
     return [
         cfg.ListOpt('enabled_%s_interfaces' % kind.name,
-                    default=default,
+                    sample_default=SUPPORTED_BY_ENABLED_TYPES,
                     help='%s interfaces (entry points of the ``%s`` '
-                         'namespace: they %s) that conductors load. An '
-                         'interface that fails to load stops the '
-                         'service.%s' % (kind.name.capitalize(), namespace,
-                                         kind.description, fallback)),
+                         'namespace: they %s) that conductors load. Unset: '
+                         'every %s interface that an enabled hardware type '
+                         'supports. Set: only those listed%s. An interface '
+                         'that fails to load stops the service.%s'
+                         % (kind.name.capitalize(), namespace,
+                            kind.description, kind.name, restricted,
+                            fallback)),
         cfg.StrOpt('default_%s_interface' % kind.name,
                    help='The %s interface nodes get when they do not name '
                         'one, if their hardware type supports it; unset, '
@@ -55,11 +65,19 @@ def _kind_opts(kind, plugin=False):
 
 opts = [
     cfg.ListOpt('enabled_hardware_types',
-                default=['fake-hardware'],
+                default=list(DEFAULT_HARDWARE_TYPES),
                 help='Hardware types (entry points of the '
                      '``alloc_framework.hardware.types`` namespace) that '
                      'conductors load. A type that fails to load stops '
-                     'the service.'),
+                     'the service. The default enables ``ipmi`` and '
+                     '``redfish``, the types of real servers, as the '
+                     'upstream bare metal service does, and keeps '
+                     '``fake-hardware`` (no BMC: every operation succeeds '
+                     'at once) so that a development server, tests and '
+                     'demonstrations work without hardware; remove it '
+                     'where nodes must be real. The interfaces of the '
+                     'enabled types are enabled with them (see '
+                     '``enabled_<kind>_interfaces``).'),
 ] + [opt for kind in interface_kinds.INTERFACE_KINDS
      for opt in _kind_opts(kind)]
 
@@ -78,7 +96,7 @@ def plugin_opts():
         or called.
     """
     kind_opts = [opt for kind in interface_kinds.plugin_kinds()
-                 for opt in _kind_opts(kind, plugin=True)]
+                 for opt in _kind_opts(kind)]
     return ([('DEFAULT', kind_opts)] if kind_opts else []) + [
         item for items in loader.load_all(PLUGIN_OPTS_NAMESPACE).values()
         for item in items]

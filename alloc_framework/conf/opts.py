@@ -6,6 +6,7 @@ from alloc_framework.conf import conductor
 from alloc_framework.conf import default
 from alloc_framework.conf import deferred_actions
 from alloc_framework.conf import hardware
+from alloc_framework.conf import healthcheck
 from alloc_framework.conf import metrics
 from alloc_framework.conf import middleware
 from alloc_framework.conf import placement
@@ -24,4 +25,5 @@ def list_opts():
         ('deferred_actions', deferred_actions.opts),
         ('metrics', metrics.opts),
         ('oslo_middleware', middleware.opts),
+        (healthcheck.GROUP, healthcheck.opts),
     ] + hardware.plugin_opts()

@@ -4,9 +4,16 @@ Each namespace is loaded once per conductor over its ``enabled_*`` option
 (:func:`alloc_framework.common.loader.load_enabled`). An enabled plugin
 that is missing or fails to import stops the start with
 ``DriverLoadError``: a conductor that silently lacks a driver would accept
-nodes it cannot manage. So does an enabled hardware type none of whose
-supported implementations of a required kind is enabled; for an optional
-kind its nodes get the kind's no-op, which is always loaded.
+nodes it cannot manage.
+
+An interface kind whose ``enabled_<kind>_interfaces`` is unset loads
+every implementation that an enabled hardware type supports, as
+upstream's defaults do for its usual hardware types: enabling a hardware
+type is one line. A list the operator sets restricts the kind to those
+listed; an enabled hardware type none of whose supported
+implementations of a required kind is listed then stops the start,
+naming the option. For an optional kind its nodes get the kind's no-op,
+which is always loaded.
 """
 
 import itertools
@@ -86,14 +93,46 @@ class DriverFactory:
                         and not self._enabled_supported(hw_type, iface_type)):
                     raise exception.DriverLoadError(
                         name=name, namespace=HARDWARE_TYPES_NAMESPACE,
-                        reason='none of its %s interfaces (%s) is enabled'
-                        % (iface_type, ', '.join(
-                            hw_type.supported_interfaces(iface_type))))
+                        reason=self._unusable_reason(hw_type, kind))
         LOG.info('Loaded hardware types: %s',
                  ', '.join(sorted(self.hardware_types)))
 
+    def _configured(self, kind):
+        """The operator's ``enabled_<kind>_interfaces``, or None if unset."""
+        return getattr(self.conf, 'enabled_%s_interfaces' % kind.name)
+
+    def _enabled_names(self, kind):
+        """The names of the implementations of ``kind`` to load, in order.
+
+        Unset, those the enabled hardware types support, in the order of
+        the types and of their preferences.
+        """
+        configured = self._configured(kind)
+        if configured is not None:
+            return list(configured)
+        names = []
+        for hw_type in self.hardware_types.values():
+            for name in hw_type.supported_interfaces(kind.name):
+                if name not in names:
+                    names.append(name)
+        return names
+
+    def _unusable_reason(self, hw_type, kind):
+        supported = hw_type.supported_interfaces(kind.name)
+        configured = self._configured(kind)
+        if configured is None:
+            # Only a hardware type that declares no implementation of a
+            # required kind gets here.
+            return 'it supports no %s interface' % kind.name
+        return ('none of its %(kind)s interfaces (%(own)s) is enabled: '
+                '[DEFAULT]enabled_%(kind)s_interfaces = %(listed)s. Add one '
+                'of them to the list, or remove the option to enable the '
+                '%(kind)s interfaces of every enabled hardware type'
+                % {'kind': kind.name, 'own': ', '.join(supported),
+                   'listed': ','.join(configured) or '(empty)'})
+
     def _load_kind(self, kind):
-        names = list(getattr(self.conf, 'enabled_%s_interfaces' % kind.name))
+        names = self._enabled_names(kind)
         if kind.noop is not None and kind.noop not in names:
             names.append(kind.noop)
         return loader.load_enabled(INTERFACE_NAMESPACE % kind.name, names)

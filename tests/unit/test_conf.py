@@ -5,6 +5,7 @@ import io
 from oslo_config import cfg
 from oslo_config import generator
 
+from alloc_framework.conf import hardware
 from alloc_framework.conf import opts
 from tests import base
 
@@ -24,7 +25,14 @@ class TestOptions(base.TestCase):
         self.assertEqual(8778, self.conf.placement_api.port)
         self.assertEqual('database', self.conf.allocation.backend)
         self.assertEqual('local', self.conf.rpc_transport)
-        self.assertEqual(['fake-hardware'], self.conf.enabled_hardware_types)
+        # Tests enable fake-hardware alone (tests/base.py): read the
+        # service's own default from a configuration of its own.
+        fresh = cfg.ConfigOpts()
+        hardware.register_opts(fresh)
+        fresh([])
+        self.assertEqual(['fake-hardware', 'ipmi', 'redfish'],
+                         fresh.enabled_hardware_types)
+        self.assertIsNone(fresh.enabled_power_interfaces)
 
     def test_embedded_database_under_state_path(self):
         self.assertEqual('sqlite:///%s/alloc_framework.sqlite'
@@ -43,6 +51,25 @@ class TestOptions(base.TestCase):
             self.assertIn(section, sample)
         self.assertIn('#port = 6385', sample)
         self.assertIn('#port = 8778', sample)
+
+    def test_sample_config_shows_healthcheck_options(self):
+        # oslo.middleware's own [healthcheck] options, with ours.
+        conf = cfg.ConfigOpts()
+        generator.register_cli_opts(conf)
+        conf(['--namespace', 'alloc_framework'])
+        out = io.StringIO()
+        generator.generate(conf, output_file=out)
+        sample = out.getvalue()
+        section = sample[sample.index('[healthcheck]'):]
+        section = section[:section.index('\n[', 1)]
+        for line in ('#enabled = true', '#detailed = false', '#backends =',
+                     '#disable_by_file_path = <None>',
+                     '#allowed_source_ranges ='):
+            self.assertIn(line, section)
+        self.assertIn('#enabled_power_interfaces = <the interfaces of the '
+                      'enabled hardware types>', sample)
+        self.assertIn('#enabled_hardware_types = fake-hardware,ipmi,redfish',
+                      sample)
 
 
 class TestPlacementGroup(base.TestCase):

@@ -3,11 +3,13 @@
 The stack, outermost first: CORS (when ``[cors]allowed_origin`` is set),
 the proxy headers (when
 ``[oslo_middleware]enable_proxy_headers_parsing`` is set), request ids
-(``X-OpenStack-Request-Id``), the request limits (UTF-8 URLs, body size:
-see ``alloc_framework.api.limits``), the fault wrapper (no traceback ever
-reaches a client), authentication (``[DEFAULT]auth_strategy``) and the
-dispatcher of the route table. A layer with nothing to do is left out:
-each costs every request a pass through webob.
+(``X-OpenStack-Request-Id``), the health check (``GET /healthcheck``,
+unauthenticated, when ``[healthcheck]enabled``), the request limits
+(UTF-8 URLs, body size: see ``alloc_framework.api.limits``), the fault
+wrapper (no traceback ever reaches a client), authentication
+(``[DEFAULT]auth_strategy``) and the dispatcher of the route table. A
+layer with nothing to do is left out: each costs every request a pass
+through webob.
 """
 
 from oslo_log import log
@@ -66,6 +68,7 @@ def setup_app(conf, auth_middleware=None):
     app = wrapper(app, conf)
     app = FaultWrapper(app)
     app = limits.wrap(app, conf, _limit_error)
+    app = middleware.wrap_healthcheck(app, conf)
     app = request_id.RequestId(app)
     conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
     if conf.oslo_middleware.enable_proxy_headers_parsing:

@@ -1,7 +1,9 @@
 """Assemble the Placement WSGI application.
 
 ``loadapp(conf)`` returns the whole stack, outermost first: request ids,
-CORS (when ``[cors]allowed_origin`` is set), request log, request limits
+CORS (when ``[cors]allowed_origin`` is set), the health check (``GET
+/healthcheck``, unauthenticated, when ``[healthcheck]enabled``), request
+log, request limits
 (UTF-8 URLs, body size: see ``alloc_framework.api.limits``), fault wrapper,
 authentication (noauth, http_basic or keystone), request context,
 microversion, route table. Loading also makes sure the standard resource
@@ -47,6 +49,7 @@ def deploy(conf, auth_strategy=None):
     :param auth_strategy: 'noauth', 'http_basic' or 'keystone' to override
         the configured strategy (the in-process client forces noauth).
     :raises: HtpasswdError with http_basic and a bad htpasswd file.
+    :raises: DriverLoadError for an unknown ``[healthcheck]backends``.
     """
     enforcer = policy.get_enforcer(conf)
     application = handler.PlacementHandler(conf)
@@ -69,6 +72,7 @@ def deploy(conf, auth_strategy=None):
     application = fault_wrap.FaultWrapper(application)
     application = limits.wrap(application, conf, _limit_error)
     application = requestlog.RequestLog(application)
+    application = middleware.wrap_healthcheck(application, conf)
     application = middleware.wrap_cors(
         application, conf,
         allow_headers=['X-Auth-Token', 'X-Openstack-Request-Id',

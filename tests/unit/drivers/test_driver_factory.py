@@ -88,9 +88,13 @@ class InterfaceKindsTestCase(base.TestCase):
             enabled = opts['enabled_%s_interfaces' % kind.name]
             self.assertIn('alloc_framework.hardware.interfaces.%s'
                           % kind.name, enabled.help)
-            self.assertIn('fake', enabled.default)
+            # Unset: the interfaces of the enabled hardware types.
+            self.assertIsNone(enabled.default)
             self.assertIsNone(opts['default_%s_interface'
                                    % kind.name].default)
+        factory = driver_factory.DriverFactory(self.conf)
+        for kind in drivers_base.INTERFACE_KINDS:
+            self.assertIn('fake', factory.interfaces[kind.name])
 
     def test_only_the_first_three_kinds_are_required(self):
         self.assertEqual(
@@ -118,6 +122,65 @@ class InterfaceKindsTestCase(base.TestCase):
                               noop.NoBIOS)
         self.assertIsInstance(factory.interfaces['firmware']['no-firmware'],
                               noop.NoFirmware)
+
+
+class EnabledInterfacesTestCase(base.TestCase):
+    """Unset interface lists follow the enabled hardware types."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(enabled_hardware_types=['fake-hardware', 'redfish',
+                                            'ipmi'])
+
+    def test_enabling_a_type_enables_its_interfaces(self):
+        factory = driver_factory.DriverFactory(self.conf)
+        self.assertEqual(['fake-hardware', 'ipmi', 'redfish'], factory.names)
+        self.assertEqual(['fake', 'redfish', 'ipmi'],
+                         list(factory.interfaces['power']))
+        self.assertEqual(['fake', 'no-bios', 'redfish'],
+                         list(factory.interfaces['bios']))
+        self.assertEqual({'fake', 'ipmi', 'redfish', 'no-firmware'},
+                         set(factory.interfaces['firmware']))
+        for driver in ('redfish', 'ipmi'):
+            node = objects.Node(driver=driver)
+            factory.check_and_update_node_interfaces(node)
+            self.assertEqual(driver, node.power_interface)
+            self.assertEqual(driver, node.firmware_interface)
+
+    def test_a_set_list_restricts(self):
+        self.config(enabled_bios_interfaces=['fake'],
+                    enabled_firmware_interfaces=['fake', 'redfish'])
+        factory = driver_factory.DriverFactory(self.conf)
+        self.assertEqual(['fake', 'no-bios'], list(factory.interfaces['bios']))
+        node = objects.Node(driver='redfish')
+        factory.check_and_update_node_interfaces(node)
+        self.assertEqual('no-bios', node.bios_interface)
+        node = objects.Node(driver='ipmi')
+        factory.check_and_update_node_interfaces(node)
+        self.assertEqual('no-firmware', node.firmware_interface)
+
+    def test_a_restriction_leaving_a_type_unusable_stops_start(self):
+        self.config(enabled_power_interfaces=['fake', 'ipmi'])
+        exc = self.assertRaises(exception.DriverLoadError,
+                                driver_factory.DriverFactory, self.conf)
+        self.assertEqual(
+            'Plugin "redfish" of the "alloc_framework.hardware.types" '
+            'namespace could not be loaded: none of its power interfaces '
+            '(redfish) is enabled: [DEFAULT]enabled_power_interfaces = '
+            'fake,ipmi. Add one of them to the list, or remove the option '
+            'to enable the power interfaces of every enabled hardware type',
+            str(exc))
+
+    def test_a_type_declaring_no_required_interface(self):
+        class _NoPower(drivers_base.HardwareType):
+            supported_deploy_interfaces = ['fake']
+            supported_management_interfaces = ['fake']
+
+        exc = self.assertRaises(
+            exception.DriverLoadError, driver_factory.DriverFactory,
+            self.conf, hardware_types={'no-power': _NoPower()})
+        self.assertIn('"no-power"', str(exc))
+        self.assertIn('it supports no power interface', str(exc))
 
 
 class OptionalKindsTestCase(base.TestCase):

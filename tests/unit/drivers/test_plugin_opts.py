@@ -79,5 +79,5 @@ class PluginConfTestCase(base.TestCase):
             sample = f.read()
         self.assertIn('[acme]', sample)
         self.assertIn('#power_timeout = 7', sample)
-        self.assertIn('#enabled_firmware_interfaces = fake,no-firmware',
-                      sample)
+        self.assertIn('#enabled_firmware_interfaces = <the interfaces of '
+                      'the enabled hardware types>', sample)
