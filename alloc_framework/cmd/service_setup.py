@@ -25,7 +25,8 @@ LOG = log.getLogger(__name__)
 # these in the launching process, and the command stops with its message
 # (the launcher would start a failing child process again and again).
 FATAL_ERRORS = (wsgi_service.ListenError, exception.DriverLoadError,
-                http_basic.HtpasswdError)
+                http_basic.HtpasswdError,
+                exception.ConductorAlreadyRegistered)
 
 
 def prepare_service(argv=None, conf=None, default_config_files=None):
