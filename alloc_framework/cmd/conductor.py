@@ -14,6 +14,7 @@ from oslo_log import log
 from alloc_framework.api.placement import direct as placement_direct
 from alloc_framework.cmd import service_setup
 from alloc_framework.conductor import service as conductor_service
+from alloc_framework.db import api as db_api
 
 LOG = log.getLogger(__name__)
 
@@ -37,6 +38,11 @@ def build_service(conf):
         in_process_placement=functools.partial(placement_direct.adapter,
                                                conf))
     conductor.check_config()
+    # Last: a registration is only released by the process that stops it.
+    conductor.register()
+    # The launcher serves from a child process: connections opened here
+    # must not be shared with it.
+    db_api.get_engine().dispose()
     return conductor
 
 

@@ -106,7 +106,8 @@ command_opt = cfg.SubCommandOpt('command',
 def main(argv=None):
     conf = af_conf.CONF
     conf.register_cli_opt(command_opt)
-    service_setup.prepare_service(argv, conf)
+    # db sync is what a schema that is behind needs.
+    service_setup.prepare_service(argv, conf, check_schema=False)
     try:
         return conf.command.func() or 0
     except Exception as exc:  # report, do not dump a traceback at operators

@@ -113,6 +113,10 @@ def build_service(conf):
             'alloc-placement-api', placement_deploy.loadapp(conf), conf,
             'placement_api', reuse_port=count > 1),
     ]
+    # Last: a registration is only released by the process that stops it.
+    # Each worker process is the conductor of its number.
+    conductor.register(['%s-%d' % (conf.host, number)
+                        for number in range(count)] if count > 1 else None)
     # The launcher runs the group in child processes: connections opened
     # here must not be shared with them.
     db_api.get_engine().dispose()

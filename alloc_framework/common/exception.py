@@ -212,7 +212,14 @@ class AllocationTakenOver(Conflict):
 
 
 class ConductorAlreadyRegistered(Conflict):
-    msg_fmt = 'Conductor %(conductor)s already registered.'
+    # One process per host name: a second one would share its node locks
+    # and unregister the first when it stops. Said to an operator at
+    # start, hence what to do.
+    msg_fmt = ('Conductor %(conductor)s is already registered and alive: '
+               'another process runs with [DEFAULT]host = %(conductor)s. '
+               'Give this one another [DEFAULT]host, or stop the other '
+               'one; the registration of a dead one is taken over once its '
+               'heartbeat is older than [conductor]heartbeat_timeout.')
 
 
 class NodeNotLocked(Conflict):

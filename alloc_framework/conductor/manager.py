@@ -93,6 +93,8 @@ class ConductorManager:
         self._started = False
         # Which nodes are this conductor's: one ring for every periodic.
         self.ring = hash_ring.HashRingManager(conf, self.context)
+        # {host: token} of the registrations this process holds.
+        self.registrations = {}
         self.deferred_actions = None
         self.deferred_cleanup = None
 
@@ -115,12 +117,18 @@ class ConductorManager:
         if self.driver_factory is None:
             self.driver_factory = df.DriverFactory(self.conf)
         allocations.get_backend(self)
+        # Registration first: it refuses to start while another process
+        # of this host is alive, and nothing below may touch that one's
+        # locks.
+        self.conductor = self.register(drivers=self.driver_factory.names)
         self._stop.clear()
         size = self.conf.conductor.workers_pool_size
         self._executor = futurist.ThreadPoolExecutor(
             max_workers=size,
             check_and_reject=rejection.reject_when_reached(size))
-        # Locks left by a previous life of this host protect nothing: the
+        # The registration proved any previous life of this host dead
+        # (gone, offline, heartbeat timed out, or a process of this
+        # launcher that died): the locks it left protect nothing, the
         # work they protected died with it.
         interrupted = [n.id for n in objects.Node.list(
             self.context, filters={'reservation': self.host})]
@@ -129,9 +137,6 @@ class ConductorManager:
             LOG.warning('Released %d stale node locks of %s', released,
                         self.host)
         self._fail_interrupted(interrupted)
-        self.conductor = objects.Conductor.register(
-            self.context, self.host, self.conf.conductor.conductor_group,
-            drivers=self.driver_factory.names)
         self._started = True
         try:
             if self.transport is None:
@@ -155,6 +160,48 @@ class ConductorManager:
                  {'host': self.host, 'id': self.conductor.id,
                   'group': self.conductor.conductor_group,
                   'types': ', '.join(self.driver_factory.names)})
+
+    def register(self, host=None, drivers=()):
+        """Register conductor ``host`` (default: this one's name).
+
+        The launching process calls it before it starts the processes
+        that serve: of two commands started with the same host name the
+        loser stops there, with the error. Its processes then register
+        with the same token, as restarts of that registration.
+
+        :returns: the Conductor.
+        :raises: ConductorAlreadyRegistered while another process's
+            registration of the host is alive.
+        """
+        host = host or self.host
+        previous_token = self.registrations.get(host)
+        conductor = objects.Conductor.register(
+            self.context, host, self.conf.conductor.conductor_group,
+            drivers=drivers,
+            timeout=self.conf.conductor.heartbeat_timeout,
+            registration=previous_token)
+        self.registrations[host] = conductor.registration
+        previous = conductor.previous
+        if (previous is not None and previous.online
+                and previous.registration != previous_token):
+            LOG.warning('Conductor %(host)s: taking over the registration '
+                        'of a previous process, silent since %(since)s',
+                        {'host': host, 'since': previous.updated_at})
+        return conductor
+
+    def release_registrations(self):
+        """Unregister what ``register()`` registered and nothing started.
+
+        For the launching process when it stops before serving.
+        """
+        for host, token in list(self.registrations.items()):
+            conductor = objects.Conductor(hostname=host)
+            conductor.registration = token
+            try:
+                conductor.unregister(self.context)
+            except exception.ConductorNotFound:
+                pass
+            del self.registrations[host]
 
     def _fail_interrupted(self, node_ids):
         """End the work a previous life of this host left half done.
@@ -200,7 +247,9 @@ class ConductorManager:
         try:
             self.conductor.unregister(self.context)
         except exception.ConductorNotFound:
-            pass
+            # Another process took the host over: its registration now.
+            LOG.warning('Conductor %s: the registration is no longer this '
+                        'process\'s, left as it is', self.host)
         LOG.info('Conductor %s stopped', self.host)
 
     # Periodic tasks: private, so that RPC transports never expose them.
@@ -213,10 +262,15 @@ class ConductorManager:
         except exception.ConductorNotFound:
             LOG.warning('Conductor %s was unregistered behind our back; '
                         'registering again', self.host)
-            self.conductor = objects.Conductor.register(
-                context, self.host,
-                self.conf.conductor.conductor_group,
-                drivers=self.driver_factory.names)
+            try:
+                self.conductor = self.register(
+                    drivers=self.driver_factory.names)
+            except exception.ConductorAlreadyRegistered:
+                # Silent for longer than the timeout, this process was
+                # taken for dead and another one took the host over.
+                LOG.error('Conductor %s was taken over by another process '
+                          'while this one did not heartbeat: stop this '
+                          'one', self.host)
 
     @periodics.periodic(
         spacing=lambda conf: conf.conductor.check_allocations_interval)

@@ -3,6 +3,11 @@
 ``start()`` runs ``ConductorManager.init_host()`` (load plugins, register,
 serve RPC, start the heartbeat and periodics) and ``stop()`` runs
 ``del_host()``; ``wait()`` returns once the service is stopped.
+
+A command registers its conductors with ``register()`` in the launching
+process, before the launcher starts the processes that serve: a host
+name another live process holds stops the command there, once, instead
+of in a serving process that the launcher would start again and again.
 """
 
 import threading
@@ -47,6 +52,22 @@ class ConductorService(service.ServiceBase):
         driver_factory.DriverFactory(self.conf)
         allocation_base.load_backend(self.conf)
         rpcapi.load_transport(self.conf)
+
+    def register(self, hosts=None):
+        """Register conductors ``hosts`` (default: this one) for this service.
+
+        The processes that then start as one of these hosts hold its
+        registration. All or none: on an error the ones registered are
+        released.
+
+        :raises: ConductorAlreadyRegistered
+        """
+        try:
+            for host in hosts or [self.host]:
+                self.manager.register(host)
+        except Exception:
+            self.manager.release_registrations()
+            raise
 
     def start(self):
         self._stopped.clear()

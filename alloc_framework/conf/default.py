@@ -84,6 +84,17 @@ opts = [
                     '[DEFAULT]rpc_response_timeout, which still bounds a '
                     'call that keeps running. Used by the ``oslo`` '
                     'transport only: in-process calls cannot get lost.'),
+    cfg.BoolOpt('strict_config',
+                default=False,
+                help='Refuse to start when the configuration files hold a '
+                     'section or an option that no component knows (a '
+                     'typo such as ``auth_stratgy`` or ``[databse]`` '
+                     'silently keeps the default otherwise). Each one is '
+                     'logged as a WARNING at start in any case. Off by '
+                     'default because an option read only by a plugin or '
+                     'a library this check does not load would stop the '
+                     'service; turn it on once the warnings are gone. '
+                     '``oslo-config-validator`` checks a file offline.'),
 ]
 
 

@@ -338,7 +338,11 @@ def configure(conf):
     context_manager.configure(
         connection=connection,
         sqlite_fk=True,
-        max_retries=conf.database.max_retries,
+        # oslo.db would test the first connection itself, with a retry
+        # loop of its own: the commands wait for the database once, as
+        # [database]max_retries and retry_interval say, before anything
+        # else (cmd.service_setup.wait_for_database).
+        max_retries=0,
         max_pool_size=conf.database.max_pool_size,
         max_overflow=conf.database.max_overflow,
         pool_timeout=conf.database.pool_timeout,

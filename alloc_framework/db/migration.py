@@ -49,7 +49,7 @@ def upgrade_embedded(conf):
 
     The embedded default needs no set-up: a service started on it creates
     or upgrades its own schema. A server database is upgraded by the
-    operator (``alloc-manage db upgrade``), never by a service.
+    operator (``alloc-manage db sync``), never by a service.
 
     :returns: True when the schema was upgraded.
     """

@@ -37,6 +37,9 @@ class Conductor(BASE):
     online = sa.Column(sa.Boolean, nullable=False, default=True)
     conductor_group = sa.Column(sa.String(255), nullable=False, default='')
     drivers = sa.Column(db_types.JsonEncodedList)
+    # The token of the process that registered the row: only that process
+    # heartbeats and unregisters it (see objects.baremetal.conductor).
+    registration = sa.Column(sa.String(36), nullable=True)
 
 
 class Node(BASE):

@@ -3,11 +3,21 @@
 A conductor row's ``updated_at`` is its heartbeat: a conductor is alive
 while it is ``online`` and its heartbeat is younger than
 ``[conductor]heartbeat_timeout``.
+
+One process per host name: the process that registers a row writes its
+token (``registration``) there, and only a row that is free (new, offline,
+or whose heartbeat is older than the timeout) or already that process's
+own can be registered. The claim is one conditional ``UPDATE`` (or an
+``INSERT`` under the host name's unique constraint), so of two processes
+registering the same host at once exactly one wins. Heartbeats and the
+unregistration of a stopping process name the token too: a process never
+touches a registration it lost.
 """
 
 import datetime
 
 from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from alloc_framework.common import exception
@@ -29,34 +39,59 @@ def _get(context, **kw):
 
 
 @db_api.writer
-def _register(context, hostname, conductor_group, drivers):
+def _register(context, hostname, conductor_group, drivers, timeout,
+              registration):
+    """Claim the row of ``hostname`` for ``registration``.
+
+    :returns: ``(row, previous)``: the registered row, and the row as it
+        was before (None for a new host).
+    :raises: ConductorAlreadyRegistered when another registration of the
+        host is online with a heartbeat younger than ``timeout``.
+    """
     now = base.utcnow()
     values = {'online': True, 'conductor_group': conductor_group or '',
-              'drivers': list(drivers or []), 'updated_at': now}
+              'drivers': list(drivers or []), 'updated_at': now,
+              'registration': registration}
     T = models.Conductor
-    # A restart of a host reuses its row: its id is the affinity stored on
-    # allocations, and an offline row is just a previous life.
-    count = context.session.execute(
-        sa.update(T).where(T.hostname == hostname).values(**values)
-    ).rowcount
-    if not count:
+    previous = context.session.execute(
+        sa.select(CONDUCTORS).where(T.hostname == hostname)).one_or_none()
+    if previous is None:
         try:
             with context.session.begin_nested():
                 context.session.execute(sa.insert(T).values(
                     hostname=hostname, created_at=now, **values))
         except db_exc.DBDuplicateEntry:
-            # Registered concurrently under the same name.
+            # Registered concurrently under the same name: that one won.
             raise exception.ConductorAlreadyRegistered(conductor=hostname)
-    return context.session.execute(
+    else:
+        # A restart of a host reuses its row: its id is the affinity
+        # stored on allocations, and an offline or dead row is just a
+        # previous life. The condition is evaluated again on the row a
+        # concurrent claim committed, so only one claim matches.
+        limit = now - datetime.timedelta(seconds=timeout)
+        count = context.session.execute(
+            sa.update(T).where(
+                T.hostname == hostname,
+                sa.or_(T.registration == registration,
+                       T.online.is_(False),
+                       T.updated_at.is_(None),
+                       T.updated_at <= limit))
+            .values(**values)
+        ).rowcount
+        if not count:
+            raise exception.ConductorAlreadyRegistered(conductor=hostname)
+    row = context.session.execute(
         sa.select(CONDUCTORS).where(T.hostname == hostname)).one()
+    return row, previous
 
 
 @db_api.writer
-def _update(context, hostname, values):
+def _update(context, hostname, registration, values):
     T = models.Conductor
-    count = context.session.execute(
-        sa.update(T).where(T.hostname == hostname).values(**values)
-    ).rowcount
+    query = sa.update(T).where(T.hostname == hostname)
+    if registration is not None:
+        query = query.where(T.registration == registration)
+    count = context.session.execute(query.values(**values)).rowcount
     if not count:
         raise exception.ConductorNotFound(conductor=hostname)
 
@@ -96,12 +131,21 @@ class Conductor(base.AllocObject):
         'updated_at': fields.DateTimeField(nullable=True),
     }
 
+    #: The token of the registration this object stands for: where it
+    #: came from ``register()``, the process's own, which ``touch()`` and
+    #: ``unregister()`` require. Not a field: it never leaves the process.
+    registration = None
+    #: After ``register()``: the row as it was before (None for a new
+    #: host), to tell a first start from the take-over of a dead one.
+    previous = None
+
     @classmethod
     def _from_db(cls, context, row):
         obj = cls._from_db_row(context, cls(), row)
         if obj.drivers is None:
             obj.drivers = []
             obj.obj_reset_changes(['drivers'])
+        obj.registration = row.registration
         return obj
 
     @classmethod
@@ -121,15 +165,28 @@ class Conductor(base.AllocObject):
         return cls._from_db(context, row)
 
     @classmethod
-    def register(cls, context, hostname, conductor_group='', drivers=None):
-        """Register (or re-register) a conductor as online, heartbeat now.
+    def register(cls, context, hostname, conductor_group='', drivers=None,
+                 timeout=60, registration=None):
+        """Register a conductor as online, heartbeat now.
 
-        :raises: ConductorAlreadyRegistered on a concurrent registration
-            of the same host name.
+        The host's row is taken when it is new, offline, dead (heartbeat
+        older than ``timeout`` seconds) or already ``registration``'s.
+
+        :param registration: the token of a registration this process
+            already holds (a restart of its conductor); None for a new
+            one.
+        :returns: the Conductor, whose ``registration`` is its token and
+            ``previous`` the row as it was.
+        :raises: ConductorAlreadyRegistered when another registration of
+            the host is alive, or won a concurrent registration.
         """
-        return cls._from_db(context, _register(context, hostname,
-                                               (conductor_group or '')
-                                               .lower(), drivers))
+        token = registration or uuidutils.generate_uuid()
+        row, previous = _register(context, hostname,
+                                  (conductor_group or '').lower(), drivers,
+                                  timeout, token)
+        obj = cls._from_db(context, row)
+        obj.previous = previous
+        return obj
 
     @classmethod
     def list_alive(cls, context, timeout, conductor_group=None):
@@ -148,10 +205,11 @@ class Conductor(base.AllocObject):
     def touch(self, context=None):
         """Heartbeat: set ``updated_at`` to now (and online again).
 
-        :raises: ConductorNotFound
+        :raises: ConductorNotFound when the row is gone or is another
+            registration's now.
         """
         now = base.utcnow()
-        _update(context or self._context, self.hostname,
+        _update(context or self._context, self.hostname, self.registration,
                 {'updated_at': now, 'online': True})
         self.updated_at = now
         self.online = True
@@ -160,9 +218,10 @@ class Conductor(base.AllocObject):
     def unregister(self, context=None):
         """Mark the conductor offline (it leaves the hash ring).
 
-        :raises: ConductorNotFound
+        :raises: ConductorNotFound when the row is gone or is another
+            registration's now: a process only unregisters its own.
         """
-        _update(context or self._context, self.hostname,
+        _update(context or self._context, self.hostname, self.registration,
                 {'online': False, 'updated_at': base.utcnow()})
         self.online = False
         self.obj_reset_changes()

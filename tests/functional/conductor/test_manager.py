@@ -9,6 +9,7 @@ from oslo_utils import uuidutils
 from alloc_framework.common import exception
 from alloc_framework.common import states
 from alloc_framework.conductor import hash_ring
+from alloc_framework.conductor import manager as manager_mod
 from alloc_framework.conductor import provisioning
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
@@ -51,6 +52,42 @@ class LifeCycleTestCase(base.ConductorTestCase):
         self.start_conductor('other-host')
         self.assertIsNone(objects.Node.get_by_id(self.ctx,
                                                  node.id).reservation)
+
+    def test_locks_of_a_live_host_are_left_alone(self):
+        # Another process runs as other-host: a second one with that
+        # name refuses to start and touches none of its locks.
+        node = self.make_node()
+        objects.Node.reserve(self.ctx, node.id, 'other-host')
+        live = objects.Conductor.register(self.ctx, 'other-host')
+        second = manager_mod.ConductorManager('other-host', self.conf)
+        self.assertRaises(exception.ConductorAlreadyRegistered,
+                          second.init_host)
+        self.assertEqual('other-host', objects.Node.get_by_id(
+            self.ctx, node.id).reservation)
+        self.assertEqual(live.registration, objects.Conductor.get_by_hostname(
+            self.ctx, 'other-host').registration)
+
+    def test_locks_of_a_dead_host_are_released_at_take_over(self):
+        node = self.make_node()
+        objects.Node.reserve(self.ctx, node.id, 'other-host')
+        objects.Conductor.register(self.ctx, 'other-host')
+        with db_api.get_engine().begin() as conn:
+            conn.execute(models.Conductor.__table__.update().values(
+                updated_at=obj_base.utcnow() - datetime.timedelta(
+                    seconds=self.conf.conductor.heartbeat_timeout + 1)))
+        self.start_conductor('other-host')
+        self.assertIsNone(objects.Node.get_by_id(self.ctx,
+                                                 node.id).reservation)
+
+    def test_stop_leaves_a_registration_taken_over(self):
+        # This process was taken for dead and another one took its host
+        # over: stopping, it leaves that one registered.
+        objects.Conductor.register(self.ctx, self.host,
+                                   registration='another-process',
+                                   timeout=0)
+        self.manager.del_host()
+        self.assertTrue(objects.Conductor.get_by_hostname(
+            self.ctx, self.host).online)
 
     def test_work_interrupted_by_a_crash_fails_at_start(self):
         deploying = self.make_node(provision_state=states.DEPLOYING,

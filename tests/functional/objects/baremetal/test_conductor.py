@@ -1,6 +1,7 @@
 """Conductor and NodeHistory objects on the selected database backend."""
 
 import datetime
+import threading
 
 import sqlalchemy as sa
 
@@ -71,6 +72,88 @@ class ConductorTestCase(base.DBTestCase):
         cond.touch()
         self.assertEqual(['c1'], [
             c.hostname for c in objects.Conductor.list_alive(self.ctx, 60)])
+
+    def test_alive_registration_is_refused(self):
+        first = objects.Conductor.register(self.ctx, 'c1', timeout=60)
+        self._age('c1', 30)
+        exc = self.assertRaises(exception.ConductorAlreadyRegistered,
+                                objects.Conductor.register, self.ctx, 'c1',
+                                timeout=60)
+        self.assertIn('c1', str(exc))
+        self.assertIn('[DEFAULT]host', str(exc))
+        # The first one keeps its registration: heartbeat and stop.
+        first.touch()
+        first.unregister()
+        self.assertFalse(objects.Conductor.get_by_hostname(
+            self.ctx, 'c1').online)
+
+    def test_own_registration_is_registered_again(self):
+        # A restart of the process that holds the registration.
+        first = objects.Conductor.register(self.ctx, 'c1')
+        again = objects.Conductor.register(
+            self.ctx, 'c1', registration=first.registration)
+        self.assertEqual(first.registration, again.registration)
+        self.assertEqual(first.id, again.id)
+
+    def test_dead_registration_is_taken_over(self):
+        dead = objects.Conductor.register(self.ctx, 'c1', timeout=60)
+        self._age('c1', 61)
+        new = objects.Conductor.register(self.ctx, 'c1', drivers=['x'],
+                                         timeout=60)
+        self.assertNotEqual(dead.registration, new.registration)
+        self.assertEqual(dead.id, new.id)
+        self.assertTrue(new.previous.online)
+        self.assertEqual(dead.registration, new.previous.registration)
+        # The dead one, should it come back, touches nothing of it.
+        self.assertRaises(exception.ConductorNotFound, dead.touch)
+        self.assertRaises(exception.ConductorNotFound, dead.unregister)
+        row = objects.Conductor.get_by_hostname(self.ctx, 'c1')
+        self.assertTrue(row.online)
+        self.assertEqual(new.registration, row.registration)
+        new.unregister()
+        self.assertFalse(objects.Conductor.get_by_hostname(
+            self.ctx, 'c1').online)
+
+    def test_offline_registration_is_taken(self):
+        first = objects.Conductor.register(self.ctx, 'c1')
+        first.unregister()
+        second = objects.Conductor.register(self.ctx, 'c1')
+        self.assertFalse(second.previous.online)
+        self.assertNotEqual(first.registration, second.registration)
+
+    def _race(self, count=4):
+        """``count`` registrations of c1 at once: [(conductor, error)]."""
+        barrier = threading.Barrier(count)
+        results = []
+
+        def claim():
+            barrier.wait()
+            try:
+                results.append((objects.Conductor.register(
+                    self.ctx, 'c1', timeout=60), None))
+            except exception.ConductorAlreadyRegistered as exc:
+                results.append((None, exc))
+        threads = [threading.Thread(target=claim) for _ in range(count)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return results
+
+    def _assert_one_won(self, results):
+        winners = [c for c, _error in results if c is not None]
+        self.assertEqual(1, len(winners), results)
+        self.assertEqual(winners[0].registration,
+                         objects.Conductor.get_by_hostname(
+                             self.ctx, 'c1').registration)
+
+    def test_concurrent_first_registrations_one_wins(self):
+        self._assert_one_won(self._race())
+
+    def test_concurrent_take_overs_one_wins(self):
+        objects.Conductor.register(self.ctx, 'c1')
+        self._age('c1', 120)
+        self._assert_one_won(self._race())
 
 
 class NodeHistoryTestCase(base.DBTestCase):

@@ -1,0 +1,138 @@
+"""One conductor per host name, with the real console scripts.
+
+A second process started with the ``[DEFAULT]host`` of a live conductor
+stops with one line and status 1, and the live one keeps its
+registration; once that one is dead (its heartbeat older than
+``[conductor]heartbeat_timeout``) a new process takes the host over.
+The registration's SQL is tested on every database with the objects;
+these processes use SQLite.
+"""
+
+import datetime
+import os
+import signal
+import subprocess
+import sys
+
+import sqlalchemy as sa
+from testtools import content
+
+from alloc_framework.db import api as db_api
+from tests import base
+
+START_TIMEOUT = 90
+
+
+class ConductorHostTestCase(base.TestCase):
+    dialect_neutral = True
+
+    def _script(self, command):
+        exe = os.path.join(os.path.dirname(sys.executable), command)
+        if not os.path.exists(exe):
+            self.skipTest('%s console script not installed' % command)
+        return exe
+
+    def _config(self, name):
+        path = os.path.join(self.state_path, name + '.conf')
+        with open(path, 'w') as f:
+            f.write('[DEFAULT]\nstate_path = %s\nhost = twin\n'
+                    '[api]\nport = %d\n[placement_api]\nport = %d\n'
+                    '[conductor]\nheartbeat_timeout = 30\n'
+                    % (self.state_path, base.free_port(), base.free_port()))
+        return path
+
+    def _env(self):
+        env = dict(os.environ)
+        env.pop('OS_TEST_TIMEOUT', None)
+        return env
+
+    def _start(self, command, name):
+        """Start ``command`` in a process group of its own."""
+        log = open(os.path.join(self.state_path, name + '.log'), 'w+')
+        self.addCleanup(log.close)
+        proc = subprocess.Popen(
+            [self._script(command), '--config-file', self._config(name)],
+            stdout=log, stderr=subprocess.STDOUT, env=self._env(),
+            start_new_session=True)
+
+        def output():
+            log.seek(0)
+            return log.read()
+
+        def kill():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        self.addCleanup(kill)
+        self.addOnException(lambda exc_info: self.addDetail(
+            name, content.text_content(output())))
+        return proc, output
+
+    def _wait_for_line(self, proc, output, line):
+        def check():
+            if proc.poll() is not None:
+                self.fail('exited (%s) while waiting for %r:\n%s'
+                          % (proc.returncode, line, output()))
+            return line in output()
+        base.wait_for(check, line, timeout=START_TIMEOUT, interval=0.2)
+
+    def _row(self):
+        engine = db_api.create_engine('sqlite:///%s/alloc_framework.sqlite'
+                                      % self.state_path)
+        try:
+            with engine.begin() as conn:
+                return conn.execute(sa.text(
+                    'SELECT online, registration FROM conductors '
+                    'WHERE hostname = :h'), {'h': 'twin'}).one()
+        finally:
+            engine.dispose()
+
+    def _age_row(self, seconds):
+        engine = db_api.create_engine('sqlite:///%s/alloc_framework.sqlite'
+                                      % self.state_path)
+        try:
+            with engine.begin() as conn:
+                conn.execute(sa.text(
+                    'UPDATE conductors SET updated_at = :t '
+                    'WHERE hostname = :h'),
+                    {'h': 'twin', 't': datetime.datetime.utcnow()
+                     - datetime.timedelta(seconds=seconds)})
+        finally:
+            engine.dispose()
+
+    def test_one_process_per_host(self):
+        first, first_output = self._start('alloc-server', 'first')
+        self._wait_for_line(first, first_output, 'Conductor twin started')
+        registration = self._row()
+
+        # The same host name, other ports: refused, in one line.
+        second = subprocess.run(
+            [self._script('alloc-server'), '--config-file',
+             self._config('second')],
+            capture_output=True, text=True, timeout=120, env=self._env())
+        output = second.stdout + second.stderr
+        self.assertEqual(1, second.returncode, output)
+        self.assertNotIn('Traceback', output)
+        self.assertIn('Conductor twin is already registered and alive',
+                      output)
+        self.assertIn('[DEFAULT]host', output)
+        # The first one keeps its registration.
+        self.assertEqual(registration, self._row())
+        self.assertTrue(registration.online)
+
+        # Dead (killed, its heartbeat timed out): a new process takes the
+        # host over, and stops cleanly.
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+        self._age_row(31)
+        third, third_output = self._start('alloc-conductor', 'third')
+        self._wait_for_line(third, third_output, 'Conductor twin started')
+        self.assertIn('taking over the registration of a previous process',
+                      third_output())
+        taken = self._row()
+        self.assertTrue(taken.online)
+        self.assertNotEqual(registration.registration, taken.registration)
+        os.killpg(third.pid, signal.SIGTERM)
+        self.assertEqual(0, third.wait(timeout=60), third_output())
+        self.assertNotIn('Traceback', third_output())
+        self.assertFalse(self._row().online)
