@@ -8,12 +8,17 @@ database tests are skipped, except when ``CI`` is true: then they fail.
 """
 
 import atexit
+import json
 import logging
 import os
 import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 import uuid
 
 import fixtures
@@ -61,6 +66,23 @@ def wait_for(condition, message, timeout=30, interval=0.02):
             raise AssertionError('Timed out after %ss waiting for %s '
                                  '(last: %r)' % (timeout, message, result))
         time.sleep(interval)
+
+
+def http_request(url, method='GET', body=None, headers=None):
+    """``(status, text)`` of one HTTP request, for tests of real processes.
+
+    ``body`` is sent as JSON; an error status is returned, not raised.
+    """
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers=dict(headers or {}))
+    if data is not None:
+        req.add_header('Content-Type', 'application/json')
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
 
 
 def free_port():
@@ -227,6 +249,28 @@ class TestCase(testtools.TestCase):
 
     def config(self, **kw):
         self.config_fixture.config(**kw)
+
+    def run_console_script(self, command, config, args=()):
+        """Run an installed console script with ``config`` as its file.
+
+        ``config`` is the text of the configuration file, written to the
+        test's state directory. The test is skipped when the script is
+        not installed.
+
+        :returns: ``(exit status, stdout and stderr)``.
+        """
+        path = os.path.join(self.state_path, 'alloc.conf')
+        with open(path, 'w') as stream:
+            stream.write(config)
+        exe = os.path.join(os.path.dirname(sys.executable), command)
+        if not os.path.exists(exe):
+            self.skipTest('%s console script not installed' % command)
+        env = dict(os.environ)
+        env.pop('OS_TEST_TIMEOUT', None)
+        proc = subprocess.run([exe, '--config-file', path] + list(args),
+                              capture_output=True, text=True, timeout=120,
+                              env=env)
+        return proc.returncode, proc.stdout + proc.stderr
 
     def _check_descriptors(self):
         """Fail a test after which the process holds too many descriptors.

@@ -7,9 +7,6 @@ revision. (The embedded SQLite database is upgraded by the services
 themselves: see tests.functional.conductor.test_server.)
 """
 
-import os
-import subprocess
-import sys
 import uuid
 
 import sqlalchemy as sa
@@ -50,22 +47,13 @@ class SchemaBehindTestCase(base.TestCase):
         engine.dispose()
 
     def run_command(self, command, *args):
-        path = os.path.join(self.state_path, 'alloc.conf')
-        with open(path, 'w') as stream:
-            stream.write('[DEFAULT]\nstate_path = %s\nhost = behind\n'
-                         '[database]\nconnection = %s\n'
-                         % (self.state_path, self.url))
-        exe = os.path.join(os.path.dirname(sys.executable), command)
-        if not os.path.exists(exe):
-            self.skipTest('%s console script not installed' % command)
-        env = dict(os.environ)
-        env.pop('OS_TEST_TIMEOUT', None)
-        proc = subprocess.run([exe, '--config-file', path] + list(args),
-                              capture_output=True, text=True, timeout=120,
-                              env=env)
-        output = proc.stdout + proc.stderr
+        returncode, output = self.run_console_script(
+            command,
+            '[DEFAULT]\nstate_path = %s\nhost = behind\n'
+            '[database]\nconnection = %s\n' % (self.state_path, self.url),
+            args)
         self.assertNotIn('Traceback', output)
-        return proc.returncode, output
+        return returncode, output
 
     def test_behind_then_synced(self):
         status, output = self.run_command('alloc-conductor')

@@ -7,8 +7,6 @@ its message and a non-zero status instead of forking forever.
 
 import os
 import socket
-import subprocess
-import sys
 
 from tests import base
 
@@ -18,21 +16,12 @@ class FatalConfigTestCase(base.TestCase):
     dialect_neutral = True
 
     def run_command(self, command, config, args=(), status=1, after=''):
-        path = os.path.join(self.state_path, 'alloc.conf')
-        with open(path, 'w') as stream:
-            stream.write('[DEFAULT]\nstate_path = %s\nhost = fatal-test\n'
-                         '%s\n[api]\nport = 0\n[placement_api]\nport = 0\n'
-                         '%s\n' % (self.state_path, config, after))
-        exe = os.path.join(os.path.dirname(sys.executable), command)
-        if not os.path.exists(exe):
-            self.skipTest('%s console script not installed' % command)
-        env = dict(os.environ)
-        env.pop('OS_TEST_TIMEOUT', None)
-        proc = subprocess.run([exe, '--config-file', path] + list(args),
-                              capture_output=True, text=True, timeout=120,
-                              env=env)
-        output = proc.stdout + proc.stderr
-        self.assertEqual(status, proc.returncode, output)
+        returncode, output = self.run_console_script(
+            command,
+            '[DEFAULT]\nstate_path = %s\nhost = fatal-test\n'
+            '%s\n[api]\nport = 0\n[placement_api]\nport = 0\n'
+            '%s\n' % (self.state_path, config, after), args)
+        self.assertEqual(status, returncode, output)
         self.assertNotIn('Forking too fast', output)
         self.assertNotIn('Traceback', output)
         return output

@@ -11,8 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 
 import bcrypt
 from testtools import content
@@ -21,20 +19,6 @@ from tests import base
 
 ALICE = {'Authorization': 'Basic ' + base64.b64encode(
     b'alice:secret').decode()}
-
-
-def _request(url, method='GET', body=None, headers=None):
-    """``(status, text)`` of one request."""
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers=dict(headers or {}))
-    if data is not None:
-        req.add_header('Content-Type', 'application/json')
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            return resp.status, resp.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
 
 
 class ServerOperationsTestCase(base.TestCase):
@@ -95,20 +79,20 @@ class ServerOperationsTestCase(base.TestCase):
             if proc.poll() is not None:
                 self.fail('alloc-server exited (%s)' % proc.returncode)
             try:
-                return all(_request(url)[0] == 200 for url in checks)
+                return all(base.http_request(url)[0] == 200 for url in checks)
             except OSError:
                 return False
         # Without credentials, though every other path needs them.
         base.wait_for(healthy, 'both health checks', timeout=90,
                       interval=0.2)
         bm = 'http://127.0.0.1:%d' % bm_port
-        self.assertEqual(401, _request(bm + '/v1/nodes')[0])
-        self.assertEqual(401, _request(
+        self.assertEqual(401, base.http_request(bm + '/v1/nodes')[0])
+        self.assertEqual(401, base.http_request(
             'http://127.0.0.1:%d/resource_providers' % pl_port)[0])
 
         # Each enabled type came with its interfaces.
         for driver in ('redfish', 'ipmi'):
-            status, text = _request(
+            status, text = base.http_request(
                 bm + '/v1/nodes', 'POST', {'driver': driver},
                 dict(ALICE, **{'X-OpenStack-Ironic-API-Version': 'latest'}))
             self.assertEqual(201, status, text)
@@ -119,10 +103,10 @@ class ServerOperationsTestCase(base.TestCase):
         # Draining: both APIs answer 503 while the file exists.
         open(drain, 'w').close()
         for url in checks:
-            self.assertEqual((503, 'DISABLED BY FILE'), _request(url))
+            self.assertEqual((503, 'DISABLED BY FILE'), base.http_request(url))
         os.unlink(drain)
         for url in checks:
-            self.assertEqual(200, _request(url)[0])
+            self.assertEqual(200, base.http_request(url)[0])
 
         proc.send_signal(signal.SIGTERM)
         self.assertEqual(0, proc.wait(timeout=60), output())

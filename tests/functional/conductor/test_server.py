@@ -11,8 +11,6 @@ import signal
 import subprocess
 import sys
 from unittest import mock
-import urllib.error
-import urllib.request
 
 import sqlalchemy as sa
 from testtools import content
@@ -27,17 +25,10 @@ START_TIMEOUT = 90
 
 
 def _request(method, url, body=None, headers=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers=dict(headers or {}))
-    if data is not None:
-        req.add_header('Content-Type', 'application/json')
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            text = resp.read().decode()
-            return resp.status, json.loads(text) if text else None
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
+    status, text = base.http_request(url, method, body, headers)
+    if status < 400 and text:
+        return status, json.loads(text)
+    return status, text if status >= 400 else None
 
 
 class _ProcessTestCase(base.TestCase):
