@@ -362,9 +362,12 @@ def get_engine():
 def create_engine(url, **kwargs):
     """Create an engine outside the facade (tests, offline tools).
 
-    It gets the same set-up as the facade's own engine.
+    It gets the same set-up as the facade's own engine, and, as the
+    facade's (see :func:`configure`), gives up the GIL only where real
+    threads need it, not at every return of a connection to the pool.
     """
     from oslo_db.sqlalchemy import engines
+    kwargs.setdefault('thread_checkin', False)
     engine = engines.create_engine(url, **kwargs)
     for setup in _ENGINE_SETUP:
         setup(engine)
