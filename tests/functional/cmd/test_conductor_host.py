@@ -4,8 +4,9 @@ A second process started with the ``[DEFAULT]host`` of a live conductor
 stops with one line and status 1, and the live one keeps its
 registration; once that one is dead (its heartbeat older than
 ``[conductor]heartbeat_timeout``) a new process takes the host over.
-The registration's SQL is tested on every database with the objects;
-these processes use SQLite.
+The processes use the database of the run: SQLite, or the test
+database on PostgreSQL or MariaDB, where the conditional update that
+takes a registration over runs on the server.
 """
 
 import datetime
@@ -23,8 +24,12 @@ from tests import base
 START_TIMEOUT = 90
 
 
-class ConductorHostTestCase(base.TestCase):
-    dialect_neutral = True
+class ConductorHostTestCase(base.DBTestCase):
+
+    def _connection(self):
+        if base.BACKEND == 'sqlite':
+            return 'sqlite:///%s/alloc_framework.sqlite' % self.state_path
+        return self.db.engine.url.render_as_string(hide_password=False)
 
     def _script(self, command):
         exe = os.path.join(os.path.dirname(sys.executable), command)
@@ -38,7 +43,9 @@ class ConductorHostTestCase(base.TestCase):
             f.write('[DEFAULT]\nstate_path = %s\nhost = twin\n'
                     '[api]\nport = %d\n[placement_api]\nport = %d\n'
                     '[conductor]\nheartbeat_timeout = 30\n'
-                    % (self.state_path, base.free_port(), base.free_port()))
+                    '[database]\nconnection = %s\n'
+                    % (self.state_path, base.free_port(), base.free_port(),
+                       self._connection()))
         return path
 
     def _env(self):
@@ -77,8 +84,7 @@ class ConductorHostTestCase(base.TestCase):
         base.wait_for(check, line, timeout=START_TIMEOUT, interval=0.2)
 
     def _row(self):
-        engine = db_api.create_engine('sqlite:///%s/alloc_framework.sqlite'
-                                      % self.state_path)
+        engine = db_api.create_engine(self._connection())
         try:
             with engine.begin() as conn:
                 return conn.execute(sa.text(
@@ -88,8 +94,7 @@ class ConductorHostTestCase(base.TestCase):
             engine.dispose()
 
     def _age_row(self, seconds):
-        engine = db_api.create_engine('sqlite:///%s/alloc_framework.sqlite'
-                                      % self.state_path)
+        engine = db_api.create_engine(self._connection())
         try:
             with engine.begin() as conn:
                 conn.execute(sa.text(
