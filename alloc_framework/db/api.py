@@ -25,8 +25,9 @@ Three styles, one job each:
   ``select(models.X)`` loading them, attribute writes flushed by the
   unit of work): no job needs them; the models have no relationships,
   and the versioned objects copy rows into their own fields. The models
-  exist for the schema (alembic compares them with the migrations). Code
-  still loading or adding entities is converted when it is next changed.
+  exist for the schema (alembic compares them with the migrations), and
+  their tables (``models.X.__table__``) are what statements select from
+  and insert into: a row read is a named tuple, not an entity.
 """
 
 import hashlib

@@ -406,7 +406,7 @@ class Allocation(base.AllocObject):
                     '"asc" or "desc"' % sort_dir)
         session = context.session
         model = models.NodeAllocation
-        query = sa.select(model)
+        query = sa.select(model.__table__)
         for key in ('state', 'resource_class', 'node_id', 'owner',
                     'conductor_affinity'):
             if key in filters:
@@ -421,15 +421,15 @@ class Allocation(base.AllocObject):
         if marker is not None:
             marker_uuid = getattr(marker, 'uuid', marker)
             marker_row = session.execute(
-                sa.select(model).where(model.uuid == marker_uuid)
-            ).scalar_one_or_none()
+                sa.select(model.__table__).where(model.uuid == marker_uuid)
+            ).one_or_none()
             if marker_row is None:
                 raise exception.AllocationNotFound(allocation=marker_uuid)
         sort_keys = [sort_key] if sort_key == 'id' else [sort_key, 'id']
         query = db_utils.paginate_query(query, model, limit, sort_keys,
                                         marker=marker_row,
                                         sort_dir=sort_dir)
-        rows = session.execute(query).scalars().all()
+        rows = session.execute(query).all()
         traits = _load_traits(session, [r.id for r in rows])
         node_ids = {r.node_id for r in rows if r.node_id is not None}
         node_uuids = dict(session.execute(

@@ -50,6 +50,9 @@ LAUNCHABLE = (CREATED, RESCHEDULE, PENDING_RETRY)
 TERMINAL = (COMPLETED, FAILED)
 
 A = models.DeferredAction
+# Rows are read and written as Core statements on the table (see
+# alloc_framework.db.api): a row is a named tuple, not an ORM entity.
+_ACTIONS = A.__table__
 
 
 def check_transition(action, current, new):
@@ -69,26 +72,27 @@ def _insert(context, node, values_list):
     if node is not None and node.obj_what_changed():
         # The same context: Node.save joins this transaction.
         node.save(context)
-    rows = []
-    for values in values_list:
-        row = A(**values)
-        context.session.add(row)
-        rows.append(row)
-    context.session.flush()
-    return rows
+    ids = [context.session.execute(
+        sa.insert(_ACTIONS).values(**values)).inserted_primary_key[0]
+        for values in values_list]
+    if not ids:
+        return []
+    rows = {row.id: row for row in context.session.execute(
+        sa.select(_ACTIONS).where(_ACTIONS.c.id.in_(ids)))}
+    return [rows[i] for i in ids]
 
 
 @db_api.reader
 def _get(context, **kw):
-    query = sa.select(A).where(A.deleted_at.is_(None))
+    query = sa.select(_ACTIONS).where(A.deleted_at.is_(None))
     for key, value in kw.items():
         query = query.where(getattr(A, key) == value)
-    return context.session.execute(query).scalar_one_or_none()
+    return context.session.execute(query).one_or_none()
 
 
 @db_api.reader
 def _list(context, filters, limit, marker):
-    query = sa.select(A).where(A.deleted_at.is_(None)).order_by(A.id)
+    query = sa.select(_ACTIONS).where(A.deleted_at.is_(None)).order_by(A.id)
     for key in ('state', 'node_id'):
         if filters.get(key) is not None:
             query = query.where(getattr(A, key) == filters[key])
@@ -101,7 +105,7 @@ def _list(context, filters, limit, marker):
         query = query.where(A.id > marker_id)
     if limit:
         query = query.limit(limit)
-    return context.session.execute(query).scalars().all()
+    return context.session.execute(query).all()
 
 
 @db_api.reader

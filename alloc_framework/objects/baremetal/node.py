@@ -41,6 +41,10 @@ _FILTERS = ('provision_state', 'provision_state_in', 'maintenance',
             'provisioned_before', 'shard_in', 'sharded', 'parent_node',
             'include_children')
 
+# Rows are read and written as Core statements on the table (see
+# alloc_framework.db.api): a row is a named tuple, not an ORM entity.
+_NODES = models.Node.__table__
+
 
 def _duplicate_to_domain(exc, values):
     """Translate a unique violation on ``nodes`` into a domain error."""
@@ -79,8 +83,8 @@ def _traits_by_node(context, node_ids):
 def _get_node_row(context, **kw):
     column, value = next(iter(kw.items()))
     row = context.session.execute(
-        sa.select(models.Node).where(getattr(models.Node, column) == value)
-    ).scalar_one_or_none()
+        sa.select(_NODES).where(getattr(models.Node, column) == value)
+    ).one_or_none()
     if row is None:
         return None, []
     return row, _traits_by_node(context, [row.id])[row.id]
@@ -144,35 +148,36 @@ def _apply_filters(query, filters):
 
 @db_api.reader
 def _list_node_rows(context, filters, limit, marker, sort_key, sort_dir):
-    query = _apply_filters(sa.select(models.Node), filters or {})
+    query = _apply_filters(sa.select(_NODES), filters or {})
     marker_row = None
     if marker is not None:
         marker_row = context.session.execute(
-            sa.select(models.Node).where(models.Node.uuid == marker)
-        ).scalar_one_or_none()
+            sa.select(_NODES).where(models.Node.uuid == marker)
+        ).one_or_none()
         if marker_row is None:
             raise exception.InvalidParameterValue(
                 err='Marker %s could not be found.' % marker)
     sort_keys = [sort_key] if sort_key == 'id' else [sort_key, 'id']
     query = db_utils.paginate_query(query, models.Node, limit, sort_keys,
                                     marker=marker_row, sort_dir=sort_dir)
-    rows = context.session.execute(query).scalars().all()
+    rows = context.session.execute(query).all()
     traits = _traits_by_node(context, [r.id for r in rows])
     return [(row, traits[row.id]) for row in rows]
 
 
 @db_api.writer
 def _create_node(context, values, traits):
-    row = models.Node()
-    row.update(values)
     try:
-        context.session.add(row)
-        context.session.flush()
+        node_id = context.session.execute(
+            sa.insert(_NODES).values(**values)).inserted_primary_key[0]
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate_to_domain(exc, values)
-    for trait in traits:
-        context.session.add(models.NodeTrait(node_id=row.id, trait=trait))
-    context.session.flush()
+    if traits:
+        context.session.execute(
+            sa.insert(models.NodeTrait.__table__),
+            [{'node_id': node_id, 'trait': trait} for trait in traits])
+    row = context.session.execute(
+        sa.select(_NODES).where(_NODES.c.id == node_id)).one()
     return row, sorted(traits)
 
 
@@ -201,8 +206,7 @@ def _update_node(context, node_id, values, delete_allocation_id=None):
     if not count:
         raise exception.NodeNotFound(node=node_id)
     row = context.session.execute(
-        sa.select(models.Node).where(models.Node.id == node_id)
-    ).scalar_one()
+        sa.select(_NODES).where(_NODES.c.id == node_id)).one()
     return row, _traits_by_node(context, [node_id])[node_id]
 
 
