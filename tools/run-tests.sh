@@ -40,6 +40,9 @@ if [ ! -d .stestr ]; then
 fi
 
 backends=${ALLOC_TEST_BACKENDS:-"sqlite postgresql mysql"}
+# One worker more than cores: many tests wait (on a child process, an
+# emulated BMC, a conductor's periodic) and leave a core idle meanwhile.
+concurrency=${ALLOC_TEST_CONCURRENCY:-$(( $(nproc) + 1 ))}
 passed=0; failed=0; skipped=0; rc=0
 
 reachable() {
@@ -78,7 +81,7 @@ for backend in $backends; do
         fi
         filters=(--load-list "$ids")
     fi
-    ALLOC_TEST_DB_BACKEND=$backend stestr run --concurrency "${ALLOC_TEST_CONCURRENCY:-2}" "${filters[@]}" 2>&1 | tee "$log"
+    ALLOC_TEST_DB_BACKEND=$backend stestr run --concurrency "$concurrency" "${filters[@]}" 2>&1 | tee "$log"
     status=${PIPESTATUS[0]}
     set -e
     [ "$status" -eq 0 ] || rc=1
