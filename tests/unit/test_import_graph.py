@@ -12,7 +12,11 @@ The floors, top down, are the one table of the direction rule
 (:data:`FLOORS`, described in ``doc/source/contributor.rst``): a module
 imports from its own floor and the floors below, never from one above.
 The command-line client talks HTTP only (:data:`CLI_MAY_IMPORT`), and no
-server module imports it.
+server module imports it. The Placement client library
+(``placement_client/``) sits on the CLI's floor, just above the ground:
+like the CLI it imports only ``common/`` (:data:`ONLY_IMPORT`), so that
+any Placement user can load it without the server, but the server may
+import it.
 """
 
 import ast
@@ -31,6 +35,10 @@ PACKAGE_DIR = os.path.dirname(os.path.abspath(alloc_framework.__file__))
 # of the package but each other. periodics/ holds the periodic-task
 # machinery that the conductor and drivers declare and run their tasks
 # with, so it sits under drivers/; it may use objects/ and below.
+# placement_client/ is the library any Placement user can call (the
+# provider tree, the report client): it stands on the floor the CLI
+# would have, right above the ground, and :data:`ONLY_IMPORT` narrows
+# it further to common/, as the CLI is.
 FLOORS = (
     ('cmd', 'wsgi'),
     ('api',),
@@ -39,6 +47,7 @@ FLOORS = (
     ('periodics',),
     ('objects',),
     ('db',),
+    ('placement_client',),
     ('common', 'conf'),
 )
 # Modules of the package root that any module may import: the package
@@ -48,6 +57,11 @@ LEAVES = ('', 'version')
 # not load the server. Besides itself it imports only these.
 CLI = 'cli'
 CLI_MAY_IMPORT = ('common',)
+# Folders of a floor that import fewer floors than their rank allows:
+# besides themselves, only these (the package's leaves always).
+ONLY_IMPORT = {
+    'placement_client': CLI_MAY_IMPORT,
+}
 
 
 def module_files(package_dir, package_name):
@@ -146,8 +160,9 @@ def wrong_arrows(graph, package_name, floors=FLOORS):
 
     Each is ``'importer -> imported (why)'``: an import from a higher
     floor, by or of the command-line client beyond what it may import,
-    or by or of a folder that is in no floor (a new folder must be given
-    its floor in :data:`FLOORS`).
+    by a folder of :data:`ONLY_IMPORT` beyond its list, or by or of a
+    folder that is in no floor (a new folder must be given its floor in
+    :data:`FLOORS`).
     """
     rank = {folder: level for level, names in enumerate(floors)
             for folder in names}
@@ -170,6 +185,10 @@ def wrong_arrows(graph, package_name, floors=FLOORS):
                     source if source not in rank else target)
             elif rank[target] < rank[source]:
                 why = '%s/ is above %s/' % (target, source)
+            elif (source in ONLY_IMPORT
+                    and target not in ONLY_IMPORT[source]):
+                why = '%s/ imports only %s' % (
+                    source, ', '.join('%s/' % f for f in ONLY_IMPORT[source]))
             else:
                 continue
             wrong.append('%s -> %s (%s)' % (importer, imported, why))
@@ -286,6 +305,23 @@ class FloorsTestCase(testtools.TestCase):
         self.assertEqual(
             ['pkg.cmd.run -> pkg.cli.shell (the CLI talks HTTP only)'],
             wrong_arrows(graph, 'pkg'))
+
+    def test_placement_client_imports_only_common(self):
+        graph = {
+            'pkg.placement_client.tree': {'pkg.common.exc', 'pkg.conf.opts',
+                                          'pkg.objects.node', 'pkg.version'},
+            # The server may use the library.
+            'pkg.conductor.sync': {'pkg.placement_client.tree'},
+            'pkg.common.exc': set(),
+            'pkg.conf.opts': set(),
+            'pkg.objects.node': set(),
+        }
+        self.assertEqual([
+            'pkg.placement_client.tree -> pkg.conf.opts '
+            '(placement_client/ imports only common/)',
+            'pkg.placement_client.tree -> pkg.objects.node '
+            '(objects/ is above placement_client/)',
+        ], wrong_arrows(graph, 'pkg'))
 
     def test_a_folder_in_no_floor_is_wrong(self):
         graph = {'pkg.extra.x': {'pkg.common.exc'}, 'pkg.common.exc': set()}
