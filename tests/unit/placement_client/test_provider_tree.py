@@ -309,6 +309,24 @@ class PopulateTestCase(testtools.TestCase):
         self.assertFalse(self.tree.exists('node'))
         self.assertTrue(self.tree.exists(CHILD))
 
+    def test_names_may_move_between_providers(self):
+        self.tree.new_root('a', ROOT)
+        self.tree.new_root('b', OTHER_ROOT)
+        self.tree.populate_from_iterable([
+            _pd('b', ROOT), _pd('c', OTHER_ROOT), _pd('a', SHARING)])
+        self.assertEqual([('b', ROOT), ('c', OTHER_ROOT), ('a', SHARING)],
+                         [(r.name, r.uuid) for r in self.tree.roots])
+        self.assertEqual(SHARING, self.tree.data('a').uuid)
+
+    def test_parent_differs_from_the_tree(self):
+        self.tree.new_root('node', ROOT)
+        self.tree.new_root('other', OTHER_ROOT)
+        exc = self.assertRaises(
+            ValueError, self.tree.populate_from_iterable,
+            [_pd('node', ROOT, parent=OTHER_ROOT, root=OTHER_ROOT)])
+        self.assertIn(ROOT, str(exc))
+        self.assertIsNone(self.tree.data('node').parent_uuid)
+
     def test_duplicates(self):
         self.assertRaises(provider_tree.DuplicateProvider,
                           self.tree.populate_from_iterable,
