@@ -2,7 +2,6 @@
 """
 
 import logging
-import os
 from unittest import mock
 
 import fixtures
@@ -12,29 +11,15 @@ from alloc_framework.common import exception
 from alloc_framework import wsgi
 from alloc_framework.wsgi import baremetal as wsgi_baremetal
 from tests.functional.api.baremetal import base
+from tests.functional.api import wsgi_entry
 
-PREPARE = 'alloc_framework.cmd.service_setup.prepare_service'
+PREPARE = wsgi_entry.PREPARE
 
 
-class WsgiEntryPointTestCase(base.BaremetalTestCase):
-    dialect_neutral = True
+class WsgiEntryPointTestCase(wsgi_entry.WsgiEntryPointTests,
+                             base.BaremetalTestCase):
+    wsgi_module = wsgi_baremetal
     with_conductor = False
-
-    def setUp(self):
-        super().setUp()
-        # Each test builds its own application.
-        patcher = mock.patch.object(wsgi_baremetal, '_APP', None)
-        patcher.start()
-        self.addCleanup(patcher.stop)
-
-    def test_config_file_from_environment(self):
-        path = os.path.join(self.state_path, 'alloc.conf')
-        self.useFixture(fixtures.EnvironmentVariable(
-            wsgi.CONFIG_FILE_ENV, path))
-        with mock.patch(PREPARE, return_value=self.conf) as prep:
-            app = wsgi_baremetal.init_application()
-            self.assertIs(app, wsgi_baremetal.init_application())
-        prep.assert_called_once_with([], default_config_files=[path])
 
     def test_application_serves_requests(self):
         self.useFixture(fixtures.EnvironmentVariable(wsgi.CONFIG_FILE_ENV))

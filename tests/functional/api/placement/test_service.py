@@ -1,6 +1,5 @@
 """``alloc-placement-api`` and the WSGI entry point."""
 
-import os
 from unittest import mock
 
 import fixtures
@@ -11,6 +10,7 @@ from alloc_framework.db import migration
 from alloc_framework import wsgi
 from alloc_framework.wsgi import placement as wsgi_placement
 from tests.functional.api.placement import base
+from tests.functional.api import wsgi_entry
 
 
 class PlacementApiCommandTestCase(base.PlacementAppTestCase):
@@ -48,26 +48,9 @@ class PlacementApiCommandTestCase(base.PlacementAppTestCase):
         upgrade.assert_not_called()
 
 
-class WsgiEntryPointTestCase(base.PlacementAppTestCase):
-    dialect_neutral = True
-
-    def setUp(self):
-        super().setUp()
-        # Each test builds its own application.
-        patcher = mock.patch.object(wsgi_placement, '_APP', None)
-        patcher.start()
-        self.addCleanup(patcher.stop)
-
-    def test_config_file_from_environment(self):
-        path = os.path.join(self.state_path, 'alloc.conf')
-        self.useFixture(fixtures.EnvironmentVariable(
-            wsgi.CONFIG_FILE_ENV, path))
-        self.assertEqual([path], wsgi.config_files())
-        with mock.patch('alloc_framework.cmd.service_setup.'
-                        'prepare_service', return_value=self.conf) as prep:
-            app = wsgi_placement.init_application()
-            self.assertIs(app, wsgi_placement.init_application())
-        prep.assert_called_once_with([], default_config_files=[path])
+class WsgiEntryPointTestCase(wsgi_entry.WsgiEntryPointTests,
+                             base.PlacementAppTestCase):
+    wsgi_module = wsgi_placement
 
     def test_application_serves_requests(self):
         self.useFixture(fixtures.EnvironmentVariable(wsgi.CONFIG_FILE_ENV))
