@@ -6,7 +6,6 @@ The conductor is named ``[DEFAULT]host`` and serves RPC over
 exist (``alloc-manage db sync``).
 """
 
-import functools
 import sys
 
 from oslo_log import log
@@ -35,8 +34,7 @@ def build_service(conf):
     # database.
     conductor = conductor_service.ConductorService(
         conf.host, conf,
-        in_process_placement=functools.partial(placement_direct.adapter,
-                                               conf))
+        in_process_placement=placement_direct.InProcessPlacement(conf))
     conductor.check_config()
     # Last: a registration is only released by the process that stops it.
     conductor.register()

@@ -1,6 +1,5 @@
 """``alloc-manage``: administrative commands (schema, Placement drift)."""
 
-import functools
 import sys
 
 from oslo_config import cfg
@@ -46,8 +45,7 @@ class PlacementCommands:
                   % self.conf.allocation.backend)
         context = af_context.get_admin_context()
         backend = placement.PlacementBackend(self.conf)
-        backend.in_process_placement = functools.partial(direct.adapter,
-                                                         self.conf)
+        backend.in_process_placement = direct.InProcessPlacement(self.conf)
         drifts = placement_drift.find(context, backend)
         if not drifts:
             print('No drift between nodes and Placement')

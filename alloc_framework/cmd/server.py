@@ -11,7 +11,6 @@ With ``[DEFAULT]server_workers`` above 1 it runs that many such processes,
 sharing the API ports; each one's conductor is named ``<host>-<n>``.
 """
 
-import functools
 import os
 import sys
 
@@ -98,8 +97,7 @@ def build_service(conf):
     # client.
     conductor = conductor_service.ConductorService(
         conf.host, conf,
-        in_process_placement=functools.partial(placement_direct.adapter,
-                                               conf))
+        in_process_placement=placement_direct.InProcessPlacement(conf))
     conductor.check_config()
     migration.upgrade_embedded(conf)
     count = conf.server_workers

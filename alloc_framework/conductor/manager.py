@@ -71,7 +71,7 @@ class ConductorManager:
         the enabled plugins (tests).
     :param in_process_placement: the in-process Placement client factory
         the command that starts the conductor builds
-        (``functools.partial(api.placement.direct.adapter, conf)``),
+        (``api.placement.direct.InProcessPlacement(conf)``),
         handed to the node allocation backend; None where this process
         serves no Placement.
     """

@@ -2,12 +2,14 @@
 
 One keystoneauth1 ``Adapter`` over our Placement application, called in
 this process on the same database, with noauth and the admin token. It
-serves three callers, all through :func:`adapter`:
+serves these callers, all through :func:`adapter`:
 
-* the ``placement`` node allocation backend, when ``[placement]`` names
-  no remote Placement: the command that starts the service hands it
-  ``functools.partial(direct.adapter, conf)`` (``drivers/`` never imports
-  the API);
+* the ``placement`` node allocation backend and the report client
+  (``alloc_framework.placement_client.report``), when ``[placement]``
+  names no remote Placement: the command that starts the service hands
+  them an :class:`InProcessPlacement` (``drivers/`` never imports the
+  API), which also gathers a provider tree's allocations straight from
+  the database (:meth:`InProcessPlacement.tree_allocations`);
 * tools and tests, through the context manager :class:`PlacementDirect`::
 
       with direct.PlacementDirect(conf, latest_microversion=True) as client:
@@ -32,6 +34,11 @@ from requests import adapters as requests_adapters
 from requests import structures
 
 from alloc_framework.api.placement import deploy
+from alloc_framework.api.placement.handlers import allocation as alloc_handler
+from alloc_framework.api.placement import microversion
+from alloc_framework.common import context as common_context
+from alloc_framework.objects.placement import allocation as alloc_obj
+from alloc_framework.objects.placement import attribute_cache
 
 # The URL the adapter calls; never resolved: the session sends every
 # request under it to the application.
@@ -138,6 +145,56 @@ def adapter(conf, headers=None):
         additional_headers=dict(ADMIN_HEADERS, **(headers or {})))
     return ks_adapter.Adapter(sess, service_type='placement',
                               endpoint_override=URL, raise_exc=False)
+
+
+class InProcessPlacement:
+    """Our Placement in this process, as a service hands it to its parts.
+
+    Calling it returns an :func:`adapter` (so it stands wherever a
+    callable ``(headers=None) -> Adapter`` is expected); its
+    :meth:`tree_allocations` is the ``tree_allocations`` of the report
+    client (``placement_client.report.ReportClient``) over such an
+    adapter.
+
+    :param conf: the ConfigOpts the application is built with (database
+        and policy).
+    """
+
+    # What tree_allocations answers looks like GET /allocations/{uuid}
+    # at the report client's microversion.
+    _VERSION = microversion.extract_version(
+        {microversion.HEADER: 'placement 1.36'})
+
+    def __init__(self, conf):
+        self.conf = conf
+        self._attribute_cache = attribute_cache.AttributeCache()
+
+    def __call__(self, headers=None):
+        """A new :func:`adapter` sending ``headers`` with every request."""
+        return adapter(self.conf, headers)
+
+    def tree_allocations(self, root_uuid):
+        """The allocations of every consumer of the tree of ``root_uuid``.
+
+        What the report client's ``get_allocations_for_provider_tree``
+        answers over HTTP (consumers with an allocation in the tree, each
+        with all its allocations, sharing providers included, shaped as
+        ``GET /allocations/{uuid}`` answers at 1.36), read in one
+        database transaction of a constant number of queries however
+        many providers and consumers there are.
+
+        :returns: ``{consumer uuid: {'allocations': {rp uuid:
+            {'generation': g, 'resources': {rc: n}}}, 'project_id',
+            'user_id', 'consumer_generation'}}``; empty for an unknown
+            provider.
+        """
+        context = common_context.get_admin_context()
+        context.attribute_cache = self._attribute_cache
+        found = alloc_obj.get_all_by_provider_tree(context, root_uuid)
+        return {
+            uuid: alloc_handler.serialize_consumer_allocations(
+                consumer, allocations, self._VERSION)
+            for uuid, (consumer, allocations) in found.items()}
 
 
 class PlacementDirect:

@@ -56,7 +56,7 @@ def get_adapter(conf, in_process=None):
         when ``[placement]`` names no remote one: a callable taking the
         headers to send with every request and returning an ``Adapter``
         that does not raise on HTTP errors (the command that starts the
-        service passes ``functools.partial(direct.adapter, conf)`` of
+        service passes ``direct.InProcessPlacement(conf)`` of
         ``alloc_framework.api.placement.direct``).
     :raises: PlacementUnavailable when ``[placement]`` names no remote
         Placement and ``in_process`` is None.

@@ -485,3 +485,41 @@ def get_all_by_resource_provider(context, rp_uuid):
                                   generation=None)
         allocations.append(_to_allocation(context, alloc_row, consumer))
     return provider, allocations
+
+
+@db_api.reader
+def get_all_by_provider_tree(context, rp_uuid):
+    """The whole allocations of every consumer of a provider tree.
+
+    The consumers are those with an allocation on any provider of the
+    tree that holds ``rp_uuid``; all their allocations are returned, on
+    providers outside the tree (sharing providers) too. Two statements in
+    one reader transaction whatever the size of the tree or the number of
+    consumers: the allocations (with their providers' uuids and
+    generations), then the consumers (with project and user). A
+    resource class name is looked up in the context's attribute cache.
+
+    :returns: ``{consumer uuid: (Consumer or None, [Allocation])}``;
+        empty for an unknown provider.
+    """
+    target = _RP_TBL.alias('target')
+    tree_rp = _RP_TBL.alias('tree_rp')
+    root_id = (sa.select(target.c.root_provider_id)
+               .where(target.c.uuid == rp_uuid).scalar_subquery())
+    consumers_of_tree = (
+        sa.select(ALLOC_TBL.c.consumer_id)
+        .select_from(ALLOC_TBL.join(
+            tree_rp, ALLOC_TBL.c.resource_provider_id == tree_rp.c.id))
+        .where(tree_rp.c.root_provider_id == root_id))
+    rows = context.session.execute(
+        _allocation_select()
+        .where(ALLOC_TBL.c.consumer_id.in_(consumers_of_tree))
+        .order_by(ALLOC_TBL.c.id)).all()
+    consumers = consumer_obj.get_by_uuids(
+        context, {row.consumer_id for row in rows})
+    found = collections.OrderedDict()
+    for row in rows:
+        consumer = consumers.get(row.consumer_id)
+        found.setdefault(row.consumer_id, (consumer, []))[1].append(
+            _to_allocation(context, row, consumer))
+    return found

@@ -20,7 +20,6 @@ nodes created through the API.
 """
 
 import atexit
-import functools
 import os
 import shutil
 import subprocess
@@ -160,7 +159,7 @@ class PlacementBackendFixture(fixtures.Fixture):
         # What alloc-conductor and alloc-server do: hand the in-process
         # Placement client to every conductor (hence its backend) that
         # the test starts, whatever base class starts it.
-        in_process = functools.partial(direct.adapter, test.conf)
+        in_process = direct.InProcessPlacement(test.conf)
         self.in_process = in_process
         real_manager = manager_mod.ConductorManager
 
