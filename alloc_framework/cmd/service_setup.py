@@ -51,7 +51,8 @@ CONFIG_NAMESPACES = ('alloc_framework', 'oslo.db', 'oslo.log',
 # (the launcher would start a failing child process again and again).
 FATAL_ERRORS = (wsgi_service.ListenError, exception.DriverLoadError,
                 http_basic.HtpasswdError,
-                exception.ConductorAlreadyRegistered)
+                exception.ConductorAlreadyRegistered,
+                exception.ReshapeAtStartFailed)
 
 
 class StartError(Exception):

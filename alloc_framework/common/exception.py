@@ -278,6 +278,14 @@ class DriverLoadError(AllocFrameworkException):
                'be loaded: %(reason)s')
 
 
+class ReshapeAtStartFailed(AllocFrameworkException):
+    msg_fmt = ('Could not reshape the resource providers of node %(node)s '
+               'at start: %(error)s. Nothing of that reshape was written. '
+               'Fix the cause, then start the conductor again or run '
+               '"alloc-manage placement migrate-compute-inventory --node '
+               '%(node)s" with the services stopped.')
+
+
 class PowerStateFailure(AllocFrameworkException):
     msg_fmt = 'Failed to set node power state to %(pstate)s.'
 

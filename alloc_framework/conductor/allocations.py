@@ -40,6 +40,8 @@ def get_backend(manager):
         backend = backend_base.load_backend(
             manager.conf, manager.stop_event,
             in_process_placement=manager.in_process_placement)
+        # The hardware types describe the nodes' resource providers.
+        backend.driver_factory = manager.driver_factory
         manager.allocation_backend = backend
     return backend
 

@@ -139,6 +139,9 @@ class ConductorManager:
         self._fail_interrupted(interrupted)
         self._started = True
         try:
+            # Before serving: the backend brings what it mirrors up to
+            # date (the placement backend reshapes provider trees).
+            self.allocation_backend.start(self, self.context)
             if self.transport is None:
                 self.transport = rpcapi.load_transport(self.conf)
             self.transport.start_server(self)

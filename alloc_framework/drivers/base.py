@@ -36,6 +36,7 @@ from urllib import parse as urlparse
 
 from alloc_framework.common import exception
 from alloc_framework.common import interface_kinds as interface_kinds_mod
+from alloc_framework.drivers import node_tree
 from alloc_framework.objects import baremetal as objects
 
 # The kinds are data that conf/ reads too, so they live in a leaf
@@ -541,9 +542,77 @@ class HardwareType:
 
     Like interfaces, hardware types are created without arguments and
     get the service's ``ConfigOpts`` as ``conf`` before any other call.
+
+    A hardware type also describes the resource providers of its nodes
+    for the ``placement`` allocation backend, with
+    :meth:`update_provider_tree`; the easy way is to override
+    :meth:`provider_shape` (see ``doc/source/plugin-authors.rst``).
     """
 
     conf = None
+
+    def provider_shape(self, node):
+        """The resource providers ``node`` should have, a ``Shape``.
+
+        By default the node's root provider alone, with one unit of the
+        node's resource class (``CUSTOM_<class>``), and GPUs when
+        ``properties['gpus']`` counts any (:meth:`gpu_children`). Override
+        it to add inventory to the root or children below it; call this
+        one first and extend what it returns.
+
+        :param node: the ``Node`` object; do not call the hardware from
+            here (it runs on every change of the node): read what the
+            node records, as ``properties`` that inspection, verification
+            or the operator set.
+        """
+        inventories = {}
+        if node.resource_class:
+            inventories[node_tree.node_class(node.resource_class)] = (
+                node_tree.inventory(1))
+        return node_tree.Shape(inventories,
+                               children=self.gpu_children(node))
+
+    def gpu_children(self, node):
+        """One child provider per GPU of the node: ``PGPU: 1`` each.
+
+        The count is ``properties['gpus']`` (a non-negative integer);
+        anything else counts none.
+        """
+        return node_tree.gpu_children(node)
+
+    def update_provider_tree(self, provider_tree, nodename,
+                             allocations=None, node=None):
+        """Make the node's providers in ``provider_tree`` what they should be.
+
+        The contract of the reshaping specification: the conductor calls
+        it with the node's tree as Placement has it (root: the node's
+        UUID, with its name, traits and aggregates already set by the
+        allocation backend) and flushes what it changes.
+
+        * With ``allocations`` None, it must not move inventory that
+          consumers hold; when it would, it raises
+          ``alloc_framework.placement_client.exception.ReshapeNeeded``.
+        * With ``allocations`` (a dict keyed by consumer UUID, each as
+          ``GET /allocations/{consumer}`` answers), it edits the tree and
+          the allocations in place, so that every consumer holds in the
+          new shape what it held in the old one; the conductor then
+          flushes both with one ``POST /reshaper``.
+
+        The default brings the tree to :meth:`provider_shape` with
+        ``node_tree.apply_shape``, which finds the moves (a class leaving a
+        provider, a total going down, the node's class renamed) and moves
+        allocations itself.
+
+        :param provider_tree: a ``ProviderTree`` (edited in place).
+        :param nodename: the node's UUID, its root provider's.
+        :param allocations: None or the allocations to move (see above).
+        :param node: the ``Node`` object.
+        :returns: a list of words describing what moved (for the log).
+        """
+        return node_tree.apply_shape(
+            provider_tree, nodename, self.provider_shape(node),
+            allocations=allocations,
+            in_use=node.allocation_id is not None)
 
     def supported_interfaces(self, interface_type):
         """Names of supported implementations of ``interface_type``.

@@ -44,8 +44,11 @@ from alloc_framework.objects.placement import attribute_cache
 # request under it to the application.
 URL = 'http://placement.in-process'
 
-# noauth's admin token: the caller is this process, the service itself.
-ADMIN_HEADERS = {'X-Auth-Token': 'admin'}
+# noauth's admin token: the caller is this process, the service itself,
+# with the roles of a service user (as keystone flattens them): ``service``
+# is what the secure-RBAC default of ``POST /reshaper`` asks for.
+ADMIN_HEADERS = {'X-Auth-Token': 'admin',
+                 'X-Roles': 'admin,member,reader,service'}
 
 
 class InProcessTransport(requests_adapters.BaseAdapter):

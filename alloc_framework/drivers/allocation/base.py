@@ -70,6 +70,14 @@ class AllocationBackend(abc.ABC):
         self.stop_event = threading.Event()
         self.in_process_placement = None
 
+    def start(self, manager, context):
+        """The conductor ``manager`` is starting; nothing by default.
+
+        Called after the conductor registered and before it serves. An
+        exception stops the conductor: raise only for what must not go
+        on (the ``placement`` backend's reshape failing, for one).
+        """
+
     def validate(self, context, allocation):
         """Check that this backend can serve ``allocation`` at all.
 

@@ -39,6 +39,7 @@ claim behind. Deallocating releases the node in the database, then
 deletes the consumer's allocations.
 """
 
+import copy
 import random
 import threading
 import uuid
@@ -53,10 +54,14 @@ from alloc_framework.common import metrics
 from alloc_framework.drivers.allocation import base
 from alloc_framework.drivers.allocation import placement_client
 from alloc_framework.drivers.allocation import placement_drift
+from alloc_framework.drivers import base as hw_base
+from alloc_framework.drivers import driver_factory
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework import periodics
+from alloc_framework.placement_client import exception as pc_exc
+from alloc_framework.placement_client import provider_tree as pt
 
 LOG = log.getLogger(__name__)
 
@@ -92,36 +97,82 @@ def _get(obj, name):
     return getattr(obj, name) if obj.obj_attr_is_set(name) else None
 
 
-def desired_provider(node, in_use=None):
-    """What the provider of ``node`` should be.
+def node_is_usable(node, in_use=None):
+    """Whether the node's providers should offer their inventory.
 
     :param in_use: whether an allocation uses the node; by default,
         whether it has one.
-    :returns: a dict with ``name``, ``inventories``, ``traits`` (a set)
-        and ``aggregates`` (a set).
     """
     if in_use is None:
         in_use = node.allocation_id is not None
     # The database's rule of a free node (the reservation's own).
-    usable = in_use or node_reservation.node_is_free(node)
-    inventories = {}
-    if node.resource_class:
-        inventories[resource_class_name(node.resource_class)] = {
-            'total': 1, 'reserved': 0 if usable else 1,
-            'min_unit': 1, 'max_unit': 1, 'step_size': 1,
-            'allocation_ratio': 1.0}
-    return {'name': node.name or node.uuid,
-            'inventories': inventories,
-            'traits': set(node.traits or ()) | {NODE_TRAIT},
-            'aggregates': {project_aggregate(p)
-                           for p in (node.owner, node.lessee) if p}}
+    return in_use or node_reservation.node_is_free(node)
 
 
-def _inventory_matches(current, wanted):
-    if set(current) != set(wanted):
-        return False
-    return all(current[rc].get(key) == value
-               for rc, inv in wanted.items() for key, value in inv.items())
+def describe_root(provider_tree, node):
+    """Set what the backend owns on the root provider of ``node``.
+
+    Its name (the node's name, else its UUID), traits (the node's and
+    :data:`NODE_TRAIT`) and aggregates (:func:`project_aggregate` of its
+    owner and lessee). The hardware type adds the rest.
+    """
+    provider_tree.update_traits(node.uuid,
+                                set(node.traits or ()) | {NODE_TRAIT})
+    provider_tree.update_aggregates(
+        node.uuid, {project_aggregate(p) for p in (node.owner, node.lessee)
+                    if p})
+
+
+def reserve_unusable(provider_tree, node, usable):
+    """Reserve all the node's inventory while it can serve no allocation.
+
+    Every record of every provider of the node's tree gets ``reserved``
+    0 when ``usable``, else its total.
+    """
+    for rp_uuid in provider_tree.get_provider_uuids(node.uuid):
+        data = provider_tree.data(rp_uuid)
+        inventories = {}
+        for rc, record in data.inventory.items():
+            record = dict(record)
+            record['reserved'] = 0 if usable else record['total']
+            inventories[rc] = record
+        provider_tree.update_inventory(rp_uuid, inventories)
+
+
+def _totals(inventory):
+    return {rc: record['total'] for rc, record in inventory.items()}
+
+
+def _held(record):
+    return {rp: dict(value.get('resources', {}))
+            for rp, value in record.get('allocations', {}).items()}
+
+
+def tree_differences(before, after):
+    """What differs between two pictures of a node's tree.
+
+    :param before: ``{uuid: ProviderData}`` as Placement had it.
+    :param after: ``{uuid: ProviderData}`` as it should be.
+    :returns: a list of words (empty when nothing differs).
+    """
+    differs = []
+    if set(before) != set(after):
+        differs.append('providers')
+    for field, word in (('inventory', 'inventory'), ('traits', 'traits'),
+                        ('aggregates', 'aggregates')):
+        for rp_uuid in after:
+            if rp_uuid not in before:
+                continue
+            old = getattr(before[rp_uuid], field)
+            new = getattr(after[rp_uuid], field)
+            if field == 'inventory':
+                changed = pt.inventory_has_changed(old, new)
+            else:
+                changed = old != new
+            if changed:
+                differs.append(word)
+                break
+    return differs
 
 
 class PlacementBackend(base.AllocationBackend):
@@ -139,8 +190,11 @@ class PlacementBackend(base.AllocationBackend):
     def __init__(self, conf):
         super().__init__(conf)
         self._client = None
+        self._report = None
         self._client_lock = threading.Lock()
         self._metrics = None
+        # The conductor hands its own; loaded on first use otherwise.
+        self.driver_factory = None
 
     @property
     def client(self):
@@ -152,11 +206,43 @@ class PlacementBackend(base.AllocationBackend):
                         self.conf, self.in_process_placement))
             return self._client
 
+    @property
+    def report(self):
+        """The report client syncing provider trees, built once."""
+        with self._client_lock:
+            if self._report is None:
+                self._report = placement_client.get_report_client(
+                    self.conf, self.in_process_placement)
+            return self._report
+
     # --- mirroring -------------------------------------------------------
+
+    def start(self, manager, context):
+        """Sync the providers of the nodes this conductor owns, reshaping.
+
+        The reshape of the specification: a hardware type that moves
+        inventory consumers hold (``ReshapeNeeded``) gets their
+        allocations, and both move in one ``POST /reshaper``.
+
+        :raises: ReshapeAtStartFailed when a reshape failed.
+        """
+        group = manager.conf.conductor.conductor_group
+        placement_drift.heal_owned(
+            context, self,
+            owns_node=lambda node: manager.owns(node.uuid,
+                                                node.conductor_group),
+            owns_provider=lambda uuid: manager.owns(uuid, group),
+            startup=True)
 
     def node_changed(self, context, node_uuid):
         try:
             self.sync_node(context, node_uuid)
+        except pc_exc.ReshapeNeeded as exc:
+            LOG.error('The resource providers of node %(node)s need a '
+                      'reshape, which runs only when its conductor starts '
+                      'or with "alloc-manage placement '
+                      'migrate-compute-inventory --node %(node)s": '
+                      '%(exc)s', {'node': node_uuid, 'exc': exc})
         except Exception as exc:
             # The node's change stands; the drift heal catches up.
             LOG.warning('Could not update the resource provider of node '
@@ -244,68 +330,205 @@ class PlacementBackend(base.AllocationBackend):
         self.client.delete_claim(consumer)
         return 'deleted'
 
-    def sync_provider(self, node, in_use=None, dry_run=False):
-        """Make the provider of ``node`` (an object) match it.
+    def sync_provider(self, node, in_use=None, dry_run=False,
+                      startup=False):
+        """Make the providers of ``node`` (an object) what they should be.
 
-        :param dry_run: only say what differs; change nothing.
+        The node's tree is read from Placement (its root created when
+        missing), the backend sets the root's name, traits and aggregates,
+        the node's hardware type describes its inventories and children
+        (``update_provider_tree``), and what changed is flushed. A
+        generation conflict (another writer was first) reads the tree
+        again, up to three times.
+
+        :param in_use: whether an allocation uses the node (default:
+            whether it has one); an unusable node's inventory is reserved.
+        :param dry_run: only say what differs; change nothing. A tree that
+            needs a reshape differs in ``reshape``.
+        :param startup: the conductor is starting: when the hardware type
+            needs a reshape (``ReshapeNeeded``), gather the allocations of
+            the node's consumers and move them with the inventory in one
+            ``POST /reshaper``. Otherwise ``ReshapeNeeded`` is raised.
         :returns: what differed, a list of words.
+        :raises: ReshapeNeeded; ReshapeFailed, ReshapeImpossible (a reshape
+            at startup failed, nothing of it was written); PlacementError,
+            the report client's errors, keystoneauth1 errors.
         """
         for attempt in range(_SYNC_ATTEMPTS):
             try:
-                return self._sync_provider(node, in_use, dry_run)
-            except placement_client.PlacementError as exc:
-                if (exc.code != 'placement.concurrent_update'
-                        or attempt == _SYNC_ATTEMPTS - 1):
+                return self._sync_tree(node, in_use, dry_run, startup)
+            except (pc_exc.ProviderUpdateConflict,
+                    placement_client.PlacementError) as exc:
+                conflict = (
+                    isinstance(exc, pc_exc.ProviderUpdateConflict)
+                    or exc.code == 'placement.concurrent_update')
+                if not conflict or attempt == _SYNC_ATTEMPTS - 1:
                     raise
+            finally:
+                # The next sync reads Placement again: the cache would
+                # only grow with every node.
+                self.report.clear_provider_cache(node.uuid)
 
-    def _sync_provider(self, node, in_use, dry_run):
-        wanted = desired_provider(node, in_use)
-        client = self.client
+    def hardware_type(self, node):
+        """The hardware type describing the providers of ``node``.
+
+        The node's own when this service enables it, else the default
+        contract of ``HardwareType`` (the flat provider).
+        """
+        factory = self.driver_factory
+        if factory is None:
+            with self._client_lock:
+                if self.driver_factory is None:
+                    self.driver_factory = driver_factory.DriverFactory(
+                        self.conf)
+                factory = self.driver_factory
+        try:
+            return factory.get_hardware_type(node.driver)
+        except exception.DriverNotFound:
+            default = hw_base.HardwareType()
+            default.conf = self.conf
+            return default
+
+    def describe_node(self, provider_tree, node, in_use=None,
+                      allocations=None):
+        """Bring the node's tree in ``provider_tree`` to what it should be.
+
+        :returns: the moves the hardware type reported (words).
+        :raises: ReshapeNeeded (only when ``allocations`` is None).
+        """
+        describe_root(provider_tree, node)
+        moves = self.hardware_type(node).update_provider_tree(
+            provider_tree, node.uuid, allocations=allocations, node=node)
+        reserve_unusable(provider_tree, node, node_is_usable(node, in_use))
+        return moves or []
+
+    def _read_tree(self, node, name):
+        """The node's tree as Placement has it now, created when missing.
+
+        Read afresh (what the report client cached of it is dropped
+        first): a sync compares with what Placement holds, whoever
+        changed it. The copy holds the node's tree only.
+        """
+        report = self.report
+        report.clear_provider_cache(node.uuid)
+        try:
+            tree = report.get_provider_tree_and_ensure_root(
+                None, node.uuid, name=name)
+        except pc_exc.PlacementAPIError as exc:
+            if exc.code != 'placement.duplicate_name' or name == node.uuid:
+                raise
+            # Another provider (not ours) has that name.
+            tree = report.get_provider_tree_and_ensure_root(
+                None, node.uuid, name=node.uuid)
+        # Trees other syncs are working on are theirs to flush.
+        for root in tree.root_uuids:
+            if root != node.uuid:
+                tree.remove(root)
+        return tree
+
+    def _sync_tree(self, node, in_use, dry_run, startup):
+        name = node.name or node.uuid
         changed = []
-        provider = client.get_provider(node.uuid)
-        if provider is None:
-            if dry_run:
-                return ['missing']
-            try:
-                client.create_provider(node.uuid, wanted['name'])
-            except placement_client.PlacementError as exc:
-                if exc.code != 'placement.duplicate_name':
-                    raise
-                # Another provider (not ours) has that name.
-                client.create_provider(node.uuid, node.uuid)
-            changed.append('created')
-        elif provider['name'] not in (wanted['name'], node.uuid):
+        if dry_run and self.client.get_provider(node.uuid) is None:
+            return ['missing']
+        tree = self._read_tree(node, name)
+        before = {u: tree.data(u)
+                  for u in tree.get_provider_uuids(node.uuid)}
+        root_name = before[node.uuid].name
+        if root_name not in (name, node.uuid):
             changed.append('name')
             if not dry_run:
                 try:
-                    client.rename_provider(node.uuid, wanted['name'])
+                    self.client.rename_provider(node.uuid, name)
                 except placement_client.PlacementError as exc:
                     if exc.code != 'placement.duplicate_name':
                         raise
                     changed.remove('name')
-        inventories, generation = client.get_inventories(node.uuid)
-        if not _inventory_matches(inventories, wanted['inventories']):
-            changed.append('inventory')
-            if not dry_run:
-                for name in wanted['inventories']:
-                    client.ensure_resource_class(name)
-                client.set_inventories(node.uuid, generation,
-                                       wanted['inventories'])
-        traits, generation = client.get_traits(node.uuid)
-        if set(traits) != wanted['traits']:
-            changed.append('traits')
-            if not dry_run:
-                for name in sorted(wanted['traits'] - set(traits)):
-                    if name.startswith('CUSTOM_'):
-                        client.ensure_trait(name)
-                client.set_traits(node.uuid, generation, wanted['traits'])
-        aggregates, generation = client.get_aggregates(node.uuid)
-        if set(aggregates) != wanted['aggregates']:
-            changed.append('aggregates')
-            if not dry_run:
-                client.set_aggregates(node.uuid, generation,
-                                      wanted['aggregates'])
-        return changed
+        wanted = copy.deepcopy(tree)
+        try:
+            self.describe_node(wanted, node, in_use)
+        except pc_exc.ReshapeNeeded as exc:
+            if dry_run:
+                return changed + ['reshape']
+            if not startup:
+                raise
+            return changed + self._reshape(node, in_use, exc)
+        after = {u: wanted.data(u)
+                 for u in wanted.get_provider_uuids(node.uuid)}
+        differs = tree_differences(before, after)
+        if differs and not dry_run:
+            self.report.update_from_provider_tree(None, wanted)
+        return changed + differs
+
+    def _reshape(self, node, in_use, reason):
+        """Move the node's inventory and its consumers' allocations.
+
+        :returns: ``['reshape']``.
+        """
+        LOG.info('Reshaping the resource providers of node %(node)s: '
+                 '%(reason)s', {'node': node.uuid, 'reason': reason})
+        report = self.report
+        tree = self._read_tree(node, node.name or node.uuid)
+        allocations = report.get_allocations_for_provider_tree(None,
+                                                               node.uuid)
+        moves = self.describe_node(tree, node, in_use,
+                                   allocations=allocations)
+        report.update_from_provider_tree(None, tree,
+                                         allocations=allocations)
+        LOG.info('Reshaped the resource providers of node %(node)s: '
+                 '%(moves)s', {'node': node.uuid,
+                               'moves': '; '.join(moves) or 'no consumer '
+                               'held what moved'})
+        return ['reshape']
+
+    def plan(self, node):
+        """What :meth:`sync_provider` at startup would change, unchanged.
+
+        :returns: ``(differences, providers, consumers)``: the words of
+            :meth:`sync_provider`; ``[(uuid, name, before, after)]`` of
+            the providers whose inventory would change (``before`` None
+            for a new provider, ``after`` None for a removed one; each an
+            inventory dict of ``{class: total}``); ``[(consumer, before,
+            after)]`` of the consumers whose allocations would move (each
+            ``{provider: {class: amount}}``).
+        """
+        if self.client.get_provider(node.uuid) is None:
+            return ['missing'], [], []
+        try:
+            tree = self._read_tree(node, node.name or node.uuid)
+        finally:
+            self.report.clear_provider_cache(node.uuid)
+        before = {u: tree.data(u) for u in tree.get_provider_uuids(node.uuid)}
+        wanted = copy.deepcopy(tree)
+        allocations = None
+        try:
+            self.describe_node(wanted, node)
+        except pc_exc.ReshapeNeeded:
+            allocations = self.report.get_allocations_for_provider_tree(
+                None, node.uuid)
+            original = copy.deepcopy(allocations)
+            wanted = copy.deepcopy(tree)
+            self.describe_node(wanted, node, allocations=allocations)
+        after = {u: wanted.data(u)
+                 for u in wanted.get_provider_uuids(node.uuid)}
+        differs = tree_differences(before, after)
+        if allocations is not None:
+            differs.append('reshape')
+        providers = []
+        for rp_uuid in list(before) + [u for u in after if u not in before]:
+            old, new = before.get(rp_uuid), after.get(rp_uuid)
+            old_inv = _totals(old.inventory) if old else None
+            new_inv = _totals(new.inventory) if new else None
+            if old_inv != new_inv:
+                providers.append((rp_uuid, (new or old).name, old_inv,
+                                  new_inv))
+        consumers = []
+        for consumer in sorted(allocations or {}):
+            old = _held(original[consumer])
+            new = _held(allocations[consumer])
+            if old != new:
+                consumers.append((consumer, old, new))
+        return differs, providers, consumers
 
     def remove_provider(self, provider_uuid):
         """Delete a node's provider and the claims against it.
@@ -324,7 +547,11 @@ class PlacementBackend(base.AllocationBackend):
         return project, self.conf.placement.incomplete_consumer_user_id
 
     def _batches(self, allocation, rc_name):
-        """Lists of candidate node UUIDs, as Placement answers them."""
+        """Candidates as Placement answers them, batch by batch.
+
+        Each batch is ``{node UUID: what claiming its tree takes}`` (see
+        ``PlacementClient.candidate_claims``).
+        """
         traits = sorted(set(_get(allocation, 'traits') or ()))
         owner = _get(allocation, 'owner')
         member_of = [project_aggregate(owner)] if owner else None
@@ -335,19 +562,24 @@ class PlacementBackend(base.AllocationBackend):
             names = list(candidates)
             random.shuffle(names)
             for node_uuid in names:
-                yield self.client.candidates(
+                yield self.client.candidate_claims(
                     rc_name, traits, member_of, in_tree=node_uuid)
             return
         limit = self.conf.allocation.placement_candidates_limit
         for _round in range(1 + self.conf.allocation.placement_claim_retries):
-            yield self.client.candidates(rc_name, traits, member_of,
-                                         limit=limit)
+            yield self.client.candidate_claims(rc_name, traits, member_of,
+                                               limit=limit)
 
-    def _claim(self, allocation, node_uuid, rc_name):
-        """Claim the node's provider for the allocation; False on 409."""
+    def _claim(self, allocation, node_uuid, rc_name, resources=None):
+        """Claim the node's providers for the allocation; False on 409.
+
+        :param resources: ``{provider: {class: amount}}`` to claim, the
+            node's whole tree; by default one unit of ``rc_name`` on the
+            node's root.
+        """
         project, user = self._consumer_ids(allocation)
         if self.client.claim(allocation.uuid, node_uuid, rc_name, project,
-                             user):
+                             user, resources=resources):
             return True
         # A claim left by an earlier attempt of this allocation (its
         # conductor died between claiming and reserving) blocks the
@@ -356,13 +588,31 @@ class PlacementBackend(base.AllocationBackend):
             LOG.info('Removed a stale claim of allocation %s',
                      allocation.uuid)
             return self.client.claim(allocation.uuid, node_uuid, rc_name,
-                                     project, user)
+                                     project, user, resources=resources)
         return False
+
+    def tree_claim(self, node):
+        """What claiming ``node`` takes: its whole tree as described.
+
+        :returns: ``{provider UUID: {class: total}}``.
+        """
+        tree = pt.ProviderTree()
+        tree.new_root(node.name or node.uuid, node.uuid)
+        self.describe_node(tree, node, in_use=True)
+        claim = {}
+        for rp_uuid in tree.get_provider_uuids(node.uuid):
+            amounts = {rc: record['total'] for rc, record
+                       in tree.data(rp_uuid).inventory.items()
+                       if record['total'] > 0}
+            if amounts:
+                claim[rp_uuid] = amounts
+        return claim
 
     def claim_node(self, allocation, node):
         """Claim ``node`` (an object) for ``allocation``; False on 409."""
         return self._claim(allocation, node.uuid,
-                           resource_class_name(node.resource_class))
+                           resource_class_name(node.resource_class),
+                           resources=self.tree_claim(node))
 
     def _unclaim(self, allocation):
         try:
@@ -435,7 +685,8 @@ class PlacementBackend(base.AllocationBackend):
             free = list(free)
             random.shuffle(free)
             for node_uuid in free:
-                if not self._claim(allocation, node_uuid, rc_name):
+                if not self._claim(allocation, node_uuid, rc_name,
+                                   resources=batch[node_uuid]):
                     continue
                 node = self._reserve(context, allocation, node_uuid)
                 if node is not None:
@@ -471,7 +722,8 @@ class PlacementBackend(base.AllocationBackend):
             return node_reservation.backfill(context, allocation, node_id)
         try:
             self.sync_provider(node, in_use=True)
-            claimed = self._claim(allocation, node.uuid, rc_name)
+            claimed = self._claim(allocation, node.uuid, rc_name,
+                                  resources=self.tree_claim(node))
         except _PLACEMENT_ERRORS as exc:
             raise exception.PlacementUnavailable(reason=exc)
         if not claimed:

@@ -22,6 +22,7 @@ from keystoneauth1 import loading as ks_loading
 
 from alloc_framework.common import exception
 from alloc_framework.conf import placement as placement_conf
+from alloc_framework.placement_client import report
 
 # 1.28: consumer generations; 1.31: in_tree in candidates; 1.34:
 # mappings; 1.36 is served by every Placement since Train.
@@ -79,6 +80,41 @@ def get_adapter(conf, in_process=None):
         conf, group, session=sess, auth=auth, raise_exc=False,
         service_type=conf[group].service_type or 'placement',
         interface=conf[group].valid_interfaces or ['internal', 'public'])
+
+
+def get_report_client(conf, in_process=None):
+    """A ``ReportClient`` syncing provider trees with the configured Placement.
+
+    Over the adapter of :func:`get_adapter`; in process, with the
+    in-process Placement's ``tree_allocations`` (allocations of a tree in
+    a constant number of queries) when it offers one.
+    """
+    tree_allocations = None
+    if in_process_configured(conf):
+        tree_allocations = getattr(in_process, 'tree_allocations', None)
+    return report.ReportClient(get_adapter(conf, in_process),
+                               tree_allocations=tree_allocations)
+
+
+def _tree_claim(rp_uuid, summaries, requested):
+    """``{provider: {class: free amount}}`` over the tree of ``rp_uuid``.
+
+    Without summaries of the tree, what the request asked of the provider.
+    """
+    root = (summaries.get(rp_uuid) or {}).get('root_provider_uuid')
+    claim = {}
+    for uuid, summary in summaries.items():
+        if uuid != rp_uuid and (
+                root is None or summary.get('root_provider_uuid') != root):
+            continue
+        amounts = {}
+        for rc, res in summary.get('resources', {}).items():
+            free = res.get('capacity', 0) - res.get('used', 0)
+            if free > 0:
+                amounts[rc] = free
+        if amounts:
+            claim[uuid] = amounts
+    return claim or {rp_uuid: dict(requested)}
 
 
 def _error(resp):
@@ -227,6 +263,18 @@ class PlacementClient:
         A resource class or trait that Placement does not know (a 400 to
         a query built here) means that no provider has it: no candidate.
         """
+        return list(self.candidate_claims(resource_class, traits,
+                                          member_of, in_tree, limit))
+
+    def candidate_claims(self, resource_class, traits=(), member_of=None,
+                         in_tree=None, limit=None):
+        """What claiming each candidate's whole tree takes.
+
+        :returns: ``{candidate UUID: {provider UUID: {class: amount}}}``
+            in Placement's order: for each provider that serves the unit,
+            everything its tree has free (the providers of the tree, from
+            ``provider_summaries``), so that a claim takes the whole node.
+        """
         params = {'resources': '%s:1' % resource_class}
         if traits:
             params['required'] = ','.join(sorted(traits))
@@ -239,23 +287,31 @@ class PlacementClient:
         resp = self._call('GET', '/allocation_candidates', (200, 400),
                           params=params)
         if resp.status_code == 400:
-            return []
+            return {}
         body = resp.json()
-        found = []
+        summaries = body.get('provider_summaries', {})
+        found = {}
         for request in body['allocation_requests']:
-            for rp_uuid in request['allocations']:
-                if rp_uuid not in found:
-                    found.append(rp_uuid)
+            for rp_uuid, value in request['allocations'].items():
+                if rp_uuid in found:
+                    continue
+                found[rp_uuid] = _tree_claim(rp_uuid, summaries,
+                                             value.get('resources', {}))
         return found
 
     def claim(self, consumer, provider, resource_class, project_id,
-              user_id):
+              user_id, resources=None):
         """Allocate one unit of ``provider`` to a new ``consumer``.
 
+        :param resources: ``{provider UUID: {class: amount}}`` to allocate
+            instead (a whole tree, see :meth:`candidate_claims`).
         :returns: True, or False when Placement refused with 409 (the
             provider is used up, or the consumer exists already).
         """
-        body = {'allocations': {provider: {'resources': {resource_class: 1}}},
+        if resources is None:
+            resources = {provider: {resource_class: 1}}
+        body = {'allocations': {rp: {'resources': dict(amounts)}
+                                for rp, amounts in resources.items()},
                 'project_id': project_id, 'user_id': user_id,
                 'consumer_generation': None}
         resp = self._call('PUT', '/allocations/%s' % consumer, (204, 409),

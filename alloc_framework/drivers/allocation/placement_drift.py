@@ -21,7 +21,18 @@ kind                      healed by
                           not the node's active allocation (claims of
                           allocations still in progress are left alone)
 ``missing claim``         claiming the node for its active allocation
+``over capacity``         nothing: reported only. A node's provider
+                          whose usage exceeds its capacity (its
+                          inventory shrank under its consumers, which
+                          Placement accepts); it heals when they go
 ========================  =============================================
+
+A stale provider whose hardware type moves inventory that consumers hold
+(``ReshapeNeeded``) is reported with ``reshape`` among its differences;
+it is healed only at conductor start or by ``alloc-manage placement
+migrate-compute-inventory``, which move the allocations with the
+inventory in one ``POST /reshaper``. The periodic logs it as an error
+saying so.
 
 Providers without the marker trait (those of other services sharing the
 Placement) are never looked at.
@@ -44,8 +55,10 @@ from oslo_log import log
 
 from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import placement_client
+from alloc_framework.drivers import node_tree
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
+from alloc_framework.placement_client import exception as pc_exc
 
 LOG = log.getLogger(__name__)
 
@@ -54,11 +67,12 @@ STALE_PROVIDER = 'stale provider'
 ORPHAN_PROVIDER = 'orphan provider'
 ORPHAN_CLAIM = 'orphan claim'
 MISSING_CLAIM = 'missing claim'
+OVER_CAPACITY = 'over capacity'
 
 # The order healing follows: a node's stray claim goes before the claim
 # of its allocation is made, and providers exist before claims on them.
 KINDS = (MISSING_PROVIDER, STALE_PROVIDER, ORPHAN_PROVIDER, ORPHAN_CLAIM,
-         MISSING_CLAIM)
+         MISSING_CLAIM, OVER_CAPACITY)
 
 Drift = collections.namedtuple('Drift', ['kind', 'provider', 'detail',
                                          'node', 'consumer'])
@@ -122,11 +136,33 @@ def find(context, backend, node_filter=None, provider_filter=None):
                                node, consumer))
         if allocation is not None and allocation.uuid not in consumers:
             found.append(_missing_claim(node, allocation))
+        if consumers:
+            found.extend(_over_capacity(client, node, consumers))
     for rp_uuid, rp in sorted(orphans.items()):
         found.append(Drift(ORPHAN_PROVIDER, rp_uuid,
                            'provider %s (%s) has no node'
                            % (rp_uuid, rp['name']), None, None))
     return sorted(found, key=lambda d: KINDS.index(d.kind))
+
+
+def _over_capacity(client, node, consumers):
+    """The classes of the node's root used beyond their capacity."""
+    used = collections.Counter()
+    for resources in consumers.values():
+        used.update(resources)
+    inventories, _generation = client.get_inventories(node.uuid)
+    found = []
+    for rc, amount in sorted(used.items()):
+        record = inventories.get(rc)
+        capacity = 0 if record is None else int(
+            (record['total'] - record.get('reserved', 0))
+            * record.get('allocation_ratio', 1.0))
+        if amount > capacity:
+            found.append(Drift(
+                OVER_CAPACITY, node.uuid,
+                'the provider of node %s uses %d %s of a capacity of %d'
+                % (_name(node), amount, rc, capacity), node, None))
+    return found
 
 
 def _name(node):
@@ -156,8 +192,11 @@ def heal(context, backend, drifts):
     return results
 
 
-def _heal_one(context, backend, drift):
+def _heal_one(context, backend, drift, startup=False):
     """Repair one difference as things are now.
+
+    :param startup: the conductor is starting: a provider needing a
+        reshape is reshaped (see ``PlacementBackend.sync_provider``).
 
     :returns: False when the difference was gone meanwhile.
     """
@@ -170,9 +209,12 @@ def _heal_one(context, backend, drift):
         # The node as it is now, or its absence, decides.
         if node is None:
             return backend.remove_provider(drift.provider)
-        return bool(backend.sync_provider(node))
+        return bool(backend.sync_provider(node, startup=startup))
     if node is None:
         # Deleted meanwhile: its provider is an orphan, for the next run.
+        return False
+    if drift.kind == OVER_CAPACITY:
+        # Placement's own state: it heals as its consumers go.
         return False
     if drift.kind == ORPHAN_CLAIM:
         return backend.heal_claim(context, drift.consumer, node) is not None
@@ -197,11 +239,17 @@ def _heal_one(context, backend, drift):
 
 # Errors meaning that Placement is unusable right now.
 _PLACEMENT_ERRORS = (placement_client.PlacementError,
-                     ks_exc.ClientException)
+                     pc_exc.PlacementClientError, ks_exc.ClientException)
 
 
-def heal_owned(context, backend, owns_node, owns_provider, metrics=None):
+def heal_owned(context, backend, owns_node, owns_provider, metrics=None,
+               startup=False):
     """Find and heal the drift of the nodes one conductor owns.
+
+    With ``startup`` (the conductor is starting), providers whose hardware
+    type needs a reshape are reshaped, and a reshape that fails raises
+    ``ReshapeAtStartFailed``: the conductor does not start. Otherwise a
+    needed reshape is logged as an error saying how to do it.
 
     Nodes whose lock is held are skipped: the conductor working on one
     mirrors it when it releases the lock. What is healed is logged at
@@ -232,7 +280,24 @@ def heal_owned(context, backend, owns_node, owns_provider, metrics=None):
     results = []
     for drift in drifts:
         try:
-            healed = _heal_one(context, backend, drift)
+            healed = _heal_one(context, backend, drift, startup=startup)
+        except pc_exc.ReshapeNeeded as exc:
+            LOG.error('The resource providers of node %(node)s need a '
+                      'reshape, which runs only when its conductor starts '
+                      'or with "alloc-manage placement '
+                      'migrate-compute-inventory --node %(node)s": '
+                      '%(error)s', {'node': drift.provider, 'error': exc})
+            results.append((drift, exc))
+            continue
+        except (pc_exc.ReshapeFailed, node_tree.ReshapeImpossible) as exc:
+            if startup and drift.kind == STALE_PROVIDER:
+                raise exception.ReshapeAtStartFailed(node=drift.provider,
+                                                     error=exc)
+            LOG.warning('Could not heal %(kind)s: %(detail)s: %(error)s',
+                        {'kind': drift.kind, 'detail': drift.detail,
+                         'error': exc})
+            results.append((drift, exc))
+            continue
         except Exception as exc:
             LOG.warning('Could not heal %(kind)s: %(detail)s: %(error)s',
                         {'kind': drift.kind, 'detail': drift.detail,

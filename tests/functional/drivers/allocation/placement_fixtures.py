@@ -150,6 +150,11 @@ class PlacementBackendFixture(fixtures.Fixture):
         if self.mode == 'http':
             from alloc_framework.api.placement import deploy
             app = deploy.loadapp(test.conf, auth_strategy='noauth')
+            # The admin token has the admin role only; a reshape asks for
+            # the service role under the secure-RBAC defaults (see
+            # placement_upstream_server.py). loadapp registered the
+            # [oslo_policy] options.
+            test.config(enforce_new_defaults=False, group='oslo_policy')
             server = self.useFixture(base.Server(app, 'placement'))
             configure_http(test, server.url)
         elif self.mode == 'upstream':

@@ -39,6 +39,11 @@ def main(port, db_path):
     conf([], project='placement', default_config_files=[])
     conf.set_override('sync_on_startup', True, group='placement_database')
     conf.set_override('auth_strategy', 'noauth2', group='api')
+    # noauth2's admin token has the admin role only; the secure-RBAC
+    # default of POST /reshaper asks for the service role, which a
+    # deployment gives the user of the services calling Placement. The
+    # deprecated defaults let the admin token reshape too.
+    conf.set_override('enforce_new_defaults', False, group='oslo_policy')
     db_api.placement_context_manager.append_on_engine_create(
         _no_flush_at_commit)
     db_api.configure(conf)

@@ -68,8 +68,11 @@ class DriftTestCase(base.DBTestCase):
             (placement_drift.MISSING_CLAIM, served.uuid),
         }, allocation, stray
 
-    def manage(self, *args):
-        """Run the installed alloc-manage on the test's database."""
+    def manage(self, *args, command='drift'):
+        """Run the installed ``alloc-manage placement <command>``.
+
+        On the test's database, with this test's ``[placement]``.
+        """
         script = os.path.join(os.path.dirname(sys.executable),
                               'alloc-manage')
         if not os.path.exists(script):
@@ -89,10 +92,10 @@ class DriftTestCase(base.DBTestCase):
         with open(path, 'w') as conf_file:
             conf_file.write('\n'.join(lines) + '\n')
         proc = subprocess.run(
-            [script, '--config-file', path, 'placement', 'drift']
+            [script, '--config-file', path, 'placement', command]
             + list(args), capture_output=True, text=True, timeout=120)
         self.assertNotIn('Traceback', proc.stderr)
-        return proc.returncode, proc.stdout
+        return proc.returncode, proc.stdout + proc.stderr
 
 
 class DriftTests:

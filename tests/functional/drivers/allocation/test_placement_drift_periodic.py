@@ -71,10 +71,19 @@ class PeriodicTests:
         self.assertNotIn(TASK, self.tasks(manager))
         self.assertNotIn(TASK, manager._periodics.names)
 
-    def test_each_kind_healed(self):
+    def test_start_heals_what_differs(self):
         expected, allocation, stray = self.make_drift()
         self.assertEqual(expected, self.found())
+        self.start_conductor()
+        self.assertEqual(set(), self.found())
+        claims = self.placement.claims()
+        self.assertNotIn(stray, claims)
+        self.assertIn(allocation.uuid, claims)
+
+    def test_each_kind_healed(self):
         manager = self.start_conductor()
+        expected, allocation, stray = self.make_drift()
+        self.assertEqual(expected, self.found())
         self.run_periodic(manager)
         self.assertEqual(set(), self.found())
         claims = self.placement.claims()
@@ -85,8 +94,9 @@ class PeriodicTests:
             self.assertIn(uuid, self.logger.output)
 
     def test_metrics(self):
-        self.make_drift()
+        # After the start: a conductor heals its nodes as it starts.
         manager = self.start_conductor()
+        self.make_drift()
         emitter = mock.Mock()
         with mock.patch('alloc_framework.common.metrics.get_emitter',
                         return_value=emitter):
@@ -101,8 +111,8 @@ class PeriodicTests:
 
     def test_locked_node_left_to_its_conductor(self):
         node = f.make_node(self.ctx)
-        self.client.delete_provider(node.uuid)
         manager = self.start_conductor()
+        self.client.delete_provider(node.uuid)
         locked, _holder = objects.Node.reserve(self.ctx, node.id, 'other')
         self.assertTrue(locked)
         self.run_periodic(manager)
@@ -173,8 +183,8 @@ class PeriodicTests:
 
     def test_node_deleted_after_the_check_gets_no_provider(self):
         node = f.make_node(self.ctx)
-        self.client.delete_provider(node.uuid)
         manager = self.start_conductor()
+        self.client.delete_provider(node.uuid)
         real_find = placement_drift.find
 
         def find_then_delete(*args, **kwargs):
