@@ -21,6 +21,7 @@ deferred action, whose end goes on with the flow
 
 from oslo_log import log
 
+from alloc_framework.common import exception
 from alloc_framework.common import states
 from alloc_framework.conductor import steps
 from alloc_framework.objects import baremetal as objects
@@ -265,7 +266,9 @@ def do_verify(conf, task):
     """Verifying: the node's credentials work, its power state is readable.
 
     The node's firmware components are read then, so that a managed node
-    shows them (``GET /v1/nodes/{node}/firmware``).
+    shows them (``GET /v1/nodes/{node}/firmware``), and what the hardware
+    reports about itself is recorded in its ``properties``
+    (:func:`record_hardware_properties`).
     """
     node = task.node
     try:
@@ -276,7 +279,50 @@ def do_verify(conf, task):
         _fail(task, 'Failed to verify node %s: %s' % (node.uuid, exc))
         return
     steps.cache_firmware(task)
+    record_hardware_properties(task)
     _move(task, states.DONE)
+
+
+def record_hardware_properties(task):
+    """Merge ``ManagementInterface.get_hardware_properties`` into the node.
+
+    Only the keys the interface returns change (not saved here: the
+    caller saves the node). A failure, or an answer that is not a dict
+    keyed by strings, is logged as a warning and changes nothing: these
+    facts are for scheduling and must not fail the flow that reads them.
+    """
+    node = task.node
+    try:
+        found = task.driver.management.get_hardware_properties(task)
+    except exception.UnsupportedDriverExtension:
+        return
+    except exception.AllocFrameworkException as exc:
+        LOG.warning('Node %(node)s: could not read its hardware properties, '
+                    'they stay as they were: %(exc)s',
+                    {'node': node.uuid, 'exc': exc})
+        return
+    except Exception:
+        LOG.warning('Node %s: could not read its hardware properties, they '
+                    'stay as they were', node.uuid, exc_info=True)
+        return
+    if not isinstance(found, dict) or not all(isinstance(key, str)
+                                              for key in found):
+        LOG.warning('Node %(node)s: its management interface returned '
+                    '%(found)r as hardware properties, not a dict keyed by '
+                    'names; ignored.', {'node': node.uuid, 'found': found})
+        return
+    properties = dict(node.properties or {})
+    changed = {key: value for key, value in found.items()
+               if key not in properties or properties[key] != value}
+    if not changed:
+        return
+    properties.update(changed)
+    node.properties = properties
+    LOG.info('Node %(node)s: recorded the hardware properties its '
+             'management interface reports: %(changed)s',
+             {'node': node.uuid,
+              'changed': ', '.join('%s=%s' % item
+                                   for item in sorted(changed.items()))})
 
 
 def do_deploy(conf, task):

@@ -312,6 +312,33 @@ class ManagementInterface(BaseInterface):
     def get_boot_device(self, task):
         """:returns: ``{'boot_device': str or None, 'persistent': bool}``"""
 
+    def get_hardware_properties(self, task):
+        """Facts the hardware reports about itself, for ``node.properties``.
+
+        The conductor calls it when it verifies a node (``manage``), after
+        the power state was read, and merges the answer into
+        ``node.properties``: each key returned replaces the node's value,
+        every other key stays as it was. It is how a hardware type records
+        what only its hardware knows for the code that must not ask the
+        hardware: the node's resource providers are synced on every change
+        of the node from its ``properties`` (``properties['gpus']`` gives
+        its GPU child providers, see :meth:`HardwareType.provider_shape`).
+
+        Return only what the hardware actually reports: a key it cannot
+        tell (an older BMC without the resource, say) is left out rather
+        than guessed, so that a value set by the operator stays.
+
+        The default knows nothing and returns ``{}``.
+
+        :returns: a dict, ``properties`` key -> JSON-serializable value.
+        :raises: any error of the hardware; the conductor logs it as a
+            warning and the verification goes on, leaving the properties
+            as they were (what the hardware reports is for scheduling, and
+            must not keep a node whose power and credentials work from
+            being managed).
+        """
+        return {}
+
 
 class BootInterface(BaseInterface):
     """Prepares what a node boots: a ramdisk, then the instance."""

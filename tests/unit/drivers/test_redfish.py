@@ -8,6 +8,7 @@ import threading
 import types
 
 import fixtures
+import sushy
 from sushy import connector as sushy_connector
 from sushy import exceptions as sushy_exc
 
@@ -17,6 +18,7 @@ from alloc_framework.drivers import base as drivers_base
 from alloc_framework.drivers import deferred
 from alloc_framework.drivers import driver_factory
 from alloc_framework.drivers.modules.redfish import firmware
+from alloc_framework.drivers.modules.redfish import management
 from alloc_framework.drivers.modules.redfish import utils
 from tests import base
 
@@ -155,6 +157,43 @@ class FirmwareStepTestCase(base.TestCase):
                                     settings, firmware.COMPONENTS)
             self.assertIn(message, str(exc))
             self.assertNotIn('Pw9', str(exc))
+
+
+class _System:
+    """A sushy ComputerSystem as count_gpus sees it."""
+
+    def __init__(self, processors):
+        self._processors = processors
+
+    @property
+    def processors(self):
+        if self._processors is None:
+            raise sushy_exc.MissingAttributeError(
+                attribute='Processors', resource='/redfish/v1/Systems/1')
+        return types.SimpleNamespace(
+            get_members=lambda: list(self._processors))
+
+
+def _processor(kind, state=None):
+    status = (None if state is None
+              else types.SimpleNamespace(state=state))
+    return types.SimpleNamespace(processor_type=kind, status=status)
+
+
+class GPUCountTestCase(base.TestCase):
+
+    def test_no_processors_collection_tells_nothing(self):
+        self.assertIsNone(management.count_gpus(_System(None)))
+
+    def test_gpus_present_or_without_status_count(self):
+        self.assertEqual(2, management.count_gpus(_System([
+            _processor(sushy.ProcessorType.CPU),
+            _processor(sushy.ProcessorType.GPU),
+            _processor(sushy.ProcessorType.GPU, sushy.State.ABSENT),
+            _processor(sushy.ProcessorType.GPU, sushy.State.DISABLED),
+            _processor(sushy.ProcessorType.ACCELERATOR),
+            _processor(None)])))
+        self.assertEqual(0, management.count_gpus(_System([])))
 
 
 class _Unavailable(http.server.BaseHTTPRequestHandler):

@@ -1,13 +1,19 @@
-"""The ``redfish`` management interface: the boot source override.
+"""The ``redfish`` management interface: boot source override, GPUs.
 
 The next boot device is the ComputerSystem's ``BootSourceOverrideTarget``;
 ``persistent`` maps to ``BootSourceOverrideEnabled`` ``Continuous`` (else
 ``Once``). The devices a node supports are those its BMC allows
 (``BootSourceOverrideTarget@Redfish.AllowableValues``) that have a name
 here.
+
+At verification the node's GPUs are counted (:func:`count_gpus`) and
+recorded as ``properties['gpus']``, which gives the node one ``PGPU``
+child provider per GPU; the provider sync reads the property and never
+asks the BMC.
 """
 
 import sushy
+from sushy import exceptions as sushy_exc
 
 from alloc_framework.common import exception
 from alloc_framework.drivers import base
@@ -24,6 +30,27 @@ BOOT_DEVICE_MAP = {
     'uefi-http': sushy.BootSource.UEFI_HTTP,
 }
 BOOT_DEVICE_MAP_REV = {v: k for k, v in BOOT_DEVICE_MAP.items()}
+
+
+def count_gpus(system):
+    """The GPUs of a sushy ComputerSystem, or None when it cannot tell.
+
+    A GPU is a member of the system's Processors collection whose
+    ``ProcessorType`` is ``GPU``, unless its ``Status.State`` is
+    ``Absent`` (an empty slot that some BMCs list). A system without a
+    Processors collection gives None: the BMC does not say, which is not
+    the same as no GPU.
+
+    :raises: sushy errors of the requests (the collection and each member).
+    """
+    try:
+        processors = system.processors
+    except sushy_exc.MissingAttributeError:
+        return None
+    return sum(1 for processor in processors.get_members()
+               if processor.processor_type == sushy.ProcessorType.GPU
+               and not (processor.status is not None
+                        and processor.status.state == sushy.State.ABSENT))
 
 
 class RedfishManagement(base.ManagementInterface):
@@ -69,3 +96,15 @@ class RedfishManagement(base.ManagementInterface):
             return {'boot_device': BOOT_DEVICE_MAP_REV.get(boot.target),
                     'persistent': (boot.enabled == sushy.
                                    BootSourceOverrideEnabled.CONTINUOUS)}
+
+    def get_hardware_properties(self, task):
+        """``{'gpus': N}`` from the BMC, ``{}`` when it lists no processors.
+
+        See :func:`count_gpus`; 0 is recorded when the BMC lists
+        processors and none is a GPU.
+
+        :raises: RedfishError and its subclasses.
+        """
+        with utils.Connection(task.node, self.conf) as conn:
+            gpus = count_gpus(conn.system())
+        return {} if gpus is None else {'gpus': gpus}

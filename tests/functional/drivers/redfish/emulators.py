@@ -98,14 +98,25 @@ class SushyEmulator(_Process):
 
 
 class FirmwareBMC(_Process):
-    """:mod:`.firmware_bmc` with the given options."""
+    """:mod:`.firmware_bmc` with the given options.
 
-    def __init__(self, task_polls=2, bmc_reset=2.0, power_delay=0.0):
+    :param processors: None (the system has no Processors collection) or
+        the ``ProcessorType`` of each member, ``'GPU:Absent'`` for one
+        whose ``Status.State`` is not ``Enabled``.
+    :param processors_error: the Processors resources answer 500.
+    """
+
+    def __init__(self, task_polls=2, bmc_reset=2.0, power_delay=0.0,
+                 processors=None, processors_error=False):
         super().__init__()
         self.options = ['--task-polls', str(task_polls),
                         '--bmc-reset', str(bmc_reset),
                         '--power-delay', str(power_delay),
                         '--username', USERNAME, '--password', PASSWORD]
+        if processors is not None:
+            self.options.append('--processors=%s' % ','.join(processors))
+        if processors_error:
+            self.options.append('--processors-error')
 
     def argv(self, port, workdir):
         # Run as a script: importing the test packages would cost the

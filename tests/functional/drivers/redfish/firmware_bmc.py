@@ -18,6 +18,11 @@ the ``redfish`` firmware interface is written for:
 * a power change shows after ``--power-delay`` seconds;
 * a ``Bios`` resource whose pending settings (``Bios/Settings``, PATCH)
   apply when the system is reset, and ``Bios.ResetBios``;
+* with ``--processors CPU,GPU,GPU:Absent,...``, a ``Processors``
+  collection with one member per item (its ``ProcessorType``, then its
+  ``Status.State`` after a colon, ``Enabled`` by default; an empty value
+  gives an empty collection); without it the system has none. With
+  ``--processors-error`` the collection and its members answer 500;
 * ``GET /_emulator`` (no authentication) shows counters for tests.
 
 Run: ``python firmware_bmc.py --port N`` (it imports nothing of ours).
@@ -41,6 +46,7 @@ SIMPLE_UPDATE = UPDATE + '/Actions/UpdateService.SimpleUpdate'
 MONITORS = '/redfish/v1/TaskService/TaskMonitors/'
 TASKS = '/redfish/v1/TaskService/Tasks/'
 BIOS = SYSTEM + '/Bios'
+PROCESSORS = SYSTEM + '/Processors'
 BIOS_DEFAULTS = {'BootMode': 'Uefi', 'ProcTurboMode': 'Enabled',
                  'SriovGlobalEnable': 'Disabled'}
 
@@ -59,6 +65,7 @@ class BMC:
         self.ids = itertools.count(1)
         self.bios = dict(BIOS_DEFAULTS)
         self.bios_pending = {}
+        self.processors = _parse_processors(args.processors)
         self.counters = {'requests': 0, 'monitor_polls': 0,
                          'answered_503': 0,
                          'simple_updates': 0, 'resets': []}
@@ -86,17 +93,12 @@ class BMC:
         if path == '/redfish/v1/Managers':
             return _collection(path, [MANAGER])
         if path == SYSTEM:
-            return {
-                '@odata.id': SYSTEM, 'Id': 'fw-system', 'Name': 'fw-system',
-                'PowerState': self.power, 'BiosVersion': self.versions['bios'],
-                'Boot': {'BootSourceOverrideEnabled': 'Disabled',
-                         'BootSourceOverrideTarget': 'None'},
-                'Links': {'ManagedBy': [{'@odata.id': MANAGER}]},
-                'Bios': {'@odata.id': BIOS},
-                'Actions': {'#ComputerSystem.Reset': {
-                    'target': SYSTEM + '/Actions/ComputerSystem.Reset',
-                    'ResetType@Redfish.AllowableValues': [
-                        'On', 'ForceOff', 'ForceRestart']}}}
+            return self.system_doc()
+        if path == PROCESSORS and self.processors is not None:
+            return _collection(path, ['%s/%d' % (PROCESSORS, i)
+                                      for i in range(len(self.processors))])
+        if path.startswith(PROCESSORS + '/') and self.processors:
+            return self.processor_doc(path)
         if path == BIOS:
             return {'@odata.id': BIOS, 'Id': 'BIOS', 'Name': 'BIOS',
                     'Attributes': self.bios,
@@ -132,6 +134,31 @@ class BMC:
             task = self.tasks.get(path[len(TASKS):])
             return self.task_doc(task) if task else None
         return None
+
+    def system_doc(self):
+        doc = {
+            '@odata.id': SYSTEM, 'Id': 'fw-system', 'Name': 'fw-system',
+            'PowerState': self.power, 'BiosVersion': self.versions['bios'],
+            'Boot': {'BootSourceOverrideEnabled': 'Disabled',
+                     'BootSourceOverrideTarget': 'None'},
+            'Links': {'ManagedBy': [{'@odata.id': MANAGER}]},
+            'Bios': {'@odata.id': BIOS},
+            'Actions': {'#ComputerSystem.Reset': {
+                'target': SYSTEM + '/Actions/ComputerSystem.Reset',
+                'ResetType@Redfish.AllowableValues': [
+                    'On', 'ForceOff', 'ForceRestart']}}}
+        if self.processors is not None:
+            doc['Processors'] = {'@odata.id': PROCESSORS}
+        return doc
+
+    def processor_doc(self, path):
+        index = path[len(PROCESSORS) + 1:]
+        if not index.isdigit() or int(index) >= len(self.processors):
+            return None
+        kind, state = self.processors[int(index)]
+        return {'@odata.id': path, 'Id': index,
+                'Name': '%s %s' % (kind, index), 'ProcessorType': kind,
+                'Status': {'State': state, 'Health': 'OK'}}
 
     def task_doc(self, task):
         doc = {'@odata.id': TASKS + task['id'], 'Id': task['id'],
@@ -232,6 +259,9 @@ class BMC:
 
     def route(self, method, path, environ):
         path = path.rstrip('/') or '/'
+        if (self.args.processors_error and path.startswith(PROCESSORS)
+                and method == 'GET'):
+            return 500, {}, _error('Internal error reading processors.')
         if method == 'GET':
             if path.startswith(MONITORS):
                 return self.poll(path[len(MONITORS):])
@@ -259,6 +289,17 @@ class BMC:
         return 405, {}, _error('%s %s is not allowed.' % (method, path))
 
 
+def _parse_processors(value):
+    """``[(ProcessorType, State)]`` of ``--processors``, or None."""
+    if value is None:
+        return None
+    processors = []
+    for item in filter(None, (i.strip() for i in value.split(','))):
+        kind, _, state = item.partition(':')
+        processors.append((kind, state or 'Enabled'))
+    return processors
+
+
 def _collection(path, members):
     return {'@odata.id': path, 'Name': path.rsplit('/', 1)[1],
             'Members': [{'@odata.id': m} for m in members],
@@ -272,7 +313,8 @@ def _error(message):
 def _answer(start_response, status, headers, body):
     reasons = {200: 'OK', 202: 'Accepted', 204: 'No Content',
                400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found',
-               405: 'Method Not Allowed', 503: 'Service Unavailable'}
+               405: 'Method Not Allowed', 500: 'Internal Server Error',
+               503: 'Service Unavailable'}
     data = b'' if body is None else json.dumps(body).encode()
     headers = dict(headers)
     if body is not None:
@@ -304,6 +346,11 @@ def main(argv=None):
                         help='Seconds of 503 after a BMC update.')
     parser.add_argument('--power-delay', type=float, default=0.0,
                         help='Seconds before a power change shows.')
+    parser.add_argument('--processors', default=None,
+                        help='The system\'s Processors: ProcessorType[:State]'
+                             ', comma separated; unset: no collection.')
+    parser.add_argument('--processors-error', action='store_true',
+                        help='Processors requests answer 500.')
     args = parser.parse_args(argv)
     server = simple_server.make_server('127.0.0.1', args.port, BMC(args),
                                        server_class=_Server,

@@ -86,7 +86,7 @@ class TestSushyEmulator(RedfishNodeTestCase):
     def test_enroll_manage_provide_power_and_boot_device(self):
         path = self.bmc.system_path()
         node = self.create(self.bmc.driver_info(redfish_system_id=path),
-                           name='rf-0')
+                           name='rf-0', properties={'gpus': 2})
         self.assertEqual('enroll', node['provision_state'])
         self.assertEqual('redfish', node['power_interface'])
         self.assertEqual('redfish', node['management_interface'])
@@ -99,6 +99,10 @@ class TestSushyEmulator(RedfishNodeTestCase):
         self.assertEqual('manageable', node['provision_state'],
                          node['last_error'])
         self.assertEqual('power off', node['power_state'])
+        # The emulator's fake system has no Processors collection: the
+        # operator's GPU count stays, and nothing failed.
+        self.assertEqual({'gpus': 2}, node['properties'])
+        self.assertNotIn('hardware properties', self.logs.output)
         self.provision('rf-0', 'provide')
         node = self.settled('rf-0')
         self.assertEqual('available', node['provision_state'],
@@ -285,3 +289,50 @@ class TestStoppingConductor(RedfishNodeTestCase):
                       % node['uuid'], node['last_error'])
         self.assertIsNone(node['target_power_state'])
         self.assertIsNone(node['reservation'])
+
+
+class TestGPUs(RedfishNodeTestCase):
+    """Verification records the GPUs the BMC lists as ``properties['gpus']``.
+    """
+
+    def manage(self, bmc, properties):
+        node = self.create(bmc.driver_info(), properties=properties)
+        self.provision(node['uuid'], 'manage')
+        node = self.settled(node['uuid'])
+        self.assertEqual('manageable', node['provision_state'],
+                         node['last_error'])
+        self.assertIsNone(node['last_error'])
+        return node
+
+    def test_gpus_are_counted(self):
+        bmc = self.useFixture(emulators.FirmwareBMC(processors=[
+            'CPU', 'CPU', 'GPU', 'FPGA', 'GPU', 'GPU:Absent', 'Accelerator',
+            'GPU']))
+        node = self.manage(bmc, {'cpus': 64, 'gpus': 1})
+        # Three GPUs: not the absent one, not the FPGA or the accelerator.
+        self.assertEqual({'cpus': 64, 'gpus': 3}, node['properties'])
+
+    def test_processors_without_a_gpu_count_zero(self):
+        for processors in (['CPU', 'CPU'], []):
+            bmc = self.useFixture(emulators.FirmwareBMC(
+                processors=processors))
+            node = self.manage(bmc, {'gpus': 2})
+            self.assertEqual({'gpus': 0}, node['properties'], processors)
+
+    def test_no_processors_collection_keeps_the_operator_value(self):
+        bmc = self.useFixture(emulators.FirmwareBMC())
+        self.assertEqual({'gpus': 2},
+                         self.manage(bmc, {'gpus': 2})['properties'])
+        self.assertEqual({}, self.manage(bmc, {})['properties'])
+
+    def test_a_bmc_error_on_processors_is_a_warning(self):
+        bmc = self.useFixture(emulators.FirmwareBMC(processors=['GPU'],
+                                                    processors_error=True))
+        node = self.manage(bmc, {'gpus': 2})
+        self.assertEqual({'gpus': 2}, node['properties'])
+        self.assertIn('Node %s: could not read its hardware properties, '
+                      'they stay as they were: Redfish request for node %s '
+                      'at %s failed:' % (node['uuid'], node['uuid'],
+                                         bmc.address), self.logs.output)
+        self.assertIn('Internal error reading processors', self.logs.output)
+        self.assertNoSecret(emulators.PASSWORD)
