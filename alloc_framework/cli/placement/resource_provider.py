@@ -1,5 +1,6 @@
 """``alloc resource provider create|list|show|set|delete``."""
 
+from cliff import columns
 from cliff import command
 from cliff import lister
 from cliff import show
@@ -15,6 +16,51 @@ def provider_fields(cmd):
     if cmd.supports('1.14'):
         fields += ('root_provider_uuid', 'parent_provider_uuid')
     return fields
+
+
+def inventories_with_usage(api, rp_uuid):
+    """``{class: inventory}`` of a provider, each with its usage.
+
+    Each inventory has the fields of ``GET .../inventories`` plus
+    ``used`` and ``capacity`` (``int((total - reserved) *
+    allocation_ratio)``, what Placement can hand out in all). Two
+    requests, which any Placement (ours or upstream) answers.
+    """
+    url = BASE_URL + '/' + rp_uuid
+    inventories = api.get(url + '/inventories')['inventories']
+    usages = api.get(url + '/usages')['usages']
+    result = {}
+    for rc, inv in inventories.items():
+        entry = dict(inv)
+        entry.pop('resource_provider_generation', None)
+        entry['used'] = usages.get(rc, 0)
+        entry['capacity'] = int((inv['total'] - inv['reserved']) *
+                                inv['allocation_ratio'])
+        result[rc] = entry
+    return result
+
+
+def over_capacity(inventories):
+    """``{class: {'used': u, 'capacity': c}}`` of the classes whose usage
+    exceeds the capacity (``inventories`` as from
+    :func:`inventories_with_usage`).
+
+    Placement accepts an inventory that shrinks below its usage; the
+    provider then takes no new allocation of the class until enough
+    allocations go.
+    """
+    return {rc: {'used': inv['used'], 'capacity': inv['capacity']}
+            for rc, inv in inventories.items()
+            if inv['used'] > inv['capacity']}
+
+
+class OverCapacityColumn(columns.FormattableColumn):
+    """``VCPU: 6 used, capacity 5`` in tables; the dict in json/yaml."""
+
+    def human_readable(self):
+        return '; '.join('%s: %d used, capacity %d'
+                         % (rc, v['used'], v['capacity'])
+                         for rc, v in sorted(self._value.items()))
 
 
 def trait_query(required, forbidden):
@@ -105,6 +151,13 @@ class ListResourceProvider(common.ProviderLookupMixin,
             help='Comma separated aggregate UUIDs, the provider must be in '
                  'one of them; may be repeated to require several (1.3, '
                  'repeated 1.24).')
+        parser.add_argument(
+            '--over-capacity', action='store_true',
+            help='Only providers whose usage of some resource class '
+                 'exceeds its capacity, (total - reserved) * '
+                 'allocation_ratio, as after an inventory shrank below '
+                 'its usage; adds an over_capacity column. Reads the '
+                 'inventories and usages of each listed provider.')
         return parser
 
     def take_action(self, parsed_args):
@@ -137,7 +190,17 @@ class ListResourceProvider(common.ProviderLookupMixin,
             params['member_of'] = ['in:' + m for m in parsed_args.member_of]
         providers = api.get(BASE_URL, params=params)['resource_providers']
         fields = provider_fields(self)
-        return fields, [common.get_properties(p, fields) for p in providers]
+        if not parsed_args.over_capacity:
+            return fields, [common.get_properties(p, fields)
+                            for p in providers]
+        rows = []
+        for provider in providers:
+            over = over_capacity(inventories_with_usage(api,
+                                                        provider['uuid']))
+            if over:
+                rows.append(common.get_properties(provider, fields) +
+                            (OverCapacityColumn(over),))
+        return fields + ('over_capacity',), rows
 
 
 class ShowResourceProvider(common.ProviderLookupMixin,

@@ -55,11 +55,23 @@ def fits(inv, used, amount):
     :func:`can_take` is the same rule on loaded values.
     """
     return sa.and_(
-        used + amount <= (inv.c.total - inv.c.reserved) *
-        inv.c.allocation_ratio,
+        used + amount <= capacity_of(inv),
         inv.c.min_unit <= amount,
         inv.c.max_unit >= amount,
         sa.literal(amount, sa.Integer) % inv.c.step_size == 0)
+
+
+def capacity_of(inv):
+    """Expression: the capacity of inventory row ``inv``,
+    ``(total - reserved) * allocation_ratio`` (see :func:`capacity`)."""
+    return (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
+
+
+def over_capacity(inv, used):
+    """Condition: ``used`` (an expression) exceeds the capacity of
+    inventory row ``inv``: the provider can take no more of the class.
+    An inventory may shrink below its usage (as upstream allows)."""
+    return used > capacity_of(inv)
 
 
 def room(inv, rc_id, amount):

@@ -2,12 +2,17 @@
 
 Every change bumps the provider generation (compare-and-swap against the
 generation the caller read) before anything else, which also serialises
-it against allocation writers of the same provider; then no inventory is
-removed or shrunk below what is allocated from it.
+it against allocation writers of the same provider.
+
+A class that is allocated cannot be removed. It may shrink below what is
+allocated from it, as in upstream Placement: the provider is then *over
+capacity* for that class (a WARNING says so once the change commits) and
+no new allocation of the class fits on it until enough allocations go.
 """
 
 import math
 
+from oslo_log import log as logging
 import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
@@ -16,6 +21,7 @@ from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import resource_provider as rp_obj
 
+LOG = logging.getLogger(__name__)
 INV_TBL = models.Inventory.__table__
 # Largest value of the integer columns; also the default max_unit.
 MAX_INT = 2147483647
@@ -125,18 +131,46 @@ def _values(inv):
 
 
 def _check_usage(context, rp, by_rc_id, usages, deleted):
-    """Raise InventoryInUse if a change leaves usage above capacity.
+    """Refuse to remove allocated classes; find the ones left over capacity.
 
     The classes are named in class id order (standard classes first, in
     their defined order), as upstream Placement names them.
+
+    :raises InventoryInUse: a class in ``deleted`` is allocated.
+    :returns: ``[(resource class, used, new capacity)]`` of the classes
+        whose new capacity is below what is allocated from them.
     """
     in_use = [attribute_cache.rc_name(context, rc_id)
               for rc_id in sorted(deleted) if usages.get(rc_id, 0) > 0]
-    in_use += [by_rc_id[rc_id].resource_class for rc_id in sorted(by_rc_id)
-               if usages.get(rc_id, 0) > by_rc_id[rc_id].capacity]
     if in_use:
         raise exception.InventoryInUse(
             resource_classes=', '.join(in_use), resource_provider=rp.uuid)
+    return [(by_rc_id[rc_id].resource_class, usages[rc_id],
+             by_rc_id[rc_id].capacity)
+            for rc_id in sorted(by_rc_id)
+            if usages.get(rc_id, 0) > by_rc_id[rc_id].capacity]
+
+
+def _warn_over_capacity(context, rp, exceeded):
+    """Log a WARNING per class of ``exceeded`` when the transaction commits.
+
+    The inventory write may sit inside a larger transaction (a reshape)
+    that can still roll back, so the warning waits for the commit.
+    """
+    if not exceeded:
+        return
+    rp_uuid = rp.uuid
+
+    def _log(session):
+        for rc, used, capacity in exceeded:
+            LOG.warning('Resource provider %(uuid)s is now over capacity '
+                        'for %(rc)s: %(used)d used, new capacity '
+                        '%(capacity)d. No allocation of %(rc)s fits on it '
+                        'until enough of them are removed.',
+                        {'uuid': rp_uuid, 'rc': rc, 'used': used,
+                         'capacity': capacity})
+
+    sa.event.listen(context.session, 'after_commit', _log, once=True)
 
 
 @rp_obj.keep_generation_on_error
@@ -144,13 +178,17 @@ def _check_usage(context, rp, by_rc_id, usages, deleted):
 def set_inventories(context, rp, inventories, check_usage=True):
     """Replace all inventories of ``rp`` with ``inventories``.
 
-    Classes not listed are removed. Bumps ``rp.generation``.
+    Classes not listed are removed. Bumps ``rp.generation``. A class
+    whose new capacity is below its usage is accepted with a warning (see
+    the module docstring).
 
+    :param check_usage: false skips the usage checks and the warning: the
+        interim inventory of a reshape, whose allocations move in the same
+        transaction before the final inventory is checked.
     :raises ResourceClassNotFound: an unknown resource class.
     :raises ResourceProviderConcurrentUpdateDetected: stale generation.
-    :raises InventoryInUse: a removed or shrunk class is allocated beyond
-        its new capacity (unless ``check_usage`` is false, which a reshape
-        that moves the allocations in the same transaction needs).
+    :raises InventoryInUse: a removed class is allocated (unless
+        ``check_usage`` is false).
     """
     by_rc_id = {attribute_cache.rc_id(context, inv.resource_class): inv
                 for inv in inventories}
@@ -161,7 +199,8 @@ def set_inventories(context, rp, inventories, check_usage=True):
     deleted = existing - set(by_rc_id)
     if check_usage:
         usages = rp_obj.usages_by_class(context, rp.id)
-        _check_usage(context, rp, by_rc_id, usages, deleted)
+        _warn_over_capacity(
+            context, rp, _check_usage(context, rp, by_rc_id, usages, deleted))
     if deleted:
         context.session.execute(INV_TBL.delete().where(
             INV_TBL.c.resource_provider_id == rp.id,
@@ -203,9 +242,11 @@ def add_inventory(context, rp, inv):
 def update_inventory(context, rp, inv):
     """Replace the inventory of one class that ``rp`` already has.
 
+    A new capacity below the usage is accepted with a warning (see the
+    module docstring).
+
     :raises InventoryWithResourceClassNotFound: ``rp`` has no inventory
         of this class.
-    :raises InventoryInUse: the new capacity is below the usage.
     :raises ResourceClassNotFound: unknown resource class.
     :raises ResourceProviderConcurrentUpdateDetected: stale generation.
     """
@@ -215,7 +256,8 @@ def update_inventory(context, rp, inv):
         raise exception.InventoryWithResourceClassNotFound(
             resource_class=inv.resource_class)
     usages = rp_obj.usages_by_class(context, rp.id)
-    _check_usage(context, rp, {rc_id: inv}, usages, ())
+    _warn_over_capacity(
+        context, rp, _check_usage(context, rp, {rc_id: inv}, usages, ()))
     context.session.execute(INV_TBL.update().where(
         INV_TBL.c.resource_provider_id == rp.id,
         INV_TBL.c.resource_class_id == rc_id).values(**_values(inv)))

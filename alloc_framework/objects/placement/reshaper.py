@@ -9,7 +9,8 @@ steps inside one ``@db_api.writer`` transaction:
 2. the allocations of every named consumer are replaced (capacity checked
    against the interim inventory);
 3. every named provider gets exactly its requested inventory; a class that
-   goes away while still allocated fails the whole reshape.
+   goes away while still allocated fails the whole reshape, a class left
+   below its usage is accepted with a warning (as any inventory update).
 
 Any failure rolls everything back.
 """

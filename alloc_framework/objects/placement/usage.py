@@ -2,7 +2,8 @@
 
 Two views: per resource provider (``GET /resource_providers/{uuid}/usages``)
 and per project and optionally user (``GET /usages``), the latter grouped
-by consumer type from microversion 1.38.
+by consumer type from microversion 1.38. Besides, the providers whose
+usage exceeds their capacity (:func:`over_capacity_providers`).
 """
 
 import collections
@@ -12,6 +13,7 @@ import sqlalchemy as sa
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import attribute_cache
+from alloc_framework.objects.placement import candidate_predicates as preds
 from alloc_framework.objects.placement import consumer_type as ct_obj
 from alloc_framework.objects.placement import exception
 
@@ -22,6 +24,10 @@ _PROJECT_TBL = models.Project.__table__
 _RP_TBL = models.ResourceProvider.__table__
 _TYPE_TBL = models.ConsumerType.__table__
 _USER_TBL = models.User.__table__
+
+OverCapacity = collections.namedtuple(
+    'OverCapacity', ('provider_uuid', 'provider_name', 'resource_class',
+                     'used', 'capacity'))
 
 
 @db_api.reader
@@ -131,3 +137,54 @@ def get_by_consumer_type(context, project_id, user_id=None,
         if int(row.n) or grp in result:
             result[grp]['consumer_count'] = int(row.n)
     return dict(result)
+
+
+@db_api.reader
+def over_capacity_providers(context):
+    """Every provider and class whose usage exceeds the capacity.
+
+    An inventory may shrink below what is allocated from it (as upstream
+    Placement allows, with a warning): the provider is then over capacity
+    for the class and takes no new allocation of it until enough
+    allocations go. A drift checker calls this to report such providers.
+    Allocations of a class the provider has no inventory of at all (which
+    the API refuses, so only damaged data has them) count against a
+    capacity of 0.
+
+    One query, whatever the number of providers.
+
+    :returns: list of :class:`OverCapacity` tuples ``(provider_uuid,
+        provider_name, resource_class, used, capacity)``, ordered by
+        provider uuid then class name; ``capacity`` is
+        ``int((total - reserved) * allocation_ratio)``. Empty when no
+        provider is over capacity.
+    """
+    usage = sa.select(
+        _ALLOC_TBL.c.resource_provider_id,
+        _ALLOC_TBL.c.resource_class_id,
+        sa.func.sum(_ALLOC_TBL.c.used).label('used'),
+    ).group_by(_ALLOC_TBL.c.resource_provider_id,
+               _ALLOC_TBL.c.resource_class_id).subquery('usage')
+    rows = context.session.execute(
+        sa.select(_RP_TBL.c.uuid, _RP_TBL.c.name, usage.c.resource_class_id,
+                  usage.c.used, _INV_TBL.c.total, _INV_TBL.c.reserved,
+                  _INV_TBL.c.allocation_ratio)
+        .select_from(usage.join(
+            _RP_TBL, _RP_TBL.c.id == usage.c.resource_provider_id
+        ).outerjoin(_INV_TBL, sa.and_(
+            _INV_TBL.c.resource_provider_id == usage.c.resource_provider_id,
+            _INV_TBL.c.resource_class_id == usage.c.resource_class_id)))
+        .where(usage.c.used > 0, sa.or_(
+            _INV_TBL.c.resource_provider_id.is_(None),
+            preds.over_capacity(_INV_TBL, usage.c.used))))
+    result = []
+    for row in rows:
+        capacity = 0
+        if row.total is not None:
+            capacity = preds.capacity(row.total, row.reserved,
+                                      row.allocation_ratio)
+        result.append(OverCapacity(
+            row.uuid, row.name,
+            attribute_cache.rc_name(context, row.resource_class_id),
+            int(row.used), capacity))
+    return sorted(result, key=lambda r: (r.provider_uuid, r.resource_class))

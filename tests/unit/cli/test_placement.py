@@ -256,3 +256,37 @@ class TestPlacementCommands(base.TestCase):
         # resource_class allocation_ratio min_unit max_unit reserved
         # step_size total used
         self.assertEqual('VCPU 2.0 1 4 1 1 8 3\n', out)
+
+    def test_tree_show_top_down_with_a_late_child(self):
+        # The listing names a provider whose parent is not in it (the
+        # tree changed meanwhile): it is shown as a root, not dropped.
+        providers = [
+            {'uuid': 'b', 'name': 'cn_b', 'parent_provider_uuid': 'r',
+             'generation': 1},
+            {'uuid': 'r', 'name': 'cn', 'parent_provider_uuid': None,
+             'generation': 3},
+            {'uuid': 'x', 'name': 'late', 'parent_provider_uuid': 'gone',
+             'generation': 0},
+            {'uuid': 'a', 'name': 'cn_a', 'parent_provider_uuid': 'r',
+             'generation': 2},
+            {'uuid': 'c', 'name': 'cn_a_0', 'parent_provider_uuid': 'a',
+             'generation': 0}]
+        self.api.add('GET', '/resource_providers', 200,
+                     {'resource_providers': providers})
+        for p in providers:
+            url = '/resource_providers/' + p['uuid']
+            self.api.add('GET', url + '/inventories', 200, {
+                'inventories': {}, 'resource_provider_generation': 0})
+            self.api.add('GET', url + '/usages', 200, {'usages': {}})
+            self.api.add('GET', url + '/traits', 200, {'traits': []})
+            self.api.add('GET', url + '/aggregates', 200,
+                         {'aggregates': []})
+        out = fakes.run_json(self, ['resource', 'provider', 'tree', 'show',
+                                    RP])
+        self.assertEqual({'in_tree': RP}, self.api.requests[0]['params'])
+        self.assertEqual(
+            [('cn', 0), ('cn_a', 1), ('cn_a_0', 2), ('cn_b', 1),
+             ('late', 0)],
+            [(p['name'], p['depth']) for p in out])
+        # One listing, then four reads per provider.
+        self.assertEqual(1 + 4 * len(providers), len(self.api.requests))

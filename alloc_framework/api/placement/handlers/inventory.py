@@ -141,7 +141,11 @@ def create_inventory(req):
 @wsgi_wrapper.PlacementWsgify
 @content.require_content('application/json')
 def set_inventories(req):
-    """PUT /resource_providers/{uuid}/inventories: replace them all."""
+    """PUT /resource_providers/{uuid}/inventories: replace them all.
+
+    Removing an allocated class is a 409; shrinking one below its usage
+    is accepted (the provider is then over capacity), as upstream does.
+    """
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
     rp = helpers.get_provider_or_404(
@@ -194,6 +198,8 @@ def update_inventory(req):
     """PUT /resource_providers/{uuid}/inventories/{resource_class}.
 
     The provider must already have inventory of the class (400 if not).
+    A capacity below the usage is accepted (the provider is then over
+    capacity), as upstream does.
     """
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
@@ -213,9 +219,6 @@ def update_inventory(req):
         raise webob.exc.HTTPBadRequest(
             'No inventory record with resource class for resource provider '
             '%(uuid)s: %(error)s' % {'uuid': rp.uuid, 'error': exc})
-    except exception.InventoryInUse as exc:
-        raise webob.exc.HTTPConflict('update conflict: %s' % exc,
-                                     comment=errors.INVENTORY_INUSE)
     return _send_inventory(req, rp, inv)
 
 

@@ -211,13 +211,16 @@ class AllocationConcurrencyTestCase(base.DBTestCase):
             self.assertLessEqual(left, 64)
 
     def test_inventory_shrinking_while_allocating(self):
-        # An operator halves the total while schedulers allocate. Either
-        # the shrink lands first (and the writers fill the smaller
-        # inventory) or the usage is already too high and the shrink is
-        # refused; never is the provider left overcommitted.
+        # An operator halves the total while schedulers allocate. As in
+        # upstream Placement the shrink lands even below the usage; from
+        # then on an allocation lands only where it fits the new capacity,
+        # so the usage ends at 12, or where it stood when the shrink
+        # landed if that was more, and never grows past that.
         rp_uuid = self.make_provider('cn', {'VCPU': {'total': 24}})
         inv_path = '/resource_providers/%s/inventories/VCPU' % rp_uuid
         shrink_statuses = []
+        shrunk = threading.Event()
+        after_shrink = []
 
         def shrink():
             with requests.Session() as session:
@@ -227,9 +230,19 @@ class AllocationConcurrencyTestCase(base.DBTestCase):
                     resp = self.call(session, 'PUT', inv_path, {
                         'resource_provider_generation': gen, 'total': 12})
                     shrink_statuses.append(resp.status_code)
+                    if resp.status_code == 200:
+                        shrunk.set()
                     if resp.status_code != 409 or resp.json()['errors'][0][
                             'code'] != 'placement.concurrent_update':
                         return
+
+        def no_growth_past_the_new_capacity(session):
+            if not shrunk.is_set():
+                return
+            used = self.usages(session, rp_uuid).get('VCPU', 0)
+            if after_shrink and used > max(12, after_shrink[0]):
+                self.overcommits.append(('grew after shrink', used))
+            after_shrink.append(used)
 
         def worker(session):
             consumer = str(uuid.uuid4())
@@ -241,17 +254,24 @@ class AllocationConcurrencyTestCase(base.DBTestCase):
         shrinker = threading.Thread(target=shrink)
         shrinker.start()
         try:
-            successes = self.run_writers(worker, {rp_uuid: ('VCPU', 24)})
+            successes = self.run_writers(
+                worker, {rp_uuid: ('VCPU', 24)},
+                check=no_growth_past_the_new_capacity)
         finally:
             shrinker.join()
+        self.assertEqual(200, shrink_statuses[-1], shrink_statuses)
         self.assertEqual(set(), set(shrink_statuses) - {200, 409})
         with requests.Session() as session:
             total = self.call(session, 'GET', inv_path).json()['total']
             used = self.usages(session, rp_uuid)['VCPU']
-        # The writers always exhaust whatever inventory is left.
+        self.assertEqual(12, total)
+        # Every successful write is counted, and the writers exhausted
+        # whatever the smaller inventory left.
         self.assertEqual(successes, used)
-        self.assertEqual(total, used)
-        self.assertIn(total, (12, 24))
+        self.assertGreaterEqual(used, 12)
+        self.assertLessEqual(used, 24)
+        if after_shrink:
+            self.assertEqual(max(12, after_shrink[0]), used)
 
     def test_one_new_consumer_created_once(self):
         # Many clients claim the same new consumer (consumer_generation

@@ -112,7 +112,17 @@ class UpstreamPlacement(fixtures.Fixture):
                    'OpenStack-API-Version': 'placement 1.36'}
         providers = requests.get(self.url + '/resource_providers',
                                  headers=headers, timeout=30).json()
-        for rp in providers['resource_providers']:
+        parents = {rp['uuid']: rp['parent_provider_uuid']
+                   for rp in providers['resource_providers']}
+
+        def depth(rp):
+            count, parent = 0, parents.get(rp['uuid'])
+            while parent:
+                count, parent = count + 1, parents.get(parent)
+            return count
+        # Children first: a provider with children cannot be deleted.
+        for rp in sorted(providers['resource_providers'], key=depth,
+                         reverse=True):
             allocations = requests.get(
                 self.url + '/resource_providers/%s/allocations' % rp['uuid'],
                 headers=headers, timeout=30).json()['allocations']

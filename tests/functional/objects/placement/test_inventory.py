@@ -1,8 +1,11 @@
 """Inventories, provider aggregates and provider traits (object level)."""
 
+import logging
+
 import fixtures
 from oslo_db import exception as db_exc
 
+from alloc_framework.db import api as db_api
 from alloc_framework.objects.placement import aggregate
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import inventory
@@ -77,34 +80,80 @@ class InventoryTestCase(base.PlacementDBTestCase):
         self.assertEqual(0, rp_obj.get_by_uuid(
             self.context, self.rp.uuid).generation)
 
-    def test_in_use(self):
+    def _warnings(self):
+        return self.useFixture(fixtures.FakeLogger(
+            name=inventory.__name__, level=logging.WARNING))
+
+    def test_allocated_class_cannot_be_removed(self):
         inventory.set_inventories(self.context, self.rp, [
             Inv('VCPU', 8), Inv('DISK_GB', 100)])
         self.allocate(self.rp, 'VCPU', 6)
-        # Removing the class in use is refused, nothing changes.
         exc = self.assertRaises(
             exception.InventoryInUse, inventory.set_inventories,
             self.context, self.rp, [Inv('DISK_GB', 100)])
         self.assertIn('VCPU', str(exc))
-        self.assertEqual({'VCPU': 8, 'DISK_GB': 100}, self._classes())
-        # Shrinking below the usage is refused too ...
-        rp = rp_obj.get_by_uuid(self.context, self.rp.uuid)
         self.assertRaises(exception.InventoryInUse,
-                          inventory.set_inventories, self.context, rp,
-                          [Inv('VCPU', 5), Inv('DISK_GB', 100)])
-        self.assertRaises(exception.InventoryInUse,
-                          inventory.set_inventories, self.context, rp,
-                          [Inv('VCPU', 8, reserved=3), Inv('DISK_GB', 1)])
-        self.assertRaises(exception.InventoryInUse,
-                          inventory.update_inventory, self.context, rp,
-                          Inv('VCPU', 4))
-        self.assertRaises(exception.InventoryInUse,
-                          inventory.delete_inventory, self.context, rp,
+                          inventory.delete_inventory, self.context, self.rp,
                           'VCPU')
-        # ... but down to the usage is fine; the ratio counts.
-        inventory.set_inventories(self.context, rp, [
+        self.assertRaises(exception.InventoryInUse,
+                          inventory.set_inventories, self.context, self.rp,
+                          [])
+        self.assertEqual({'VCPU': 8, 'DISK_GB': 100}, self._classes())
+        self.assertEqual(1, rp_obj.get_by_uuid(
+            self.context, self.rp.uuid).generation)
+
+    def test_shrinking_below_usage_is_accepted_with_a_warning(self):
+        # As upstream: the provider is over capacity until allocations go.
+        inventory.set_inventories(self.context, self.rp, [
+            Inv('VCPU', 8), Inv('DISK_GB', 100)])
+        self.allocate(self.rp, 'VCPU', 6)
+        logger = self._warnings()
+        inventory.set_inventories(self.context, self.rp, [
+            Inv('VCPU', 5), Inv('DISK_GB', 100)])
+        self.assertEqual({'VCPU': 5, 'DISK_GB': 100}, self._classes())
+        self.assertEqual(2, self.rp.generation)
+        self.assertIn('Resource provider %s is now over capacity for VCPU: '
+                      '6 used, new capacity 5' % self.rp.uuid,
+                      logger.output)
+        self.assertNotIn('DISK_GB', logger.output)
+        # Reserved and ratio count: (8 - 3) * 1.0 = 5 < 6.
+        logger = self._warnings()
+        inventory.set_inventories(self.context, self.rp, [
+            Inv('VCPU', 8, reserved=3), Inv('DISK_GB', 1)])
+        self.assertIn('6 used, new capacity 5', logger.output)
+        # One class alone, through update_inventory.
+        logger = self._warnings()
+        inv = inventory.update_inventory(self.context, self.rp,
+                                         Inv('VCPU', 4))
+        self.assertEqual(4, inv.total)
+        self.assertIn('6 used, new capacity 4', logger.output)
+
+    def test_down_to_the_usage_does_not_warn(self):
+        inventory.set_inventories(self.context, self.rp, [Inv('VCPU', 8)])
+        self.allocate(self.rp, 'VCPU', 6)
+        logger = self._warnings()
+        # (3 - 0) * 2.0 = 6: exactly the usage.
+        inventory.set_inventories(self.context, self.rp, [
             Inv('VCPU', 3, allocation_ratio=2.0)])
-        self.assertEqual({'VCPU': 3}, self._classes())
+        inventory.update_inventory(self.context, self.rp, Inv('VCPU', 6))
+        self.assertEqual({'VCPU': 6}, self._classes())
+        self.assertEqual('', logger.output)
+
+    def test_no_warning_when_the_change_rolls_back(self):
+        inventory.set_inventories(self.context, self.rp, [
+            Inv('VCPU', 8), Inv('DISK_GB', 100)])
+        self.allocate(self.rp, 'VCPU', 6)
+        logger = self._warnings()
+
+        @db_api.writer
+        def shrink_then_fail(context):
+            inventory.set_inventories(context, self.rp, [
+                Inv('VCPU', 2), Inv('DISK_GB', 100)])
+            raise RuntimeError('later step failed')
+
+        self.assertRaises(RuntimeError, shrink_then_fail, self.context)
+        self.assertEqual({'VCPU': 8, 'DISK_GB': 100}, self._classes())
+        self.assertEqual('', logger.output)
 
     def test_add_update_delete_one(self):
         inv = inventory.add_inventory(self.context, self.rp,

@@ -31,14 +31,9 @@ from tests.functional.api.placement.conformance import fixtures
 EXCLUDED_FILES = {}
 
 # Upstream tests we are known to fail: {file: {test name: reason}}. They
-# run and must fail; remove an entry as soon as its test passes.
-KNOWN_DIFFERENCES = {
-    'with-allocations.yaml': {
-        'change inventory despite capacity exceeded':
-            'by design (issue 3): 409 placement.inventory.inuse when usage '
-            'would exceed the new capacity; upstream only logs a warning',
-    },
-}
+# run and must fail; remove an entry as soon as its test passes (none at
+# the moment).
+KNOWN_DIFFERENCES = {}
 
 
 def gabbits_dir():
