@@ -44,8 +44,10 @@ from alloc_framework.objects.placement import attribute_cache
 # request under it to the application.
 URL = 'http://placement.in-process'
 
-# noauth's admin token: the caller is this process, the service itself.
-ADMIN_HEADERS = {'X-Auth-Token': 'admin'}
+# noauth's admin token: the caller is this process, the service itself,
+# so it also has the service role (POST /reshaper, for one, needs it
+# under the new policy defaults).
+ADMIN_HEADERS = {'X-Auth-Token': 'admin', 'X-Roles': 'admin,service'}
 
 
 class InProcessTransport(requests_adapters.BaseAdapter):
