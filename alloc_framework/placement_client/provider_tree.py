@@ -22,7 +22,7 @@ service, the one Placement users know:
   changed. A ``generation`` given with them is recorded whether or not the
   data changed, and is not itself counted as a change.
 * Inventories compare as Placement stores them: an optional field left
-  out equals its default (``min_unit`` 1, ``max_unit`` the total,
+  out equals its default (``min_unit`` 1, ``max_unit`` 2147483647,
   ``step_size`` 1, ``reserved`` 0, ``allocation_ratio`` 1.0).
 * Walks are top-down: :meth:`ProviderTree.get_provider_uuids` lists a
   provider before its descendants, children in the order they were added,
@@ -42,9 +42,10 @@ import os_traits
 from oslo_utils import uuidutils
 
 # The optional fields of an inventory record and their default values in
-# Placement. ``max_unit`` defaults to the record's ``total``.
+# Placement (ours and upstream's alike).
 INVENTORY_DEFAULTS = {
     'min_unit': 1,
+    'max_unit': 2147483647,
     'step_size': 1,
     'reserved': 0,
     'allocation_ratio': 1.0,
@@ -89,8 +90,6 @@ ProviderData.__doc__ = """A read-only snapshot of one provider.
 def _normalized_record(record):
     """An inventory record with its left-out optional fields filled in."""
     full = dict(INVENTORY_DEFAULTS)
-    if 'total' in record:
-        full['max_unit'] = record['total']
     full.update(record)
     return full
 
@@ -99,8 +98,7 @@ def inventory_has_changed(current, new):
     """Whether ``new`` differs from ``current`` as Placement would store it.
 
     Both are ``{resource class: record}``; a record's optional fields left
-    out compare equal to their defaults (:data:`INVENTORY_DEFAULTS`,
-    ``max_unit`` the record's ``total``).
+    out compare equal to their defaults (:data:`INVENTORY_DEFAULTS`).
     """
     if set(current) != set(new):
         return True

@@ -15,7 +15,7 @@ GRANDCHILD = 'c0ffee00-0000-4000-8000-000000000003'
 OTHER_ROOT = 'c0ffee00-0000-4000-8000-000000000004'
 SHARING = 'c0ffee00-0000-4000-8000-000000000005'
 
-VCPU = {'total': 8, 'min_unit': 1, 'max_unit': 8, 'step_size': 1,
+VCPU = {'total': 8, 'min_unit': 1, 'max_unit': 2147483647, 'step_size': 1,
         'reserved': 0, 'allocation_ratio': 1.0}
 
 
@@ -208,9 +208,12 @@ class DataTestCase(TreeTestCase):
         # A stored record missing a default equals a full new one.
         self.tree.update_inventory('numa0', {'PGPU': {'total': 2}})
         self.assertFalse(self.tree.has_inventory_changed('numa0', {
-            'PGPU': {'total': 2, 'max_unit': 2, 'min_unit': 1,
+            'PGPU': {'total': 2, 'max_unit': 2147483647, 'min_unit': 1,
                      'step_size': 1, 'reserved': 0,
                      'allocation_ratio': 1.0}}))
+        # Placement's max_unit, not the total, is the default.
+        self.assertTrue(self.tree.has_inventory_changed('numa0', {
+            'PGPU': {'total': 2, 'max_unit': 2}}))
 
     def test_traits(self):
         self.assertTrue(self.tree.update_traits('node', ['CUSTOM_A']))
