@@ -214,7 +214,13 @@ def _heal_one(context, backend, drift, startup=False):
         # Deleted meanwhile: its provider is an orphan, for the next run.
         return False
     if drift.kind == OVER_CAPACITY:
-        # Placement's own state: it heals as its consumers go.
+        # Placement's own state, unless the node's provider was stale
+        # (healed before, in KINDS order): it heals as consumers go.
+        still = _over_capacity(client, node,
+                               client.provider_allocations(node.uuid))
+        if still:
+            raise RuntimeError('%s; it heals as its consumers go or its '
+                               'inventory grows' % still[0].detail)
         return False
     if drift.kind == ORPHAN_CLAIM:
         return backend.heal_claim(context, drift.consumer, node) is not None

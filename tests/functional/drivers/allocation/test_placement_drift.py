@@ -34,6 +34,18 @@ class DriftTestCase(base.DBTestCase):
 
     def make_drift(self):
         """One difference of each kind; returns what to expect."""
+        # First, while it is the only free node: allocating resyncs the
+        # nodes Placement offers that are not free.
+        # Over capacity: the inventory of a claimed node shrank under
+        # its claim, which Placement accepts (here its unit reserved; the
+        # provider is stale too: healing makes it right).
+        overfull = f.make_node(self.ctx, name='overfull')
+        held = f.make_allocation(self.ctx)
+        self.assertEqual(overfull.uuid,
+                         self.backend.allocate(self.ctx, held))
+        inventories, generation = self.client.get_inventories(overfull.uuid)
+        inventories[RC]['reserved'] = 1
+        self.client.set_inventories(overfull.uuid, generation, inventories)
         missing = f.make_node(self.ctx, name='missing')
         self.client.delete_provider(missing.uuid)
         stale = f.make_node(self.ctx, name='stale')
@@ -66,6 +78,8 @@ class DriftTestCase(base.DBTestCase):
             (placement_drift.ORPHAN_PROVIDER, orphan),
             (placement_drift.ORPHAN_CLAIM, claimed.uuid),
             (placement_drift.MISSING_CLAIM, served.uuid),
+            (placement_drift.STALE_PROVIDER, overfull.uuid),
+            (placement_drift.OVER_CAPACITY, overfull.uuid),
         }, allocation, stray
 
     def manage(self, *args, command='drift'):
@@ -104,14 +118,46 @@ class DriftTests:
         f.make_node(self.ctx)
         self.assertEqual([], placement_drift.find(self.ctx, self.backend))
 
+    def test_over_capacity_reported_until_consumers_go(self):
+        node = f.make_node(self.ctx, name='shrunk')
+        allocation = f.make_allocation(self.ctx)
+        self.assertEqual(node.uuid,
+                         self.backend.allocate(self.ctx, allocation))
+        # Another consumer of the same unit, written straight to
+        # Placement with the class's inventory grown, then shrunk back.
+        inventories, generation = self.client.get_inventories(node.uuid)
+        inventories[RC].update(total=2, max_unit=2)
+        generation = self.client.set_inventories(node.uuid, generation,
+                                                 inventories)
+        other = uuidutils.generate_uuid()
+        self.assertTrue(self.client.claim(other, node.uuid, RC,
+                                          self.project, self.project))
+        inventories, generation = self.client.get_inventories(node.uuid)
+        inventories[RC].update(total=1, max_unit=1)
+        self.client.set_inventories(node.uuid, generation, inventories)
+        found = [(d.kind, d.provider) for d in placement_drift.find(
+            self.ctx, self.backend)]
+        self.assertIn((placement_drift.OVER_CAPACITY, node.uuid), found)
+        drift = [d for d in placement_drift.find(self.ctx, self.backend)
+                 if d.kind == placement_drift.OVER_CAPACITY][0]
+        self.assertIn('uses 2 %s of a capacity of 1' % RC, drift.detail)
+        # Not healed while the consumers are there; gone with them.
+        [(_drift, error)] = placement_drift.heal(self.ctx, self.backend,
+                                                 [drift])
+        self.assertIn('heals as its consumers go', str(error))
+        self.client.delete_claim(other)
+        self.assertEqual([], placement_drift.find(self.ctx, self.backend))
+
     def test_each_kind_found_and_healed(self):
         expected, allocation, stray = self.make_drift()
         drifts = placement_drift.find(self.ctx, self.backend)
         self.assertEqual(expected, {(d.kind, d.provider) for d in drifts})
-        self.assertEqual(list(placement_drift.KINDS),
-                         [d.kind for d in drifts])
+        kinds = [d.kind for d in drifts]
+        self.assertEqual(sorted(kinds, key=placement_drift.KINDS.index),
+                         kinds)
+        self.assertEqual(set(placement_drift.KINDS), set(kinds))
         results = placement_drift.heal(self.ctx, self.backend, drifts)
-        self.assertEqual([None] * 5, [error for _, error in results])
+        self.assertEqual([None] * 7, [error for _, error in results])
         self.assertEqual([], placement_drift.find(self.ctx, self.backend))
         claims = self.placement.claims()
         self.assertNotIn(stray, claims)
@@ -124,10 +170,10 @@ class DriftTests:
         for kind, uuid in expected:
             self.assertIn(kind + ': ', out)
             self.assertIn(uuid, out)
-        self.assertIn('5 differences (heal them with --heal)', out)
+        self.assertIn('7 differences (heal them with --heal)', out)
         status, out = self.manage('--heal')
         self.assertEqual(0, status, out)
-        self.assertIn('5 of 5 differences healed', out)
+        self.assertIn('7 of 7 differences healed', out)
         status, out = self.manage()
         self.assertEqual(0, status, out)
         self.assertIn('No drift between nodes and Placement', out)
