@@ -198,6 +198,33 @@ class OnlineTests:
     def test_node_resource_class_changed(self):
         self._reshaped_at_start('renamed_class_node')
 
+    def test_reshape_losing_a_race_is_done_again(self):
+        node, allocation, tree, held = self.gpu_node()
+        report = self.backend.report
+        real_gather = report.get_allocations_for_provider_tree
+        raced = []
+
+        def gather_then_race(context, nodename):
+            gathered = real_gather(context, nodename)
+            if not raced:
+                # Another writer changes the root meanwhile: the
+                # reshape's generation is stale, Placement answers 409.
+                self.call('PUT', '/traits/CUSTOM_RACED', expected=(201,))
+                rp = self.call('GET', '/resource_providers/%s' % node.uuid)
+                self.call('PUT', '/resource_providers/%s/traits' % node.uuid,
+                          {'resource_provider_generation': rp['generation'],
+                           'traits': ['CUSTOM_ALLOC_FRAMEWORK_NODE',
+                                      'CUSTOM_RACED']})
+                raced.append(True)
+            return gathered
+
+        self.useFixture(fixtures.MockPatchObject(
+            report, 'get_allocations_for_provider_tree',
+            side_effect=gather_then_race))
+        self.backend.sync_provider(node, startup=True)
+        self.assertEqual([True], raced)
+        self.check_reshaped(node, allocation, tree, held)
+
     def test_periodic_logs_an_error_and_changes_nothing(self):
         node, allocation, _tree, _held = self.gpu_node()
         before = (self.tree(node.uuid), self.held(allocation.uuid))
@@ -231,6 +258,16 @@ class OnlineTests:
         # Freed, the tree is reserved again as the node is.
         self.backend.deallocate(self.ctx, allocation)
         self.assertEqual({}, self.held(allocation.uuid))
+
+    def test_claim_of_a_shape_gone_is_refused_not_an_error(self):
+        # What the candidates showed before a reshape moved the GPUs:
+        # Placement answers 409, the next candidate is tried.
+        node = f.make_node(self.ctx, properties={'gpus': 1})
+        consumer = uuidutils.generate_uuid()
+        self.assertFalse(self.client.claim(
+            consumer, node.uuid, RC, self.project, self.project,
+            resources={node.uuid: {RC: 1, 'PGPU': 1}}))
+        self.assertEqual({}, self.held(consumer))
 
     def test_failed_reshape_stops_the_conductor(self):
         node, allocation = self.allocated_node()
