@@ -38,6 +38,8 @@ def build_service(conf):
     conductor.check_config()
     # Last: a registration is only released by the process that stops it.
     conductor.register()
+    # Before serving, here: a reshape that fails stops the command.
+    conductor.start_backend()
     # The launcher serves from a child process: connections opened here
     # must not be shared with it.
     db_api.get_engine().dispose()

@@ -113,8 +113,11 @@ def build_service(conf):
     ]
     # Last: a registration is only released by the process that stops it.
     # Each worker process is the conductor of its number.
-    conductor.register(['%s-%d' % (conf.host, number)
-                        for number in range(count)] if count > 1 else None)
+    hosts = (['%s-%d' % (conf.host, number) for number in range(count)]
+             if count > 1 else None)
+    conductor.register(hosts)
+    # Before serving, here: a reshape that fails stops the command.
+    conductor.start_backend(hosts)
     # The launcher runs the group in child processes: connections opened
     # here must not be shared with them.
     db_api.get_engine().dispose()

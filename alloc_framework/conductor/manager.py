@@ -97,6 +97,8 @@ class ConductorManager:
         self.registrations = {}
         self.deferred_actions = None
         self.deferred_cleanup = None
+        # Whether the allocation backend's start ran (start_backend).
+        self.backend_started = False
 
     @property
     def stop_event(self):
@@ -140,8 +142,10 @@ class ConductorManager:
         self._started = True
         try:
             # Before serving: the backend brings what it mirrors up to
-            # date (the placement backend reshapes provider trees).
-            self.allocation_backend.start(self, self.context)
+            # date (the placement backend reshapes provider trees),
+            # unless the command that started it did (start_backend).
+            if not self.backend_started:
+                self.start_backend()
             if self.transport is None:
                 self.transport = rpcapi.load_transport(self.conf)
             self.transport.start_server(self)
@@ -163,6 +167,36 @@ class ConductorManager:
                  {'host': self.host, 'id': self.conductor.id,
                   'group': self.conductor.conductor_group,
                   'types': ', '.join(self.driver_factory.names)})
+
+    def start_backend(self, hosts=None):
+        """Run the allocation backend's start for the nodes of ``hosts``.
+
+        ``init_host`` does it for this conductor unless it was done
+        before: the commands that start conductors do it in the launching
+        process, for every conductor they start, so that a failure (a
+        reshape that cannot be done) stops the command instead of a child
+        process that the launcher would start again and again.
+
+        :param hosts: the conductors whose nodes are synced (default:
+            this one). They must be registered.
+        :raises: what the backend raises (``ReshapeAtStartFailed``).
+        """
+        hosts = set(hosts or [self.host])
+
+        def owns(node_uuid, conductor_group=''):
+            try:
+                return self.ring.get_host_for_node(
+                    node_uuid, conductor_group) in hosts
+            except exception.TemporaryFailure:
+                return False
+
+        backend = allocations.get_backend(self)
+        if self.driver_factory is None:
+            self.driver_factory = df.DriverFactory(self.conf)
+            backend.driver_factory = self.driver_factory
+        self.ring.reset()
+        backend.start(self.context, owns)
+        self.backend_started = True
 
     def register(self, host=None, drivers=()):
         """Register conductor ``host`` (default: this one's name).

@@ -69,6 +69,28 @@ class ConductorService(service.ServiceBase):
             self.manager.release_registrations()
             raise
 
+    def start_backend(self, hosts=None):
+        """The allocation backend's start, in the launching process.
+
+        Call it after :meth:`register`: the nodes of the registered
+        ``hosts`` (default: this one) are synced, reshaping provider trees
+        where needed, before any process serves; a failure releases the
+        registrations and raises (the command stops with the message).
+        What it loaded is dropped: the processes that serve load their
+        own (nothing opened here is shared with them).
+
+        :raises: ReshapeAtStartFailed
+        """
+        manager = self.manager
+        try:
+            manager.start_backend(hosts)
+        except Exception:
+            manager.release_registrations()
+            raise
+        finally:
+            manager.allocation_backend = None
+            manager.driver_factory = None
+
     def start(self):
         self._stopped.clear()
         self.manager.init_host()

@@ -70,12 +70,18 @@ class AllocationBackend(abc.ABC):
         self.stop_event = threading.Event()
         self.in_process_placement = None
 
-    def start(self, manager, context):
-        """The conductor ``manager`` is starting; nothing by default.
+    def start(self, context, owns):
+        """A conductor is starting; nothing by default.
 
-        Called after the conductor registered and before it serves. An
-        exception stops the conductor: raise only for what must not go
-        on (the ``placement`` backend's reshape failing, for one).
+        Called after the conductor registered and before it serves (by
+        the command that starts it, in the launching process, so that a
+        failure stops the command). An exception stops the conductor:
+        raise only for what must not go on (the ``placement`` backend's
+        reshape failing, for one).
+
+        :param owns: ``owns(node_uuid, conductor_group)``: whether the
+            starting conductor (or one of the conductors the command
+            starts) manages that node.
         """
 
     def validate(self, context, allocation):

@@ -217,7 +217,7 @@ class PlacementBackend(base.AllocationBackend):
 
     # --- mirroring -------------------------------------------------------
 
-    def start(self, manager, context):
+    def start(self, context, owns):
         """Sync the providers of the nodes this conductor owns, reshaping.
 
         The reshape of the specification: a hardware type that moves
@@ -226,12 +226,11 @@ class PlacementBackend(base.AllocationBackend):
 
         :raises: ReshapeAtStartFailed when a reshape failed.
         """
-        group = manager.conf.conductor.conductor_group
+        group = self.conf.conductor.conductor_group
         placement_drift.heal_owned(
             context, self,
-            owns_node=lambda node: manager.owns(node.uuid,
-                                                node.conductor_group),
-            owns_provider=lambda uuid: manager.owns(uuid, group),
+            owns_node=lambda node: owns(node.uuid, node.conductor_group),
+            owns_provider=lambda uuid: owns(uuid, group),
             startup=True)
 
     def node_changed(self, context, node_uuid):

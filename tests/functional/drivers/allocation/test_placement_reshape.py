@@ -12,6 +12,10 @@ HTTP) or with ``alloc-manage placement migrate-compute-inventory``
 """
 
 import logging
+import os
+import signal
+import subprocess
+import sys
 
 import fixtures
 from oslo_utils import uuidutils
@@ -19,6 +23,8 @@ from oslo_utils import uuidutils
 from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import placement_drift
 from alloc_framework.drivers import node_tree
+from alloc_framework.objects import baremetal as objects
+from tests import base
 from tests.functional.drivers.allocation import \
     test_placement_drift_periodic as periodic
 from tests.functional.objects.baremetal import factories as f
@@ -362,7 +368,82 @@ class OfflineTests:
         self.check_reshaped(fine, fine_alloc, tree, held)
 
 
-class TestInProcess(OnlineTests, OfflineTests, ReshapeTestCase):
+class ConsoleScriptTests:
+    """``alloc-conductor`` reshapes before it serves, or does not start."""
+
+    def conductor(self):
+        """Start the installed alloc-conductor on the test's database."""
+        script = os.path.join(os.path.dirname(sys.executable),
+                              'alloc-conductor')
+        if not os.path.exists(script):
+            self.skipTest('alloc-conductor console script not installed')
+        path = os.path.join(self.state_path, 'conductor.conf')
+        with open(path, 'w') as conf_file:
+            conf_file.write(
+                '[DEFAULT]\nstate_path = %s\nhost = reshaper\n'
+                '[database]\nconnection = %s\n'
+                '[allocation]\nbackend = placement\n'
+                % (self.state_path,
+                   self.db.engine.url.render_as_string(hide_password=False)))
+        log = open(os.path.join(self.state_path, 'conductor.log'), 'w+')
+        self.addCleanup(log.close)
+        env = dict(os.environ)
+        env.pop('OS_TEST_TIMEOUT', None)
+        proc = subprocess.Popen([script, '--config-file', path], stdout=log,
+                                stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+
+        def stop():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        self.addCleanup(stop)
+
+        def output():
+            log.seek(0)
+            return log.read()
+        return proc, output, stop
+
+    def test_conductor_reshapes_before_it_serves(self):
+        node, allocation, tree, held = self.gpu_node()
+        proc, output, stop = self.conductor()
+        base.wait_for(lambda: 'Conductor reshaper started' in output()
+                      or proc.poll() is not None,
+                      'the conductor to start', timeout=90)
+        self.assertIsNone(proc.poll(), output())
+        out = output()
+        self.assertIn('Reshaped the resource providers of node %s'
+                      % node.uuid, out)
+        self.assertLess(out.index('Reshaped the resource providers'),
+                        out.index('Conductor reshaper started'))
+        stop()
+        self.check_reshaped(node, allocation, tree, held)
+
+    def test_failed_reshape_stops_the_command(self):
+        node, allocation = self.allocated_node()
+        other = uuidutils.generate_uuid()
+        self.write_earlier_shape(node, allocation.uuid, {RC: 1, 'FPGA': 1},
+                                 {RC: 1})
+        self.call('PUT', '/allocations/%s' % other,
+                  {'allocations': {node.uuid: {'resources': {'FPGA': 1}}},
+                   'project_id': self.project, 'user_id': self.project,
+                   'consumer_generation': None}, expected=(204,))
+        before = (self.tree(node.uuid), self.held(allocation.uuid))
+        proc, output, _stop = self.conductor()
+        self.assertEqual(1, proc.wait(90), output())
+        out = output()
+        self.assertIn('Could not reshape the resource providers of node %s '
+                      'at start' % node.uuid, out)
+        self.assertNotIn('Traceback', out)
+        self.assertNotIn('Conductor reshaper started', out)
+        self.check_unchanged(node, allocation, *before)
+        # Its registration was released: the host can start again.
+        self.assertEqual([], objects.Conductor.list_alive(
+            self.ctx, self.conf.conductor.heartbeat_timeout))
+
+
+class TestInProcess(ConsoleScriptTests, OnlineTests, OfflineTests,
+                    ReshapeTestCase):
     mode = 'in-process'
 
 
