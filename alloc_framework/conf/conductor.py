@@ -82,6 +82,20 @@ opts = [
                     'own retries and deadline '
                     '(``[deferred_actions]action_timeout``) govern it. '
                     '0 disables the timeout.'),
+    cfg.IntOpt('power_state_change_timeout',
+               default=60,
+               min=1,
+               deprecated_opts=[cfg.DeprecatedOpt(
+                   'power_state_change_timeout', group='redfish')],
+               help='Seconds a power change (on, off, reboot) may take to '
+                    'show in the power state the BMC reports, after the '
+                    'BMC accepted the request. The ``ipmi`` and '
+                    '``redfish`` power interfaces read the state back '
+                    'until then (every ``[ipmi]power_state_poll_interval`` '
+                    'or ``[redfish]power_state_poll_interval`` seconds, '
+                    'waiting on the conductor\'s stop event) and the '
+                    'change fails when it does not show in time. A reboot '
+                    'may take this long for each of its two changes.'),
     cfg.IntOpt('hash_ring_reset_interval',
                default=15,
                min=1,

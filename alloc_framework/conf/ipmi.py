@@ -31,9 +31,23 @@ opts = [
                default=3,
                min=1,
                max=20,
-               help='After a power change, how many times the power state '
-                    'is read back from the BMC, one read right after the '
-                    'other, before the change is declared failed.'),
+               deprecated_for_removal=True,
+               deprecated_reason='A power change now waits for the '
+                                 'requested state for at most '
+                                 '[conductor]power_state_change_timeout '
+                                 'seconds, reading it every '
+                                 '[ipmi]power_state_poll_interval seconds.',
+               help='Ignored.'),
+    cfg.FloatOpt('power_state_poll_interval',
+                 default=1.0,
+                 min=0.01,
+                 help='Seconds between two reads of the power state while '
+                      'a power change is awaited (for at most '
+                      '``[conductor]power_state_change_timeout``). Each '
+                      'read is a conversation of its own (log in, Get '
+                      'Chassis Status, log out). The pause waits on the '
+                      'conductor\'s stop event, so a stopping conductor '
+                      'ends it at once.'),
     cfg.IntOpt('hpm_component',
                default=1,
                min=0,

@@ -54,22 +54,14 @@ opts = [
                     'and credentials) kept for reuse, least recently used '
                     'first out. 0 opens a connection (and a session) per '
                     'call.'),
-    cfg.IntOpt('power_state_change_timeout',
-               default=60,
-               min=1,
-               help='Seconds a power change (on, off, reboot) may take to '
-                    'show in the power state the BMC reports, after the '
-                    'BMC accepted the request. The worker polls the state '
-                    'every ``power_state_poll_interval`` seconds until '
-                    'then and the change fails when it does not show in '
-                    'time.'),
     cfg.FloatOpt('power_state_poll_interval',
                  default=1.0,
                  min=0.01,
                  help='Seconds between two reads of the power state while '
-                      'a power change is awaited. The pause waits on the '
-                      'conductor\'s stop event, so a stopping conductor '
-                      'ends it at once.'),
+                      'a power change is awaited (for at most '
+                      '``[conductor]power_state_change_timeout``). The '
+                      'pause waits on the conductor\'s stop event, so a '
+                      'stopping conductor ends it at once.'),
     cfg.IntOpt('firmware_update_status_interval',
                default=15,
                min=0,

@@ -268,5 +268,5 @@ class SampleConfigTestCase(base.TestCase):
         with open(out) as f:
             sample = f.read()
         self.assertIn('[redfish]', sample)
-        self.assertIn('#power_state_change_timeout = 60', sample)
+        self.assertIn('#power_state_poll_interval = 1.0', sample)
         self.assertIn('#connection_attempts = 1', sample)

@@ -1,20 +1,13 @@
 """The ``redfish`` power interface.
 
 A power change is requested with a Redfish ``Reset`` action, then the
-power state is read back until the BMC reports the requested state: the
-PowerInterface contract (and the conductor's power flow, which reads the
-state right after the call) wants the change done when
-``set_power_state`` returns. BMCs apply resets asynchronously, often
-after seconds, so the wait is bounded by ``timeout`` (the caller's) or
-``[redfish]power_state_change_timeout``; between two reads the worker
-waits on the conductor's stop event (``task.stop_event``) for
-``[redfish]power_state_poll_interval`` seconds, never ``time.sleep``: a
-stopping conductor ends the wait at once and the change fails with a
-clear error instead of holding the shutdown.
+power state is read back until the BMC reports the requested state
+(:func:`alloc_framework.drivers.power_wait.wait_for_power_state`):
+bounded by ``timeout`` (the caller's) or ``[conductor]
+power_state_change_timeout``, one read every
+``[redfish]power_state_poll_interval`` seconds, waiting on the
+conductor's stop event in between, never ``time.sleep``.
 """
-
-import threading
-import time
 
 from oslo_log import log
 import sushy
@@ -23,6 +16,7 @@ from alloc_framework.common import exception
 from alloc_framework.common import states
 from alloc_framework.drivers import base
 from alloc_framework.drivers.modules.redfish import utils
+from alloc_framework.drivers import power_wait
 
 LOG = log.getLogger(__name__)
 
@@ -61,23 +55,14 @@ def wait_for_power(task, conn, target, timeout, interval):
     :raises: PowerStateFailure when the state does not show in time or
         the conductor stops.
     """
-    node = task.node
-    stop = getattr(task, 'stop_event', None) or threading.Event()
-    deadline = time.monotonic() + timeout
-    while True:
+    def read():
         current = conn.system().power_state
-        if current == _FINAL[target]:
-            return
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise exception.PowerStateFailure(
-                'Node %s did not reach "%s" within %ss: its Redfish BMC '
-                'still reports %s.' % (node.uuid, target, timeout,
-                                       getattr(current, 'value', current)))
-        if stop.wait(min(interval, left)):
-            raise exception.PowerStateFailure(
-                'Waiting for node %s to reach "%s" was interrupted: the '
-                'conductor is stopping.' % (node.uuid, target))
+        # A transition (PoweringOn) is not the final state yet.
+        done = {v: k for k, v in _FINAL.items()}.get(current)
+        return done, getattr(current, 'value', current)
+
+    power_wait.wait_for_power_state(task, read, target, timeout, interval,
+                                    'its Redfish BMC')
 
 
 class RedfishPower(base.PowerInterface):
@@ -90,7 +75,7 @@ class RedfishPower(base.PowerInterface):
         utils.parse_driver_info(task.node, self.conf)
 
     def _timeout(self, timeout):
-        return timeout or self.conf.redfish.power_state_change_timeout
+        return power_wait.change_timeout(self.conf, timeout)
 
     def get_power_state(self, task):
         with utils.Connection(task.node, self.conf) as conn:

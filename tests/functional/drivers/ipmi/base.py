@@ -15,6 +15,7 @@ IPMI_OPTIONS = {
     'hpm_block_size': 32,
     'hpm_blocks_per_call': 8,
     'command_deadline': 10.0,
+    'power_state_poll_interval': 0.2,
 }
 
 

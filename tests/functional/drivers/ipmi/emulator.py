@@ -4,14 +4,17 @@ Run as a process of its own by :class:`tests.functional.drivers.ipmi.
 fixture.BMC`::
 
     python -m tests.functional.drivers.ipmi.emulator --state-file F \
-        [--user U --password P] [--silent]
+        [--user U --password P] [--silent] [--stuck-power]
+        [--power-delay SECONDS]
 
 It binds a free port on 127.0.0.1, prints ``port <n>`` and then answers
 IPMI forever; after each request it writes what it holds (power, boot
 device, firmware revision, HPM.1 upload) as JSON to the state file, so
 tests can check the BMC side without asking it over IPMI. ``--silent``
 binds the port and never answers; ``--stuck-power`` accepts power
-changes and never makes them.
+changes and never makes them; ``--power-delay`` makes a power change
+show in Get Chassis Status only that many seconds after the command, as
+real BMCs do.
 
 Besides chassis power and boot flags (virtualbmc's subset) it answers
 the PICMG HPM.1 commands of a firmware upgrade of component 1: prepare
@@ -29,6 +32,7 @@ import json
 import os
 import socket
 import sys
+import time
 
 from pyghmi.ipmi import bmc as pyghmi_bmc
 from pyghmi.ipmi.private import serversession
@@ -81,9 +85,13 @@ def make_image(major, minor, payload=b''):
 
 class EmulatedBMC(pyghmi_bmc.Bmc):
 
-    def __init__(self, authdata, state_file, stuck_power=False, **kwargs):
+    def __init__(self, authdata, state_file, stuck_power=False,
+                 power_delay=0.0, **kwargs):
         super().__init__(authdata, **kwargs)
         self.stuck_power = stuck_power
+        self.power_delay = power_delay
+        # (state, monotonic time it shows) of a change not shown yet.
+        self.pending_power = None
         # Sessions are filed under the port: make it the one bound.
         self.port = self.serversocket.getsockname()[1]
         self.state_file = state_file
@@ -104,15 +112,25 @@ class EmulatedBMC(pyghmi_bmc.Bmc):
     # --- chassis (what virtualbmc implements) -----------------------------
 
     def get_power_state(self):
+        if (self.pending_power is not None
+                and time.monotonic() >= self.pending_power[1]):
+            self.power, self.pending_power = self.pending_power[0], None
         return self.power
 
+    def _request_power(self, state):
+        if self.stuck_power:
+            return
+        if self.power_delay <= 0:
+            self.power, self.pending_power = state, None
+        else:
+            self.pending_power = (state,
+                                  time.monotonic() + self.power_delay)
+
     def power_on(self):
-        if not self.stuck_power:
-            self.power = 'on'
+        self._request_power('on')
 
     def power_off(self):
-        if not self.stuck_power:
-            self.power = 'off'
+        self._request_power('off')
 
     def power_shutdown(self):
         self.power = 'off'
@@ -228,7 +246,9 @@ class EmulatedBMC(pyghmi_bmc.Bmc):
         self.save()
 
     def save(self):
-        state = {'power': self.power, 'boot_device': self.bootdev,
+        state = {'power': self.get_power_state(),
+                 'pending_power': (self.pending_power or [None])[0],
+                 'boot_device': self.bootdev,
                  'persistent': self.persistent,
                  'firmware': '%d.%02x' % (self.firmwaremajor,
                                           self.firmwareminor),
@@ -247,6 +267,8 @@ def main(argv=None):
     parser.add_argument('--silent', action='store_true')
     parser.add_argument('--stuck-power', action='store_true',
                         help='Accept power changes and never make them.')
+    parser.add_argument('--power-delay', type=float, default=0.0,
+                        help='Seconds before a power change shows.')
     args = parser.parse_args(argv)
     if args.silent:
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -255,7 +277,8 @@ def main(argv=None):
         while True:
             sock.recvfrom(4096)
     bmc = EmulatedBMC({args.user: args.password}, args.state_file,
-                      stuck_power=args.stuck_power, port=0,
+                      stuck_power=args.stuck_power,
+                      power_delay=args.power_delay, port=0,
                       address='127.0.0.1')
     print('port %d' % bmc.port, flush=True)
     bmc.listen()

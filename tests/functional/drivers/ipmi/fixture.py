@@ -24,12 +24,13 @@ class BMC(fixtures.Fixture):
     """An emulated BMC: ``port``, ``state()``; ``driver_info()``."""
 
     def __init__(self, user='admin', password='s3cret', silent=False,
-                 stuck_power=False):
+                 stuck_power=False, power_delay=0.0):
         super().__init__()
         self.user = user
         self.password = password
         self.silent = silent
         self.stuck_power = stuck_power
+        self.power_delay = power_delay
 
     def _setUp(self):
         tmp = self.useFixture(fixtures.TempDir()).path
@@ -41,6 +42,8 @@ class BMC(fixtures.Fixture):
             argv.append('--silent')
         if self.stuck_power:
             argv.append('--stuck-power')
+        if self.power_delay:
+            argv += ['--power-delay', str(self.power_delay)]
         self.process = subprocess.Popen(
             argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True)

@@ -1,7 +1,8 @@
 """The ipmi interfaces called directly, from several threads, against
-emulated BMCs: read-back, retries and concurrency."""
+emulated BMCs: power changes awaited, retries and concurrency."""
 
 import concurrent.futures
+import threading
 import time
 
 import fixtures
@@ -23,6 +24,7 @@ class _Task:
         self.node = objects.Node(uuid='0c9f6c8e-0b9f-4f0c-9a55-8f0e41f0a1d2',
                                  driver='ipmi', driver_info=driver_info,
                                  driver_internal_info={})
+        self.stop_event = threading.Event()
 
 
 class IPMIDriverTestCase(base.TestCase):
@@ -49,14 +51,76 @@ class IPMIDriverTestCase(base.TestCase):
             self.assertEqual('on', bmc.state()['power'])
 
     def test_power_change_the_bmc_does_not_make_fails(self):
-        self.config(power_state_reads=4, group='ipmi')
+        self.config(power_state_change_timeout=1, group='conductor')
         bmc = self.useFixture(fixture.BMC(stuck_power=True))
         task = _Task(bmc.driver_info())
+        started = time.monotonic()
         exc = self.assertRaises(exception.PowerStateFailure,
                                 self.power.set_power_state, task,
                                 states.POWER_ON)
-        self.assertIn('accepted the command but still reports "power off" '
-                      'after 4 reads', str(exc))
+        elapsed = time.monotonic() - started
+        self.assertEqual(
+            'Node %s did not reach "power on" within 1s: its BMC '
+            '127.0.0.1:%d still reports "power off".'
+            % (task.node.uuid, bmc.port), str(exc))
+        self.assertGreaterEqual(elapsed, 1)
+        self.assertLess(elapsed, 5)
+
+    def test_power_changes_that_show_after_seconds(self):
+        # A BMC that reports each change 1.5 s after the command, as
+        # real ones do: every change waits for it and succeeds.
+        self.config(power_state_change_timeout=10, group='conductor')
+        bmc = self.useFixture(fixture.BMC(power_delay=1.5))
+        task = _Task(bmc.driver_info())
+        for target, shown in ((states.POWER_ON, 'on'),
+                              (states.POWER_OFF, 'off')):
+            started = time.monotonic()
+            self.power.set_power_state(task, target)
+            self.assertGreaterEqual(time.monotonic() - started, 1.4)
+            self.assertEqual(shown, bmc.state()['power'])
+            self.assertIsNone(bmc.state()['pending_power'])
+            self.assertEqual(target, self.power.get_power_state(task))
+
+    def test_reboot_waits_for_off_then_on(self):
+        self.config(power_state_change_timeout=10, group='conductor')
+        bmc = self.useFixture(fixture.BMC(power_delay=1.0))
+        task = _Task(bmc.driver_info())
+        self.power.set_power_state(task, states.POWER_ON)
+        started = time.monotonic()
+        self.power.reboot(task)
+        # Two changes of a second each: the power on was sent only once
+        # the BMC reported the node off.
+        self.assertGreaterEqual(time.monotonic() - started, 1.9)
+        self.assertEqual('on', bmc.state()['power'])
+        self.assertEqual(states.POWER_ON, self.power.get_power_state(task))
+
+    def test_the_call_timeout_bounds_the_wait(self):
+        self.config(power_state_change_timeout=60, group='conductor')
+        bmc = self.useFixture(fixture.BMC(power_delay=30))
+        task = _Task(bmc.driver_info())
+        started = time.monotonic()
+        exc = self.assertRaises(exception.PowerStateFailure,
+                                self.power.set_power_state, task,
+                                states.POWER_ON, timeout=1)
+        self.assertLess(time.monotonic() - started, 5)
+        self.assertIn('did not reach "power on" within 1s', str(exc))
+        self.assertEqual('on', bmc.state()['pending_power'])
+
+    def test_a_stopping_conductor_ends_the_wait(self):
+        self.config(power_state_change_timeout=60, group='conductor')
+        bmc = self.useFixture(fixture.BMC(power_delay=30))
+        task = _Task(bmc.driver_info())
+        task.stop_event.set()
+        started = time.monotonic()
+        exc = self.assertRaises(exception.PowerStateFailure,
+                                self.power.set_power_state, task,
+                                states.POWER_ON)
+        self.assertLess(time.monotonic() - started, 5)
+        self.assertEqual(
+            'Waiting for node %s to reach "power on" was interrupted: the '
+            'conductor is stopping.' % task.node.uuid, str(exc))
+        # The command itself went out.
+        self.assertEqual('on', bmc.state()['pending_power'])
 
     def test_retries_a_silent_bmc_at_once(self):
         self.config(command_deadline=1.0, command_retries=1, group='ipmi')

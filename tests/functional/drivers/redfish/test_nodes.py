@@ -27,6 +27,7 @@ class RedfishNodeTestCase(base.BaremetalTestCase):
     dialect_neutral = True
 
     redfish_options = {'read_timeout': 2, 'connection_timeout': 2}
+    conductor_options = {}
 
     def setUp(self):
         # Everything the service logs, to look for credentials in it.
@@ -36,6 +37,7 @@ class RedfishNodeTestCase(base.BaremetalTestCase):
 
     def _start_conductor(self):
         redfish.enable_redfish(self, **self.redfish_options)
+        self.config(group='conductor', **self.conductor_options)
         return super()._start_conductor()
 
     def create(self, driver_info, **kw):
@@ -250,7 +252,7 @@ class TestUnansweringBMC(RedfishNodeTestCase):
 
 class TestPowerDeadline(RedfishNodeTestCase):
 
-    redfish_options = {'power_state_change_timeout': 1}
+    conductor_options = {'power_state_change_timeout': 1}
 
     def test_a_power_change_that_does_not_show_in_time_fails(self):
         bmc = self.useFixture(emulators.FirmwareBMC(power_delay=60))
@@ -267,9 +269,26 @@ class TestPowerDeadline(RedfishNodeTestCase):
         self.assertEqual(['On'], bmc.counters()['resets'])
 
 
+class TestPowerDelay(RedfishNodeTestCase):
+
+    conductor_options = {'power_state_change_timeout': 10}
+
+    def test_power_changes_that_show_after_seconds_succeed(self):
+        bmc = self.useFixture(emulators.FirmwareBMC(power_delay=1.5))
+        node = self.create(bmc.driver_info())
+        for target in ('power on', 'power off'):
+            started = time.monotonic()
+            node = self.power(node['uuid'], target)
+            self.assertGreaterEqual(time.monotonic() - started, 1.4)
+            self.assertIsNone(node['last_error'])
+            self.assertEqual(target, node['power_state'])
+        self.assertEqual('Off', bmc.counters()['power'])
+        self.assertEqual(['On', 'ForceOff'], bmc.counters()['resets'])
+
+
 class TestStoppingConductor(RedfishNodeTestCase):
 
-    redfish_options = {'power_state_change_timeout': 120}
+    conductor_options = {'power_state_change_timeout': 120}
 
     def test_a_stopping_conductor_ends_the_power_wait_at_once(self):
         bmc = self.useFixture(emulators.FirmwareBMC(power_delay=120))
