@@ -2,9 +2,17 @@
 
 Versions (:meth:`RedfishFirmware.get_components`): the BIOS's is the
 ComputerSystem's ``BiosVersion``, the BMC's its Manager's
-``FirmwareVersion``; when the BMC leaves one of them empty, the
-``UpdateService`` ``FirmwareInventory`` member named after the component
-(``BMC``, ``BIOS``...) gives it.
+``FirmwareVersion``; when the BMC leaves one of them empty, the node's
+own ``FirmwareInventory`` member of the component gives it.
+
+A service may manage several systems (chassis managers, blade
+enclosures), each with its Manager and inventory members named alike:
+only a member that belongs to the node's system (BIOS) or its Manager
+(BMC) is ever read or targeted (:func:`_inventory_member`): the one the
+owner links as its ``ActiveSoftwareImage``, else the one whose
+``RelatedItem`` names the owner, else, on a single-system service, the
+one member that looks like the component. Several members that could
+match fail the call with a clear error instead of a guess.
 
 An update (:meth:`RedfishFirmware.update`, the ``firmware.update`` clean
 and service step) is a deferrable method: it runs as a deferred action
@@ -16,8 +24,8 @@ order:
 
 1. start (no ``state`` yet, or the previous component done): the image
    is handed to the BMC with ``UpdateService.SimpleUpdate`` (targets:
-   the component's inventory member, else its Manager or
-   ComputerSystem); the BMC answers with a task monitor.
+   the node's inventory member of the component, else the node's
+   Manager or ComputerSystem); the BMC answers with a task monitor.
 2. ``task``: the task monitor is polled, after the ``Retry-After`` the
    BMC asks for (at most ``[redfish]firmware_update_max_retry_after``),
    else ``[redfish]firmware_update_status_interval`` seconds, until the
@@ -79,38 +87,126 @@ SETTINGS_ARGSINFO = {
 }
 
 
-def _inventory_member(conn, component):
-    """The FirmwareInventory member of ``component``, or None."""
-    try:
-        inventory = conn.root.get_update_service().firmware_inventory
-        members = inventory.get_members()
-    except (sushy_exc.MissingAttributeError,
-            sushy_exc.ResourceNotFoundError):
-        return None
+def _path(value):
+    return (value or '').rstrip('/')
+
+
+def _linked(resource, *keys):
+    """The ``@odata.id`` at ``keys`` of a resource's JSON, or None."""
+    value = getattr(resource, 'json', None) or {}
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return _path(value.get('@odata.id')) if isinstance(value, dict) else None
+
+
+def _related(member):
+    """The paths a FirmwareInventory member's ``RelatedItem`` names."""
+    items = (getattr(member, 'json', None) or {}).get('RelatedItem') or []
+    return {_path(item.get('@odata.id')) for item in items
+            if isinstance(item, dict)}
+
+
+def _looks_like(member, component):
     names = _INVENTORY_NAMES[component]
-    for member in members:
-        if ((member.identity or '').lower() in names
-                or (member.name or '').lower() in names):
-            return member
-    return None
+    for value in ((member.identity or '').lower(),
+                  (member.name or '').lower()):
+        if value in names or component in value:
+            return True
+    return False
 
 
 def _manager(conn, system):
+    """The Manager of ``system``: its ``ManagedBy`` link, else the
+    service's only Manager; None when that would be a guess."""
     managers = system.managers
     if managers:
         return managers[0]
     members = conn.root.get_manager_collection().get_members()
-    return members[0] if members else None
+    return members[0] if len(members) == 1 else None
 
 
-def _read_versions(conn):
+def _owner(conn, system, component):
+    """The resource whose firmware ``component`` is: the system (BIOS)
+    or its Manager (BMC)."""
+    return system if component == 'bios' else _manager(conn, system)
+
+
+def _own_image(system, owner, component):
+    """The inventory path the owner links as its running firmware."""
+    if component == 'bmc':
+        return _linked(owner, 'Links', 'ActiveSoftwareImage')
+    try:
+        bios = system.bios
+    except (sushy_exc.MissingAttributeError,
+            sushy_exc.ResourceNotFoundError):
+        return None
+    return _linked(bios, 'Links', 'ActiveSoftwareImage')
+
+
+def _inventory_member(conn, system, component, node):
+    """The FirmwareInventory member of ``component`` of this node, or None.
+
+    Only a member that belongs to the node's system (BIOS) or to its
+    Manager (BMC) is taken, in this order: the one the owner links as its
+    ``ActiveSoftwareImage``; the one member that looks like the component
+    and whose ``RelatedItem`` names the owner; on a service with a single
+    system, the one member that looks like the component and has no
+    ``RelatedItem``. None means the caller falls back to the owner
+    itself.
+
+    :raises: RedfishError when several members could be the one.
+    """
+    owner = _owner(conn, system, component)
+    if owner is None:
+        return None
+    try:
+        inventory = conn.root.get_update_service().firmware_inventory
+    except (sushy_exc.MissingAttributeError,
+            sushy_exc.ResourceNotFoundError):
+        return None
+    link = _own_image(system, owner, component)
+    if link:
+        try:
+            return inventory.get_member(link)
+        except sushy_exc.ResourceNotFoundError:
+            LOG.warning('Node %(node)s: its %(owner)s links %(link)s as its '
+                        'firmware, which does not exist; looking in the '
+                        'FirmwareInventory instead',
+                        {'node': node.uuid, 'owner': owner.path,
+                         'link': link})
+    candidates = [m for m in inventory.get_members()
+                  if _looks_like(m, component)]
+    owner_path = _path(owner.path)
+    mine = [m for m in candidates if owner_path in _related(m)]
+    if not mine:
+        unlinked = [m for m in candidates if not _related(m)]
+        if len(unlinked) == 1:
+            systems = conn.root.get_system_collection().members_identities
+            # On a service with several systems, a member linked to
+            # nothing may be another system's: fall back to the owner.
+            return unlinked[0] if len(systems) == 1 else None
+        mine = unlinked
+    if len(mine) > 1:
+        raise exception.RedfishError(
+            error='The Redfish BMC of node %s lists several '
+                  'FirmwareInventory members that could be the %s firmware '
+                  'of %s (%s) and none that %s links as its own: refusing '
+                  'to guess. Link the right member to it (RelatedItem or '
+                  'ActiveSoftwareImage) on the BMC.' % (
+                      node.uuid, component.upper(), owner_path,
+                      ', '.join(sorted(_path(m.path) for m in mine)),
+                      'it' if component == 'bmc' else 'its Bios'))
+    return mine[0] if mine else None
+
+
+def _read_versions(conn, node):
     system = conn.system()
     versions = {'bios': system.bios_version}
     manager = _manager(conn, system)
     versions['bmc'] = manager.firmware_version if manager else None
     for component in COMPONENTS:
         if not versions[component]:
-            member = _inventory_member(conn, component)
+            member = _inventory_member(conn, system, component, node)
             versions[component] = member.version if member else None
     return versions
 
@@ -133,7 +229,7 @@ class RedfishFirmware(base.FirmwareInterface):
 
     def get_components(self, task):
         with utils.Connection(task.node, self.conf) as conn:
-            versions = _read_versions(conn)
+            versions = _read_versions(conn, task.node)
         return [{'component': c, 'current_version': versions[c]}
                 for c in COMPONENTS if versions[c]]
 
@@ -182,19 +278,19 @@ class RedfishFirmware(base.FirmwareInterface):
         item = settings[index]
         component = item['component']
         with utils.Connection(task.node, self.conf) as conn:
-            member = _inventory_member(conn, component)
+            system = conn.system()
+            member = _inventory_member(conn, system, component, task.node)
             if member is not None:
                 target = member.path
-            elif component == 'bios':
-                target = conn.system().path
             else:
-                manager = _manager(conn, conn.system())
-                if manager is None:
+                owner = _owner(conn, system, component)
+                if owner is None:
                     raise exception.RedfishError(
-                        error='The Redfish BMC of node %s shows no Manager '
-                              'and no BMC firmware inventory: nothing to '
+                        error='The Redfish system of node %s links no '
+                              'Manager and its BMC manages several: '
+                              'nothing to target with the BMC firmware '
                               'update.' % task.node.uuid)
-                target = manager.path
+                target = owner.path
             update_service = conn.root.get_update_service()
             monitor = update_service.simple_update(item['url'],
                                                    targets=[target])

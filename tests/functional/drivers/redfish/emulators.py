@@ -104,15 +104,30 @@ class FirmwareBMC(_Process):
         the ``ProcessorType`` of each member, ``'GPU:Absent'`` for one
         whose ``Status.State`` is not ``Enabled``.
     :param processors_error: the Processors resources answer 500.
+    :param systems: how many systems, each with its Manager and
+        inventory members (``fw-system-<k>``, k from 1, when several).
+    :param firmware_links: how inventory members are tied to their
+        owner: ``none``, ``related`` or ``active`` (see the module).
+    :param inventory_versions_only: only the inventory tells versions.
+    :param empty_inventory: the FirmwareInventory lists no member.
     """
 
     def __init__(self, task_polls=2, bmc_reset=2.0, power_delay=0.0,
-                 processors=None, processors_error=False):
+                 processors=None, processors_error=False, systems=1,
+                 firmware_links=None, inventory_versions_only=False,
+                 empty_inventory=False):
         super().__init__()
         self.options = ['--task-polls', str(task_polls),
                         '--bmc-reset', str(bmc_reset),
                         '--power-delay', str(power_delay),
+                        '--systems', str(systems),
                         '--username', USERNAME, '--password', PASSWORD]
+        if firmware_links:
+            self.options.append('--firmware-links=%s' % firmware_links)
+        if inventory_versions_only:
+            self.options.append('--inventory-versions-only')
+        if empty_inventory:
+            self.options.append('--empty-inventory')
         if processors is not None:
             self.options.append('--processors=%s' % ','.join(processors))
         if processors_error:

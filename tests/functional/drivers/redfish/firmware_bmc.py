@@ -7,6 +7,19 @@ the ``redfish`` firmware interface is written for:
 * one ComputerSystem (``BiosVersion``, power, ``Reset``) managed by one
   Manager (``FirmwareVersion``), HTTP basic authentication;
 * an UpdateService whose FirmwareInventory has ``BMC`` and ``BIOS``;
+* with ``--systems N`` (N > 1), N systems ``fw-system-<k>`` (k from 1),
+  each managed by its own Manager ``bmc-<k>`` and with its own inventory
+  members ``BMC-<k>`` and ``BIOS-<k>``, all named ``BMC`` and ``BIOS``
+  (as a chassis manager or an emulator of many systems shows them).
+  ``--firmware-links`` says how members are tied to their owner:
+  ``related`` (the default with several systems: each member's
+  ``RelatedItem`` names its Manager or system), ``active`` (the Manager's
+  and the Bios's ``Links.ActiveSoftwareImage`` name the member) or
+  ``none`` (the default with one system). SimpleUpdate accepts a member,
+  a system or a Manager as its target and changes only that system's
+  component. ``--inventory-versions-only`` leaves ``BiosVersion`` and
+  ``FirmwareVersion`` out: the inventory alone tells the versions;
+  ``--empty-inventory`` lists no inventory member at all;
 * ``SimpleUpdate`` answers 202 with a task monitor in ``Location`` and
   ``Retry-After: 1``; the monitor answers 202 for ``--task-polls`` polls,
   then 200 with the finished Task;
@@ -23,7 +36,9 @@ the ``redfish`` firmware interface is written for:
   ``Status.State`` after a colon, ``Enabled`` by default; an empty value
   gives an empty collection); without it the system has none. With
   ``--processors-error`` the collection and its members answer 500;
-* ``GET /_emulator`` (no authentication) shows counters for tests.
+* ``GET /_emulator`` (no authentication) shows counters for tests
+  (``versions`` and ``power`` of the first system, ``systems``: those of
+  each system by id, with the ``Targets`` of its SimpleUpdates).
 
 Run: ``python firmware_bmc.py --port N`` (it imports nothing of ours).
 """
@@ -38,37 +53,38 @@ import threading
 import time
 from wsgiref import simple_server
 
-SYSTEM = '/redfish/v1/Systems/fw-system'
-MANAGER = '/redfish/v1/Managers/bmc'
+SYSTEMS = '/redfish/v1/Systems'
+MANAGERS = '/redfish/v1/Managers'
 UPDATE = '/redfish/v1/UpdateService'
 INVENTORY = UPDATE + '/FirmwareInventory'
 SIMPLE_UPDATE = UPDATE + '/Actions/UpdateService.SimpleUpdate'
 MONITORS = '/redfish/v1/TaskService/TaskMonitors/'
 TASKS = '/redfish/v1/TaskService/Tasks/'
-BIOS = SYSTEM + '/Bios'
-PROCESSORS = SYSTEM + '/Processors'
 BIOS_DEFAULTS = {'BootMode': 'Uefi', 'ProcTurboMode': 'Enabled',
                  'SriovGlobalEnable': 'Disabled'}
 
 
-class BMC:
-    """The state of the emulated BMC and its answers."""
+class System:
+    """One ComputerSystem, its Manager and its inventory members."""
 
-    def __init__(self, args):
-        self.args = args
-        self.lock = threading.Lock()
+    def __init__(self, args, index, count):
+        suffix = '' if count == 1 else '-%d' % index
+        self.id = 'fw-system' + suffix
+        self.path = SYSTEMS + '/' + self.id
+        self.manager_id = 'bmc' + suffix
+        self.manager = MANAGERS + '/' + self.manager_id
+        self.bios_path = self.path + '/Bios'
+        self.processors_path = self.path + '/Processors'
+        self.reset_path = self.path + '/Actions/ComputerSystem.Reset'
+        self.members = {'bmc': INVENTORY + '/BMC' + suffix,
+                        'bios': INVENTORY + '/BIOS' + suffix}
         self.versions = {'bmc': args.bmc_version, 'bios': args.bios_version}
         self._power = 'Off'
         self.pending_power = None
-        self.down_until = 0.0
-        self.tasks = {}
-        self.ids = itertools.count(1)
         self.bios = dict(BIOS_DEFAULTS)
         self.bios_pending = {}
         self.processors = _parse_processors(args.processors)
-        self.counters = {'requests': 0, 'monitor_polls': 0,
-                         'answered_503': 0,
-                         'simple_updates': 0, 'resets': []}
+        self.targets = []
 
     @property
     def power(self):
@@ -78,6 +94,34 @@ class BMC:
             self.pending_power = None
         return self._power
 
+    def state(self):
+        return {'versions': self.versions, 'power': self.power,
+                'targets': self.targets}
+
+
+class BMC:
+    """The state of the emulated BMC and its answers."""
+
+    def __init__(self, args):
+        self.args = args
+        self.lock = threading.Lock()
+        count = max(args.systems, 1)
+        self.links = args.firmware_links or (
+            'none' if count == 1 else 'related')
+        self.systems = [System(args, k, count) for k in range(1, count + 1)]
+        self.down_until = 0.0
+        self.tasks = {}
+        self.ids = itertools.count(1)
+        self.counters = {'requests': 0, 'monitor_polls': 0,
+                         'answered_503': 0,
+                         'simple_updates': 0, 'resets': []}
+
+    def status(self):
+        first = self.systems[0]
+        return dict(self.counters, versions=first.versions,
+                    power=first.power,
+                    systems={s.id: s.state() for s in self.systems})
+
     # --- documents ---
 
     def doc(self, path):
@@ -85,34 +129,13 @@ class BMC:
             return {'@odata.id': '/redfish/v1/', 'Id': 'RootService',
                     'Name': 'Root Service',
                     'RedfishVersion': '1.11.0',
-                    'Systems': {'@odata.id': '/redfish/v1/Systems'},
-                    'Managers': {'@odata.id': '/redfish/v1/Managers'},
+                    'Systems': {'@odata.id': SYSTEMS},
+                    'Managers': {'@odata.id': MANAGERS},
                     'UpdateService': {'@odata.id': UPDATE}}
-        if path == '/redfish/v1/Systems':
-            return _collection(path, [SYSTEM])
-        if path == '/redfish/v1/Managers':
-            return _collection(path, [MANAGER])
-        if path == SYSTEM:
-            return self.system_doc()
-        if path == PROCESSORS and self.processors is not None:
-            return _collection(path, ['%s/%d' % (PROCESSORS, i)
-                                      for i in range(len(self.processors))])
-        if path.startswith(PROCESSORS + '/') and self.processors:
-            return self.processor_doc(path)
-        if path == BIOS:
-            return {'@odata.id': BIOS, 'Id': 'BIOS', 'Name': 'BIOS',
-                    'Attributes': self.bios,
-                    '@Redfish.Settings': {'SettingsObject': {
-                        '@odata.id': BIOS + '/Settings'}},
-                    'Actions': {'#Bios.ResetBios': {
-                        'target': BIOS + '/Actions/Bios.ResetBios'}}}
-        if path == BIOS + '/Settings':
-            return {'@odata.id': path, 'Id': 'Settings',
-                    'Name': 'BIOS pending settings',
-                    'Attributes': self.bios_pending}
-        if path == MANAGER:
-            return {'@odata.id': MANAGER, 'Id': 'bmc', 'Name': 'BMC',
-                    'FirmwareVersion': self.versions['bmc']}
+        if path == SYSTEMS:
+            return _collection(path, [s.path for s in self.systems])
+        if path == MANAGERS:
+            return _collection(path, [s.manager for s in self.systems])
         if path == UPDATE:
             return {'@odata.id': UPDATE, 'Id': 'UpdateService',
                     'Name': 'Update Service',
@@ -123,39 +146,86 @@ class BMC:
                         'TransferProtocol@Redfish.AllowableValues': [
                             'HTTP', 'HTTPS']}}}
         if path == INVENTORY:
-            return _collection(path, [INVENTORY + '/BMC',
-                                      INVENTORY + '/BIOS'])
-        for component in ('bmc', 'bios'):
-            if path == INVENTORY + '/' + component.upper():
-                return {'@odata.id': path, 'Id': component.upper(),
-                        'Name': component.upper(), 'Updateable': True,
-                        'Version': self.versions[component]}
+            if self.args.empty_inventory:
+                return _collection(path, [])
+            return _collection(path, [s.members[c] for s in self.systems
+                                      for c in ('bmc', 'bios')])
         if path.startswith(TASKS):
             task = self.tasks.get(path[len(TASKS):])
             return self.task_doc(task) if task else None
+        for system in self.systems:
+            doc = self.system_part(system, path)
+            if doc is not None:
+                return doc
         return None
 
-    def system_doc(self):
+    def system_part(self, system, path):
+        if path == system.path:
+            return self.system_doc(system)
+        if path == system.manager:
+            doc = {'@odata.id': path, 'Id': system.manager_id,
+                   'Name': 'BMC'}
+            if not self.args.inventory_versions_only:
+                doc['FirmwareVersion'] = system.versions['bmc']
+            if self.links == 'active':
+                doc['Links'] = {'ActiveSoftwareImage': {
+                    '@odata.id': system.members['bmc']}}
+            return doc
+        for component, owner in (('bmc', system.manager),
+                                 ('bios', system.path)):
+            if path == system.members[component]:
+                doc = {'@odata.id': path, 'Id': path.rsplit('/', 1)[1],
+                       'Name': component.upper(), 'Updateable': True,
+                       'Version': system.versions[component]}
+                if self.links == 'related':
+                    doc['RelatedItem'] = [{'@odata.id': owner}]
+                return doc
+        processors = system.processors
+        if path == system.processors_path and processors is not None:
+            return _collection(path, ['%s/%d' % (path, i)
+                                      for i in range(len(processors))])
+        if path.startswith(system.processors_path + '/') and processors:
+            return self.processor_doc(system, path)
+        if path == system.bios_path:
+            doc = {'@odata.id': path, 'Id': 'BIOS', 'Name': 'BIOS',
+                   'Attributes': system.bios,
+                   '@Redfish.Settings': {'SettingsObject': {
+                       '@odata.id': path + '/Settings'}},
+                   'Actions': {'#Bios.ResetBios': {
+                       'target': path + '/Actions/Bios.ResetBios'}}}
+            if self.links == 'active':
+                doc['Links'] = {'ActiveSoftwareImage': {
+                    '@odata.id': system.members['bios']}}
+            return doc
+        if path == system.bios_path + '/Settings':
+            return {'@odata.id': path, 'Id': 'Settings',
+                    'Name': 'BIOS pending settings',
+                    'Attributes': system.bios_pending}
+        return None
+
+    def system_doc(self, system):
         doc = {
-            '@odata.id': SYSTEM, 'Id': 'fw-system', 'Name': 'fw-system',
-            'PowerState': self.power, 'BiosVersion': self.versions['bios'],
+            '@odata.id': system.path, 'Id': system.id, 'Name': system.id,
+            'PowerState': system.power,
             'Boot': {'BootSourceOverrideEnabled': 'Disabled',
                      'BootSourceOverrideTarget': 'None'},
-            'Links': {'ManagedBy': [{'@odata.id': MANAGER}]},
-            'Bios': {'@odata.id': BIOS},
+            'Links': {'ManagedBy': [{'@odata.id': system.manager}]},
+            'Bios': {'@odata.id': system.bios_path},
             'Actions': {'#ComputerSystem.Reset': {
-                'target': SYSTEM + '/Actions/ComputerSystem.Reset',
+                'target': system.reset_path,
                 'ResetType@Redfish.AllowableValues': [
                     'On', 'ForceOff', 'ForceRestart']}}}
-        if self.processors is not None:
-            doc['Processors'] = {'@odata.id': PROCESSORS}
+        if not self.args.inventory_versions_only:
+            doc['BiosVersion'] = system.versions['bios']
+        if system.processors is not None:
+            doc['Processors'] = {'@odata.id': system.processors_path}
         return doc
 
-    def processor_doc(self, path):
-        index = path[len(PROCESSORS) + 1:]
-        if not index.isdigit() or int(index) >= len(self.processors):
+    def processor_doc(self, system, path):
+        index = path[len(system.processors_path) + 1:]
+        if not index.isdigit() or int(index) >= len(system.processors):
             return None
-        kind, state = self.processors[int(index)]
+        kind, state = system.processors[int(index)]
         return {'@odata.id': path, 'Id': index,
                 'Name': '%s %s' % (kind, index), 'ProcessorType': kind,
                 'Status': {'State': state, 'Health': 'OK'}}
@@ -171,15 +241,30 @@ class BMC:
 
     # --- actions ---
 
+    def target(self, path):
+        """(system, component) that a SimpleUpdate target designates."""
+        for system in self.systems:
+            for component in ('bmc', 'bios'):
+                if path == system.members[component]:
+                    return system, component
+            if path == system.manager:
+                return system, 'bmc'
+            if path == system.path:
+                return system, 'bios'
+        return None, None
+
     def simple_update(self, body):
         url = body.get('ImageURI') or ''
         targets = body.get('Targets') or []
-        if len(targets) != 1 or targets[0] not in (
-                INVENTORY + '/BMC', INVENTORY + '/BIOS'):
-            return 400, {}, _error('Targets must name BMC or BIOS.')
-        component = targets[0].rsplit('/', 1)[1].lower()
+        system, component = (self.target(targets[0]) if len(targets) == 1
+                             else (None, None))
+        if system is None:
+            return 400, {}, _error('Targets must name one firmware '
+                                   'inventory member, system or manager.')
+        system.targets.append(targets[0])
         match = re.search(r'-([0-9][0-9.]*)\.bin$', url)
-        task = {'id': str(next(self.ids)), 'component': component,
+        task = {'id': str(next(self.ids)), 'system': system,
+                'component': component,
                 'url': url, 'polls_left': self.args.task_polls,
                 'state': 'Running', 'status': 'OK', 'message': None,
                 'version': match.group(1) if match else None}
@@ -207,24 +292,24 @@ class BMC:
                                 'signature check failed.' % task['url'])
             return
         task.update(state='Completed', status='OK')
-        self.versions[task['component']] = task['version']
+        task['system'].versions[task['component']] = task['version']
         if task['component'] == 'bmc':
             window = (float('inf') if 'never-back' in task['url']
                       else self.args.bmc_reset)
             self.down_until = time.monotonic() + window
 
-    def reset(self, body):
+    def reset(self, system, body):
         kind = body.get('ResetType')
         if kind not in ('On', 'ForceOff', 'ForceRestart'):
             return 400, {}, _error('Unsupported ResetType %r.' % kind)
         target = 'Off' if kind == 'ForceOff' else 'On'
         # Pending BIOS settings apply when the system boots.
-        self.bios.update(self.bios_pending)
-        self.bios_pending = {}
+        system.bios.update(system.bios_pending)
+        system.bios_pending = {}
         if kind == 'ForceRestart':
-            self._power = 'Off'
-        self.pending_power = (target,
-                              time.monotonic() + self.args.power_delay)
+            system._power = 'Off'
+        system.pending_power = (target,
+                                time.monotonic() + self.args.power_delay)
         self.counters['resets'].append(kind)
         return 204, {}, None
 
@@ -242,9 +327,7 @@ class BMC:
                                _error('Incorrect username or password.'))
         with self.lock:
             if path == '/_emulator':
-                return _answer(start_response, 200, {},
-                               dict(self.counters, versions=self.versions,
-                                    power=self.power))
+                return _answer(start_response, 200, {}, self.status())
             if time.monotonic() < self.down_until:
                 self.counters['answered_503'] += 1
                 return _answer(start_response, 503, {'Retry-After': '1'},
@@ -259,8 +342,9 @@ class BMC:
 
     def route(self, method, path, environ):
         path = path.rstrip('/') or '/'
-        if (self.args.processors_error and path.startswith(PROCESSORS)
-                and method == 'GET'):
+        if (self.args.processors_error and method == 'GET'
+                and any(path.startswith(s.processors_path)
+                        for s in self.systems)):
             return 500, {}, _error('Internal error reading processors.')
         if method == 'GET':
             if path.startswith(MONITORS):
@@ -271,22 +355,30 @@ class BMC:
             return 200, {}, doc
         size = int(environ.get('CONTENT_LENGTH') or 0)
         body = json.loads(environ['wsgi.input'].read(size) or b'{}')
-        if method == 'PATCH' and path == BIOS + '/Settings':
-            unknown = set(body.get('Attributes') or {}) - set(self.bios)
+        if method == 'POST' and path == SIMPLE_UPDATE:
+            return self.simple_update(body)
+        for system in self.systems:
+            answer = self.system_action(system, method, path, body)
+            if answer is not None:
+                return answer
+        return 405, {}, _error('%s %s is not allowed.' % (method, path))
+
+    def system_action(self, system, method, path, body):
+        if method == 'PATCH' and path == system.bios_path + '/Settings':
+            unknown = set(body.get('Attributes') or {}) - set(system.bios)
             if unknown:
                 return 400, {}, _error('Unknown BIOS attributes: %s'
                                        % ', '.join(sorted(unknown)))
-            self.bios_pending.update(body.get('Attributes') or {})
+            system.bios_pending.update(body.get('Attributes') or {})
             return 204, {}, None
-        if method == 'POST':
-            if path == BIOS + '/Actions/Bios.ResetBios':
-                self.bios_pending = dict(BIOS_DEFAULTS)
-                return 204, {}, None
-            if path == SIMPLE_UPDATE:
-                return self.simple_update(body)
-            if path == SYSTEM + '/Actions/ComputerSystem.Reset':
-                return self.reset(body)
-        return 405, {}, _error('%s %s is not allowed.' % (method, path))
+        if method != 'POST':
+            return None
+        if path == system.bios_path + '/Actions/Bios.ResetBios':
+            system.bios_pending = dict(BIOS_DEFAULTS)
+            return 204, {}, None
+        if path == system.reset_path:
+            return self.reset(system, body)
+        return None
 
 
 def _parse_processors(value):
@@ -351,6 +443,19 @@ def main(argv=None):
                              ', comma separated; unset: no collection.')
     parser.add_argument('--processors-error', action='store_true',
                         help='Processors requests answer 500.')
+    parser.add_argument('--systems', type=int, default=1,
+                        help='Systems served, each with its own Manager '
+                             'and inventory members.')
+    parser.add_argument('--firmware-links',
+                        choices=('none', 'related', 'active'),
+                        help='How inventory members are tied to their '
+                             'system or Manager (default: none for one '
+                             'system, related for several).')
+    parser.add_argument('--empty-inventory', action='store_true',
+                        help='The FirmwareInventory lists no member.')
+    parser.add_argument('--inventory-versions-only', action='store_true',
+                        help='No BiosVersion or FirmwareVersion: only the '
+                             'inventory tells the versions.')
     args = parser.parse_args(argv)
     server = simple_server.make_server('127.0.0.1', args.port, BMC(args),
                                        server_class=_Server,
