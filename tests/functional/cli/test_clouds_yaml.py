@@ -18,15 +18,17 @@ import yaml
 from tests import base
 from tests.functional.cli import base as cli_base
 
-# Every variable the command reads; the tests set what they need.
-_VARIABLES = (
-    'OS_CLOUD', 'OS_CLIENT_CONFIG_FILE', 'OS_CLIENT_SECURE_FILE',
-    'ALLOC_BAREMETAL_ENDPOINT', 'ALLOC_PLACEMENT_ENDPOINT', 'OS_AUTH_TYPE',
-    'OS_TOKEN', 'OS_AUTH_URL', 'OS_USERNAME', 'OS_PASSWORD', 'OS_USER_ID',
-    'OS_PROJECT_NAME', 'OS_PROJECT_ID', 'OS_USER_DOMAIN_NAME',
-    'OS_USER_DOMAIN_ID', 'OS_PROJECT_DOMAIN_NAME', 'OS_PROJECT_DOMAIN_ID',
-    'OS_SYSTEM_SCOPE', 'OS_REGION_NAME', 'OS_INTERFACE', 'OS_CACERT',
-    'OS_BAREMETAL_API_VERSION', 'OS_PLACEMENT_API_VERSION')
+
+def clear_environment(test):
+    """Unset the variables of the command (OS_*, ALLOC_*) for ``test``.
+
+    The test runner's own (OS_TEST_*, OS_STDOUT_CAPTURE...) stay.
+    """
+    for name in list(os.environ):
+        if (name.startswith(('OS_', 'ALLOC_'))
+                and not name.startswith(('OS_TEST', 'OS_STD', 'OS_LOG'))):
+            test.useFixture(fixtures.EnvironmentVariable(name))
+
 
 # Nothing listens there: a request sent to it fails to connect.
 DEAD_URL = 'http://127.0.0.1:9'
@@ -45,8 +47,7 @@ class CloudsYamlTestCase(cli_base.BaremetalCLITestCase):
             placement_api={'auth_strategy': 'noauth'})
         self.placement_url = self.useFixture(base.Server(
             deploy.loadapp(placement_conf), name='placement-cli')).url
-        for name in _VARIABLES:
-            self.useFixture(fixtures.EnvironmentVariable(name))
+        clear_environment(self)
         self.directory = self.useFixture(fixtures.TempDir()).path
         self.clouds_file = os.path.join(self.directory, 'clouds.yaml')
         self.setenv('OS_CLIENT_CONFIG_FILE', self.clouds_file)
