@@ -112,3 +112,10 @@ class TestResolve(base.TestCase):
             {'insecure': True, 'cacert': None},
             self.resolve({'cacert': '/ca.pem'},
                          '--insecure').session_options())
+
+    def test_noauth_endpoint_serves_both_apis(self):
+        settings = self.resolve({'auth_type': 'none',
+                                 'auth': {'endpoint': 'http://proxy'}})
+        self.assertEqual(
+            ['http://proxy', 'http://proxy'],
+            [s.endpoint for s in settings.services.values()])
