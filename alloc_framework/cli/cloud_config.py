@@ -88,7 +88,7 @@ def _search_path(env_var, names):
     return paths
 
 
-def _check_structure(path, data):
+def _check_structure(data):
     if not isinstance(data, dict):
         return 'the file is empty or not a mapping'
     clouds = data.get('clouds', {})
@@ -126,7 +126,7 @@ def check_file(paths):
             raise http.CommandError('%s is not valid %s: %s' % (
                 path, 'JSON' if path.endswith('.json') else 'YAML',
                 http.one_line(exc)))
-        problem = _check_structure(path, data)
+        problem = _check_structure(data)
         if problem:
             raise http.CommandError('%s is not a valid clouds.yaml: %s'
                                     % (path, problem))
