@@ -277,8 +277,10 @@ def make_session(auth_type, options):
         return ks_session.Session(verify=verify)
     if auth_type == 'http_basic':
         if not options.get('username') or options.get('password') is None:
-            raise CommandError('--os-auth-type http_basic needs '
-                               '--os-username and --os-password')
+            raise CommandError('Auth type http_basic needs '
+                               '--os-username and --os-password (or '
+                               'username and password in the cloud\'s '
+                               'auth)')
         auth = http_basic.HTTPBasicAuth(username=options['username'],
                                         password=options['password'])
         return ks_session.Session(auth=auth, verify=verify)

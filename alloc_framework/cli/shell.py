@@ -3,7 +3,8 @@
 Commands are found through the ``alloc_framework.cli`` entry-point
 namespace (``baremetal_allocation_create`` becomes ``alloc baremetal
 allocation create``). Global options select the endpoints, the
-authentication and the microversion of each API; they default to the
+authentication and the microversion of each API, or name a cloud of
+``clouds.yaml`` (``--os-cloud``) that gives them; they default to the
 embedded all-in-one server on this host with no authentication.
 """
 
@@ -15,50 +16,47 @@ from cliff import app
 from cliff import commandmanager
 
 from alloc_framework.cli import client as http
+from alloc_framework.cli import cloud_config
 from alloc_framework import version
 
 DEFAULT_BAREMETAL_ENDPOINT = 'http://127.0.0.1:6385'
 DEFAULT_PLACEMENT_ENDPOINT = 'http://127.0.0.1:8778'
 
-# Options forwarded to keystoneauth1 plugins (flag name -> env var).
-_AUTH_OPTIONS = (
-    ('auth-url', 'OS_AUTH_URL'),
-    ('username', 'OS_USERNAME'),
-    ('password', 'OS_PASSWORD'),
-    ('user-id', 'OS_USER_ID'),
-    ('project-name', 'OS_PROJECT_NAME'),
-    ('project-id', 'OS_PROJECT_ID'),
-    ('user-domain-name', 'OS_USER_DOMAIN_NAME'),
-    ('user-domain-id', 'OS_USER_DOMAIN_ID'),
-    ('project-domain-name', 'OS_PROJECT_DOMAIN_NAME'),
-    ('project-domain-id', 'OS_PROJECT_DOMAIN_ID'),
-    ('system-scope', 'OS_SYSTEM_SCOPE'),
-)
+# Options forwarded to keystoneauth1 plugins (flag name -> env var),
+# e.g. --os-user-domain-name and OS_USER_DOMAIN_NAME.
+_AUTH_OPTIONS = tuple((key.replace('_', '-'), 'OS_' + key.upper())
+                      for key in cloud_config.AUTH_KEYS)
 
 
 class ClientManager:
-    """Builds one API client per service on first use."""
+    """Builds one API client per service on first use.
+
+    The connection settings (options, environment, ``--os-cloud``) are
+    resolved on first use too, so that ``alloc help`` and ``alloc
+    complete`` work whatever the state of clouds.yaml.
+    """
 
     def __init__(self, options):
         self.options = options
+        self._settings = None
         self._session = None
         self._clients = {}
 
     @property
+    def settings(self):
+        if self._settings is None:
+            self._settings = cloud_config.resolve(self.options)
+        return self._settings
+
+    @property
     def auth_type(self):
-        return (self.options.os_auth_type or 'none').lower()
+        return self.settings.auth_type
 
     @property
     def session(self):
         if self._session is None:
-            opts = self.options
-            values = {name.replace('-', '_'):
-                      getattr(opts, 'os_' + name.replace('-', '_'))
-                      for name, _env in _AUTH_OPTIONS}
-            values['token'] = opts.os_token
-            values['insecure'] = opts.insecure
-            values['cacert'] = opts.os_cacert
-            self._session = http.make_session(self.auth_type, values)
+            self._session = http.make_session(
+                self.auth_type, self.settings.session_options())
         return self._session
 
     def _uses_keystone(self):
@@ -66,12 +64,13 @@ class ClientManager:
 
     def _adapter(self, service_type, endpoint, default, headers=None):
         from keystoneauth1 import adapter
+        service = self.settings.services[service_type]
         if not endpoint and not self._uses_keystone():
             endpoint = default
         return adapter.Adapter(
             self.session, service_type=service_type,
-            interface=self.options.os_interface,
-            region_name=self.options.os_region_name,
+            interface=service.interface,
+            region_name=service.region_name,
             endpoint_override=endpoint or None,
             additional_headers=headers or {},
             user_agent='alloc/%s' % version.version_info.version_string())
@@ -79,31 +78,32 @@ class ClientManager:
     @property
     def placement(self):
         if http.PLACEMENT not in self._clients:
+            service = self.settings.services[http.PLACEMENT]
             headers = {}
             if not self._uses_keystone():
                 # Placement's noauth middleware wants a token naming the
                 # user (``admin`` is the administrator).
-                headers['x-auth-token'] = self.options.os_token or 'admin'
-            adapter = self._adapter('placement',
-                                    self.options.os_placement_endpoint,
+                headers['x-auth-token'] = (
+                    self.settings.auth.get('token') or 'admin')
+            adapter = self._adapter(http.PLACEMENT, service.endpoint,
                                     DEFAULT_PLACEMENT_ENDPOINT, headers)
             self._clients[http.PLACEMENT] = http.ServiceClient(
-                adapter, http.PLACEMENT,
-                self.options.os_placement_api_version)
+                adapter, http.PLACEMENT, service.api_version)
         return self._clients[http.PLACEMENT]
 
     @property
     def baremetal(self):
         if http.BAREMETAL not in self._clients:
-            endpoint = self.options.os_baremetal_endpoint
+            service = self.settings.services[http.BAREMETAL]
+            endpoint = service.endpoint
             # Accept an endpoint given with or without its /v1 suffix.
             if endpoint and endpoint.rstrip('/').endswith('/v1'):
                 endpoint = endpoint.rstrip('/')[:-3]
-            adapter = self._adapter('baremetal', endpoint,
+            adapter = self._adapter(http.BAREMETAL, endpoint,
                                     DEFAULT_BAREMETAL_ENDPOINT)
             self._clients[http.BAREMETAL] = http.ServiceClient(
-                adapter, http.BAREMETAL,
-                self.options.os_baremetal_api_version, path_prefix='/v1')
+                adapter, http.BAREMETAL, service.api_version,
+                path_prefix='/v1')
         return self._clients[http.BAREMETAL]
 
 
@@ -126,21 +126,31 @@ class AllocApp(app.App):
         parser = super().build_option_parser(description, version,
                                              argparse_kwargs)
         env = os.environ.get
+        # Options left unset (None) take the value of the --os-cloud
+        # cloud, then the default: see cloud_config.resolve().
+        parser.add_argument(
+            '--os-cloud', metavar='<name>', default=env('OS_CLOUD'),
+            help='Cloud of clouds.yaml to take the endpoints, credentials, '
+                 'region and microversions from; the options and '
+                 'environment variables below override its entries (env '
+                 'OS_CLOUD).')
         parser.add_argument(
             '--os-baremetal-endpoint', metavar='<url>',
             default=env('ALLOC_BAREMETAL_ENDPOINT'),
             help='Bare metal API endpoint (env ALLOC_BAREMETAL_ENDPOINT, '
-                 'default %s without keystone).' % DEFAULT_BAREMETAL_ENDPOINT)
+                 'a cloud\'s baremetal_endpoint_override, default %s '
+                 'without keystone).' % DEFAULT_BAREMETAL_ENDPOINT)
         parser.add_argument(
             '--os-placement-endpoint', metavar='<url>',
             default=env('ALLOC_PLACEMENT_ENDPOINT'),
             help='Placement API endpoint (env ALLOC_PLACEMENT_ENDPOINT, '
-                 'default %s without keystone).' % DEFAULT_PLACEMENT_ENDPOINT)
+                 'a cloud\'s placement_endpoint_override, default %s '
+                 'without keystone).' % DEFAULT_PLACEMENT_ENDPOINT)
         parser.add_argument(
             '--os-auth-type', metavar='<type>',
-            default=env('OS_AUTH_TYPE', 'none'),
-            help='none (default), http_basic, or a keystoneauth1 plugin '
-                 'such as password (env OS_AUTH_TYPE).')
+            default=env('OS_AUTH_TYPE'),
+            help='none (default without a cloud), http_basic, or a '
+                 'keystoneauth1 plugin such as password (env OS_AUTH_TYPE).')
         parser.add_argument(
             '--os-token', metavar='<token>',
             default=env('OS_TOKEN'),
@@ -157,7 +167,7 @@ class AllocApp(app.App):
                  'OS_REGION_NAME).')
         parser.add_argument(
             '--os-interface', metavar='<interface>',
-            default=env('OS_INTERFACE', 'public'),
+            default=env('OS_INTERFACE'),
             help='Catalog interface (env OS_INTERFACE, default public).')
         parser.add_argument(
             '--os-cacert', metavar='<file>', default=env('OS_CACERT'),
@@ -167,12 +177,12 @@ class AllocApp(app.App):
             help='Do not verify TLS certificates.')
         parser.add_argument(
             '--os-baremetal-api-version', metavar='<version>',
-            default=env('OS_BAREMETAL_API_VERSION', 'latest'),
+            default=env('OS_BAREMETAL_API_VERSION'),
             help='Bare metal API microversion (X.Y or latest, the '
                  'default: the newest the server offers).')
         parser.add_argument(
             '--os-placement-api-version', metavar='<version>',
-            default=env('OS_PLACEMENT_API_VERSION', 'latest'),
+            default=env('OS_PLACEMENT_API_VERSION'),
             help='Placement API microversion (X.Y or latest, the default: '
                  'the newest the server offers).')
         return parser
