@@ -78,6 +78,12 @@ class TestConductors(base.BaremetalTestCase):
                           status=200).json_body['conductors']
         self.assertEqual([{'drivers', 'links'}], [set(c) for c in listed])
 
+    def test_host_names_with_dots(self):
+        self._register('cond-1.example.org')
+        shown = self.get('/v1/conductors/cond-1.example.org',
+                         status=200).json_body
+        self.assertEqual('cond-1.example.org', shown['hostname'])
+
     def test_unknown_and_bad_queries(self):
         self.assertError(self.get('/v1/conductors/nope'), 404,
                          contains='nope')
