@@ -786,6 +786,52 @@ class ConductorManager:
             return list(task.driver.management.get_supported_boot_devices(
                 task))
 
+    # --- validation and hardware types ---
+
+    def validate_driver_interfaces(self, context, node_id):
+        """Each interface's verdict on the node, from its ``validate``.
+
+        Runs under a shared lock and never talks to the hardware (the
+        interfaces' contract). An interface that finds the node's data
+        wrong or incomplete answers ``result`` False with its message.
+
+        :returns: ``{kind: {'result': bool or None, 'reason': str or
+            None}}``; None with "not supported" for a kind the driver has
+            no interface of.
+        :raises: NodeNotFound, DriverNotFound
+        """
+        with self._acquire(context, node_id, 'validate driver interfaces',
+                           shared=True) as task:
+            self._require_driver(task)
+            verdicts = {}
+            for kind, iface in task.driver.all_interfaces().items():
+                result, reason = None, 'not supported'
+                if iface is not None:
+                    try:
+                        iface.validate(task)
+                        result, reason = True, None
+                    # InvalidParameterValue, MissingParameterValue,
+                    # UnsupportedDriverExtension: the node's data.
+                    except exception.Invalid as exc:
+                        result, reason = False, str(exc)
+                verdicts[kind] = {'result': result, 'reason': reason}
+            return verdicts
+
+    def get_driver_details(self, context, driver_name):
+        """See ``DriverFactory.interface_details``.
+
+        :raises: DriverNotFound when this conductor lacks the type.
+        """
+        return self.driver_factory.interface_details(driver_name)
+
+    def get_driver_properties(self, context, driver_name):
+        """The ``driver_info`` keys of a hardware type's default
+        interfaces: ``{key: description}``.
+
+        :raises: DriverNotFound when this conductor lacks the type.
+        """
+        return self.driver_factory.get_properties(driver_name)
+
     # --- allocations ---
 
     def create_allocation(self, context, allocation, generated_uuid=False):

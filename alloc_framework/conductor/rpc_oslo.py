@@ -72,7 +72,8 @@ class _Endpoint:
                'continue_node_service',
                'add_node_traits', 'remove_node_traits',
                'set_boot_device', 'get_boot_device',
-               'get_supported_boot_devices',
+               'get_supported_boot_devices', 'validate_driver_interfaces',
+               'get_driver_details', 'get_driver_properties',
                'create_allocation', 'destroy_allocation', 'ping')
 
     def __init__(self, manager):

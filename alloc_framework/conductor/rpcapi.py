@@ -45,7 +45,9 @@ TOPIC = 'alloc_framework.conductor'
 # 1.1: ping; create_allocation's generated_uuid
 # 1.2: do_provisioning_action's service_steps; continue_node_service
 # 1.3: set_boot_device, get_boot_device, get_supported_boot_devices
-RPC_API_VERSION = '1.3'
+# 1.4: validate_driver_interfaces, get_driver_details,
+#      get_driver_properties
+RPC_API_VERSION = '1.4'
 # Conductors asked to create one allocation before giving up. Two silent
 # conductors at once are rare; more point at the broker or at this
 # service's own connection, which asking further conductors does not fix.
@@ -364,6 +366,47 @@ class ConductorAPI:
         """
         return self._call_for_node(context, node_id,
                                    'get_supported_boot_devices')
+
+    def validate_driver_interfaces(self, context, node_id):
+        """Each interface's ``{'result', 'reason'}`` on a node
+        (synchronous, on the node's conductor).
+
+        :raises: NodeNotFound, DriverNotFound, TemporaryFailure
+        """
+        return self._call_for_node(context, node_id,
+                                   'validate_driver_interfaces')
+
+    def _driver_host(self, driver_name):
+        """A live conductor that has the hardware type.
+
+        :raises: DriverNotFound when none has it.
+        """
+        try:
+            host = self._random_host(driver=driver_name)
+        except exception.TemporaryFailure:
+            host = None
+        if host is None:
+            raise exception.DriverNotFound(driver_name=driver_name)
+        return host
+
+    def get_driver_details(self, context, driver_name):
+        """A hardware type's enabled and default interfaces, as a live
+        conductor that has it loaded them (see
+        ``DriverFactory.interface_details``).
+
+        :raises: DriverNotFound, ConductorNotAnswering
+        """
+        return self._call(context, self._driver_host(driver_name),
+                          'get_driver_details', driver_name=driver_name)
+
+    def get_driver_properties(self, context, driver_name):
+        """The ``driver_info`` keys a hardware type takes,
+        ``{key: description}``.
+
+        :raises: DriverNotFound, ConductorNotAnswering
+        """
+        return self._call(context, self._driver_host(driver_name),
+                          'get_driver_properties', driver_name=driver_name)
 
     def do_provisioning_action(self, context, node_id, action,
                                clean_steps=None, service_steps=None):

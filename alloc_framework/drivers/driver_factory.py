@@ -224,6 +224,20 @@ class DriverFactory:
                     valid=', '.join(sorted(self.interfaces[iface_type])))
         return Driver(node.driver, hw_type, interfaces)
 
+    def interface_details(self, driver_name):
+        """The interfaces a hardware type's nodes may have, per kind.
+
+        :returns: ``{kind: {'default': name, 'enabled': [names]}}``: the
+            enabled implementations the hardware type supports, in its
+            order of preference, and the one its nodes get by default.
+        :raises: DriverNotFound
+        """
+        hw_type = self.get_hardware_type(driver_name)
+        return {kind.name: {
+            'default': self.default_interface(driver_name, kind.name),
+            'enabled': self._enabled_supported(hw_type, kind.name)}
+            for kind in self.kinds}
+
     def get_properties(self, driver_name):
         """The ``driver_info`` keys of a hardware type's default driver.
 

@@ -16,7 +16,9 @@ import webob
 
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal.handlers import allocation
+from alloc_framework.api.baremetal.handlers import conductor
 from alloc_framework.api.baremetal.handlers import deferred_action
+from alloc_framework.api.baremetal.handlers import driver
 from alloc_framework.api.baremetal.handlers import node
 from alloc_framework.api.baremetal.handlers import node_extra
 from alloc_framework.api.baremetal.handlers import node_links
@@ -45,6 +47,7 @@ ROUTES = {
     NODE + '/states': {'GET': node_extra.get_states},
     NODE + '/states/provision': {'PUT': node_extra.set_provision_state},
     NODE + '/states/power': {'PUT': node_extra.set_power_state},
+    NODE + '/validate': {'GET': node_extra.validate},
     NODE + '/management/boot_device': {
         'GET': node_extra.get_boot_device,
         'PUT': node_extra.set_boot_device},
@@ -66,6 +69,12 @@ ROUTES = {
     ALLOCATION: {'GET': allocation.get_allocation,
                  'PATCH': allocation.update_allocation,
                  'DELETE': allocation.delete_allocation},
+    '/v1/conductors': {'GET': conductor.list_conductors},
+    '/v1/conductors/{hostname}': {'GET': conductor.get_conductor},
+    '/v1/drivers': {'GET': driver.list_drivers},
+    '/v1/drivers/{driver_name}': {'GET': driver.get_driver},
+    '/v1/drivers/{driver_name}/properties': {
+        'GET': driver.get_driver_properties},
     '/v1/deferred_actions': {'GET': deferred_action.list_actions},
     '/v1/deferred_actions/{action_id}': {'GET': deferred_action.get_action},
 }

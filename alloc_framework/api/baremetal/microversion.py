@@ -37,6 +37,7 @@ VERSIONS = {
     16: 'filter nodes by driver',
     21: 'node resource_class and filter',
     27: 'timeout of a power state change',
+    30: 'driver details (detail and type on /v1/drivers, interfaces)',
     31: 'node per-interface fields (power, deploy, management, boot)',
     37: 'node traits',
     40: 'node bios_interface',
@@ -46,7 +47,7 @@ VERSIONS = {
     46: 'node conductor_group and filter',
     47: 'node automated_clean',
     48: 'node protected and protected_reason',
-    49: 'node conductor field',
+    49: 'node conductor field; /v1/conductors',
     50: 'node owner and filter',
     51: 'node description',
     52: 'allocations and node allocation_uuid',
@@ -56,6 +57,7 @@ VERSIONS = {
     61: 'node retired and retired_reason',
     65: 'node lessee and filter',
     73: 'deploy and undeploy provision verbs',
+    77: 'fields query parameter on /v1/drivers',
     78: 'node history',
     79: 'an allocation prefers the node of its name',
     80: 'project admins create and delete the nodes they own',
@@ -83,6 +85,7 @@ MANUAL_CLEAN = 15
 DRIVER_FILTER = 16
 RESOURCE_CLASS = 21
 POWER_TIMEOUT = 27
+DRIVER_DETAILS = 30
 INTERFACES = 31
 TRAITS = 37
 BIOS_INTERFACE = 40
@@ -93,6 +96,7 @@ CONDUCTOR_GROUP = 46
 AUTOMATED_CLEAN = 47
 PROTECTED = 48
 CONDUCTOR = 49
+CONDUCTORS = 49
 OWNER = 50
 DESCRIPTION = 51
 ALLOCATIONS = 52
@@ -102,6 +106,7 @@ ALLOCATION_OWNER = 60
 RETIRED = 61
 LESSEE = 65
 DEPLOY_VERBS = 73
+DRIVER_FIELDS = 77
 NODE_HISTORY = 78
 ALLOCATION_NODE_NAME = 79
 PROJECT_CREATE_DELETE_NODE = 80

@@ -125,11 +125,14 @@ def fields_param(req, available):
     return fields
 
 
-def pagination(req, sort_keys, default_sort='id'):
+def pagination(req, sort_keys, default_sort='id', uuid_marker=True):
     """``limit``, ``marker``, ``sort_key`` and ``sort_dir``.
 
     A missing or zero limit means ``[api]max_limit``; larger limits are
     capped to it.
+
+    :param uuid_marker: whether the marker is a UUID (checked and made
+        canonical); else it is returned as given.
     """
     max_limit = req.conf.api.max_limit
     raw = req.GET.get('limit')
@@ -156,7 +159,7 @@ def pagination(req, sort_keys, default_sort='id'):
             400, "Invalid sort direction: %s. Acceptable values are 'asc' "
                  "or 'desc'" % sort_dir, errors.INVALID_QUERY)
     marker = req.GET.get('marker')
-    if marker is not None:
+    if marker is not None and uuid_marker:
         if not uuidutils.is_uuid_like(marker):
             raise errors.HTTPError(400, 'Invalid marker %r: expected a '
                                    'UUID.' % marker, errors.INVALID_QUERY)
@@ -185,13 +188,18 @@ def collection(req, key, items, limit, path=None):
     """``{key: items}`` plus a ``next`` link when the page is full."""
     body = {key: items}
     if items and limit and len(items) >= limit and 'uuid' in items[-1]:
-        params = [(k, v) for k, v in req.GET.items() if k != 'marker']
-        if 'limit' not in req.GET:
-            params.append(('limit', str(limit)))
-        params.append(('marker', items[-1]['uuid']))
-        body['next'] = '%s/v1/%s?%s' % (base_url(req), path or key,
-                                        parse.urlencode(params))
+        body['next'] = next_link(req, path or key, items[-1]['uuid'],
+                                 limit)
     return body
+
+
+def next_link(req, path, marker, limit):
+    """The URL of the page after ``marker``, with the request's query."""
+    params = [(k, v) for k, v in req.GET.items() if k != 'marker']
+    if 'limit' not in req.GET:
+        params.append(('limit', str(limit)))
+    params.append(('marker', marker))
+    return '%s/v1/%s?%s' % (base_url(req), path, parse.urlencode(params))
 
 
 def filter_fields(data, fields):

@@ -1,11 +1,14 @@
-"""Node out-of-band management: ``alloc baremetal node boot device set|show``.
+"""Node management: ``alloc baremetal node boot device set|show`` and
+``alloc baremetal node validate``.
 
-Both are answered synchronously by the node's conductor, which asks the
-hardware (for a Redfish node, its BMC), as ``openstack baremetal node boot
-device set|show`` are.
+All are answered synchronously by the node's conductor: the boot device
+by asking the hardware (for a Redfish node, its BMC), as ``openstack
+baremetal node boot device set|show`` are; the validation by each
+interface's own check of the node's data.
 """
 
 from cliff import command
+from cliff import lister
 from cliff import show
 
 from alloc_framework.cli.baremetal import base
@@ -56,3 +59,16 @@ class ShowNodeBootDevice(base.BaremetalMixin, show.ShowOne):
         found = self.client().get(url)
         return ('boot_device', 'persistent'), (found['boot_device'],
                                                found['persistent'])
+
+
+class ValidateNode(base.BaremetalMixin, lister.Lister):
+    """Check that each interface of a node has what it needs."""
+
+    def get_parser(self, prog_name):
+        return _node_parser(super().get_parser(prog_name))
+
+    def take_action(self, parsed_args):
+        found = self.client().get('/nodes/%s/validate' % parsed_args.node)
+        return (('interface', 'result', 'reason'),
+                [(kind, verdict.get('result'), verdict.get('reason') or '')
+                 for kind, verdict in sorted(found.items())])

@@ -17,6 +17,7 @@ touches a registration it lost.
 import datetime
 
 from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
@@ -27,6 +28,10 @@ from alloc_framework.objects.baremetal import base
 from alloc_framework.objects.baremetal import fields
 
 CONDUCTORS = models.Conductor.__table__
+# What a listing may be sorted by (as upstream: not by ``alive`` or
+# ``drivers``, which are not plain columns).
+SORT_KEYS = ('id', 'hostname', 'conductor_group', 'created_at',
+             'updated_at')
 
 
 @db_api.reader
@@ -109,9 +114,22 @@ def _list_alive(context, timeout, conductor_group=None):
 
 
 @db_api.reader
-def _list_all(context):
-    return context.session.execute(
-        sa.select(CONDUCTORS).order_by(CONDUCTORS.c.hostname)).all()
+def _list_all(context, limit, marker, sort_key, sort_dir):
+    T = models.Conductor
+    if sort_key is None:
+        return context.session.execute(
+            sa.select(CONDUCTORS).order_by(T.hostname)).all()
+    marker_row = None
+    if marker is not None:
+        marker_row = context.session.execute(
+            sa.select(CONDUCTORS).where(T.hostname == marker)).one_or_none()
+        if marker_row is None:
+            raise exception.ConductorNotFound(conductor=marker)
+    sort_keys = [sort_key] if sort_key == 'id' else [sort_key, 'id']
+    query = db_utils.paginate_query(sa.select(CONDUCTORS), T, limit,
+                                    sort_keys, marker=marker_row,
+                                    sort_dir=sort_dir)
+    return context.session.execute(query).all()
 
 
 @base.AllocObjectRegistry.register
@@ -198,9 +216,37 @@ class Conductor(base.AllocObject):
                 for row in _list_alive(context, timeout, conductor_group)]
 
     @classmethod
-    def list(cls, context):
-        """Every registered conductor, alive or not."""
-        return [cls._from_db(context, row) for row in _list_all(context)]
+    def list(cls, context, limit=None, marker=None, sort_key=None,
+             sort_dir='asc'):
+        """Every registered conductor, alive or not.
+
+        By host name without ``sort_key``; else a page of at most
+        ``limit`` conductors sorted by ``sort_key`` (one of ``SORT_KEYS``)
+        after the conductor whose host name is ``marker``.
+
+        :raises: ConductorNotFound when the marker does not exist;
+            InvalidParameterValue for an unknown sort key or direction.
+        """
+        if sort_key is not None and sort_key not in SORT_KEYS:
+            raise exception.InvalidParameterValue(
+                err='Invalid sort key %s for conductors.' % sort_key)
+        if sort_dir not in ('asc', 'desc'):
+            raise exception.InvalidParameterValue(
+                err='Invalid sort direction: %s.' % sort_dir)
+        return [cls._from_db(context, row) for row in
+                _list_all(context, limit, marker, sort_key, sort_dir)]
+
+    def is_alive(self, timeout):
+        """Online with a heartbeat younger than ``timeout`` seconds."""
+        if not self.online or self.updated_at is None:
+            return False
+        updated = self.updated_at
+        if updated.tzinfo is not None:
+            updated = updated.replace(tzinfo=None)
+        now = base.utcnow()
+        if now.tzinfo is not None:
+            now = now.replace(tzinfo=None)
+        return now - updated < datetime.timedelta(seconds=timeout)
 
     def touch(self, context=None):
         """Heartbeat: set ``updated_at`` to now (and online again).

@@ -76,6 +76,19 @@ class OsloTransportTestCase(base.DBTestCase):
         self.assertEqual(['CUSTOM_RPC'], objects.Node.get_by_id(
             self.ctx, node.id).traits)
 
+    def test_validation_and_driver_details_travel(self):
+        node = factories.create_node(self.ctx)
+        verdicts = self.rpc.validate_driver_interfaces(self.ctx, node.id)
+        self.assertEqual({'result': True, 'reason': None},
+                         verdicts['power'])
+        details = self.rpc.get_driver_details(self.ctx, 'fake-hardware')
+        self.assertEqual('fake', details['power']['default'])
+        self.assertIn('fake', details['power']['enabled'])
+        self.assertIn('fake_fail_power', self.rpc.get_driver_properties(
+            self.ctx, 'fake-hardware'))
+        self.assertRaises(exception.DriverNotFound,
+                          self.rpc.get_driver_properties, self.ctx, 'nope')
+
     def test_call_returns_while_worker_works(self):
         # Not held for the whole power change: the call answers once a
         # worker has it, well before rpc_response_timeout.

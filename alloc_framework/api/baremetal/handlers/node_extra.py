@@ -1,5 +1,5 @@
-"""Node sub-resources: traits, states, boot device, maintenance, history,
-firmware."""
+"""Node sub-resources: traits, states, validation, boot device,
+maintenance, history, firmware."""
 
 import json
 
@@ -194,6 +194,16 @@ def set_power_state(req, node_ident):
     _check_power_timeout(req, body.get('timeout'))
     req.rpcapi.change_node_power_state(req.context, node.id, target)
     return _accepted(req, node)
+
+
+# --- validation --------------------------------------------------------------
+
+def validate(req, node_ident):
+    """Each interface's ``{"result", "reason"}``, from its own
+    ``validate`` run by the node's conductor (no hardware access)."""
+    node = _node(req, node_ident, 'baremetal:node:validate')
+    return util.json_response(
+        req.rpcapi.validate_driver_interfaces(req.context, node.id))
 
 
 # --- boot device -------------------------------------------------------------

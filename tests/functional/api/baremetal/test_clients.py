@@ -277,6 +277,53 @@ class TestBaremetalCommand(BaremetalCommandTestCase):
         self.assertNotEqual(0, result.returncode)
         self.assertIn('service_steps[0]', result.stderr)
 
+    def test_conductor_and_driver_commands(self):
+        conductors = json.loads(self.run_cli(
+            'baremetal', 'conductor', 'list', '-f', 'json'))
+        self.assertEqual([('test-host', True)],
+                         [(_get(c, 'hostname'), _get(c, 'alive'))
+                          for c in conductors])
+        shown = json.loads(self.run_cli(
+            'baremetal', 'conductor', 'show', 'test-host', '-f', 'json'))
+        self.assertEqual(['fake-hardware'], shown['drivers'])
+        drivers = json.loads(self.run_cli(
+            'baremetal', 'driver', 'list', '-f', 'json'))
+        self.assertEqual([('fake-hardware', 'test-host')],
+                         [(_get(d, 'name'), _get(d, 'hosts'))
+                          for d in drivers])
+        shown = json.loads(self.run_cli(
+            'baremetal', 'driver', 'show', 'fake-hardware', '-f', 'json'))
+        self.assertEqual('fake', shown['default_power_interface'])
+        props = json.loads(self.run_cli(
+            'baremetal', 'driver', 'property', 'list', 'fake-hardware',
+            '-f', 'json'))
+        self.assertIn('fake_fail_power',
+                      [_get(p, 'property') for p in props])
+
+    def test_validate_and_boot_device_commands(self):
+        self.run_cli('baremetal', 'node', 'create', '--driver',
+                     'fake-hardware', '--name', 'v-node')
+        verdicts = json.loads(self.run_cli(
+            'baremetal', 'node', 'validate', 'v-node', '-f', 'json'))
+        self.assertEqual({'power': True, 'deploy': True, 'boot': True,
+                          'management': True, 'bios': True,
+                          'firmware': True},
+                         {_get(v, 'interface'): _get(v, 'result')
+                          for v in verdicts})
+        self.run_cli('baremetal', 'node', 'boot', 'device', 'set',
+                     'v-node', 'pxe', '--persistent')
+        shown = json.loads(self.run_cli(
+            'baremetal', 'node', 'boot', 'device', 'show', 'v-node',
+            '-f', 'json'))
+        self.assertEqual({'boot_device': 'pxe', 'persistent': True}, shown)
+        shown = json.loads(self.run_cli(
+            'baremetal', 'node', 'boot', 'device', 'show', 'v-node',
+            '--supported', '-f', 'json'))
+        self.assertIn('pxe', shown['supported_boot_devices'])
+        result = self.openstack.run('baremetal', 'node', 'boot', 'device',
+                                    'set', 'v-node', 'floppy')
+        self.assertNotEqual(0, result.returncode)
+
 
 class TestOpenStackSDK(ClientTestCase):
 
@@ -340,3 +387,25 @@ class TestOpenStackSDK(ClientTestCase):
         self.assertEqual(['sdk-parent'],
                          [n.name for n in conn.baremetal.nodes(
                              shard='rack-9')])
+
+    def test_conductors_drivers_validate_boot_device(self):
+        conn = self.connection()
+        self.assertEqual(['test-host'],
+                         [c.hostname for c in conn.baremetal.conductors()])
+        conductor = conn.baremetal.get_conductor('test-host')
+        self.assertTrue(conductor.alive)
+        self.assertEqual(['fake-hardware'],
+                         [d.name for d in conn.baremetal.drivers()])
+        driver = conn.baremetal.get_driver('fake-hardware')
+        self.assertEqual(['test-host'], driver.hosts)
+        self.assertEqual('fake', driver.default_power_interface)
+        node = conn.baremetal.create_node(driver='fake-hardware',
+                                          name='sdk-v-node')
+        verdicts = conn.baremetal.validate_node(node, required=())
+        self.assertTrue(verdicts['power'].result)
+        self.assertIsNone(verdicts['power'].reason)
+        conn.baremetal.set_node_boot_device(node, 'disk')
+        self.assertEqual('disk', conn.baremetal.get_node_boot_device(
+            node)['boot_device'])
+        self.assertIn('disk', conn.baremetal.get_node_supported_boot_devices(
+            node)['supported_boot_devices'])
