@@ -124,11 +124,12 @@ class PowerSync:
         to_recover = objects.Node.owned_ids(
             context, owned, {'maintenance': True, 'fault': POWER_FAILURE,
                              'reserved': False})
+        syncable = set(to_sync)
         with self._failures_lock:
             # Nodes gone, or no longer syncable, keep no count.
             self._failures = {node_id: count for node_id, count
                               in self._failures.items()
-                              if node_id in set(to_sync)}
+                              if node_id in syncable}
             # As upstream, failing nodes first: they reach maintenance
             # sooner when the run is cut short.
             to_sync.sort(key=lambda n: -self._failures.get(n, 0))
