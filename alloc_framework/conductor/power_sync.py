@@ -119,11 +119,12 @@ class PowerSync:
         owned = self.manager.ring.hash_ranges(self.manager.host)
         if not owned:
             return 0
-        to_sync = objects.Node.owned_ids(
-            context, owned, {'maintenance': False, 'reserved': False})
+        # Locked nodes are skipped when read, not here: a failing node
+        # that happens to be locked keeps its count.
+        to_sync = objects.Node.owned_ids(context, owned,
+                                         {'maintenance': False})
         to_recover = objects.Node.owned_ids(
-            context, owned, {'maintenance': True, 'fault': POWER_FAILURE,
-                             'reserved': False})
+            context, owned, {'maintenance': True, 'fault': POWER_FAILURE})
         syncable = set(to_sync)
         with self._failures_lock:
             # Nodes gone, or no longer syncable, keep no count.

@@ -196,6 +196,17 @@ class TestBMCNotAnswering(PowerSyncTestCase):
         self.sync()
         self.assertFalse(self.get(node).maintenance)
 
+    def test_count_survives_a_run_where_the_node_is_locked(self):
+        node = self.node(ON, driver_info={'fake_fail_power_read': True})
+        self.sync()
+        self.sync()
+        objects.Node.reserve(self.ctx, node.id, 'another-host')
+        self.sync()
+        self.assertEqual(2, self.manager.power_sync.failures(node.id))
+        objects.Node.release(self.ctx, node.id, 'another-host')
+        self.sync()
+        self.assertTrue(self.get(node).maintenance)
+
     def test_zero_retries_fails_at_once(self):
         self.config(power_state_sync_max_retries=0, group='conductor')
         node = self.node(ON, driver_info={'fake_fail_power_read': True})
