@@ -180,7 +180,7 @@ class PowerSync:
                 context, node_id, shared=True, purpose=_PURPOSE,
                 host=self.manager.host,
                 driver_factory=self.manager.driver_factory,
-                conf=self.conf) as task:
+                conf=self.conf, stop_event=self.manager.stop_event) as task:
             node = task.node
             if (not eligible(node) or node.reservation
                     or task.driver is None):
