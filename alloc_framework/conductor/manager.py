@@ -8,7 +8,8 @@ without bound. Power and provisioning calls return once their checks
 passed and their work was handed to a worker, which then owns the node
 lock and releases it when the work ends; the caller polls the node for
 the result. Periodic work (heartbeat, take-over of allocations of dead
-conductors, time-out of nodes left waiting, the launcher of deferred
+conductors, time-out of nodes left waiting, the power state
+sync (:mod:`power_sync`), the launcher of deferred
 actions (:mod:`deferred_actions`) and their clean-up
 (:mod:`deferred_cleanup`), and the periodic tasks of loaded drivers)
 is declared with :func:`alloc_framework.periodics.periodic` and run by a
@@ -32,6 +33,7 @@ from alloc_framework.conductor import allocations
 from alloc_framework.conductor import deferred_actions
 from alloc_framework.conductor import deferred_cleanup
 from alloc_framework.conductor import hash_ring
+from alloc_framework.conductor import power_sync
 from alloc_framework.conductor import provisioning
 from alloc_framework.conductor import rpcapi
 from alloc_framework.conductor import steps
@@ -97,6 +99,7 @@ class ConductorManager:
         self.registrations = {}
         self.deferred_actions = None
         self.deferred_cleanup = None
+        self.power_sync = power_sync.PowerSync(self)
         # Whether the allocation backend's start ran (start_backend).
         self.backend_started = False
 
@@ -367,6 +370,13 @@ class ConductorManager:
             except (exception.NodeLocked, exception.NodeNotFound) as exc:
                 LOG.debug('Not timing out node %(node)s now: %(exc)s',
                           {'node': node.uuid, 'exc': exc})
+
+    @periodics.periodic(
+        spacing=lambda conf: conf.conductor.sync_power_state_interval)
+    def _sync_power_states(self, context):
+        """Reconcile recorded power states with the BMCs (see
+        :mod:`alloc_framework.conductor.power_sync`)."""
+        self.power_sync.run(context)
 
     def owns(self, node_uuid, conductor_group=''):
         """Whether the hash ring maps the node to this conductor."""

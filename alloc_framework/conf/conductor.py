@@ -96,6 +96,42 @@ opts = [
                     'waiting on the conductor\'s stop event) and the '
                     'change fails when it does not show in time. A reboot '
                     'may take this long for each of its two changes.'),
+    cfg.IntOpt('sync_power_state_interval',
+               default=60,
+               min=0,
+               help='Seconds between runs of the periodic task that reads '
+                    'the power state of this conductor\'s nodes from their '
+                    'BMCs and reconciles it with the recorded one (see '
+                    '``force_power_state_during_sync``). The same run '
+                    'takes nodes put in maintenance by a power failure '
+                    'out of it once their BMC answers again. 0 disables '
+                    'it; the recorded power state then only changes '
+                    'through power actions.'),
+    cfg.BoolOpt('force_power_state_during_sync',
+                default=True,
+                help='What the power state sync does when a BMC reports '
+                     'another power state than the recorded one: True '
+                     'powers the node back to the recorded state, False '
+                     'records the state the BMC reports. Either way the '
+                     'change is written to the node history.'),
+    cfg.IntOpt('power_state_sync_max_retries',
+               default=3,
+               min=0,
+               help='How many further runs of the power state sync may '
+                    'fail on a node, after a first failure, before the '
+                    'node is put in maintenance with the fault "power '
+                    'failure". A failure is a BMC that cannot be read, or '
+                    '(with ``force_power_state_during_sync``) a node that '
+                    'is still not in its recorded state after being '
+                    'powered back to it. A node that answers again in '
+                    'the sync comes out of that maintenance by itself.'),
+    cfg.IntOpt('sync_power_state_workers',
+               default=8,
+               min=1,
+               help='Most nodes whose BMC the power state sync talks to at '
+                    'the same time. These threads are the sync\'s own: '
+                    'they never take workers from '
+                    '``workers_pool_size``.'),
     cfg.IntOpt('hash_ring_reset_interval',
                default=15,
                min=1,

@@ -16,6 +16,8 @@ _HISTORY = 10
 
 FAIL_KEYS = {
     'fake_fail_power': 'Optional. When true, power actions fail.',
+    'fake_fail_power_read': 'Optional. When true, reading the power state '
+                            'fails, as from a BMC that does not answer.',
     'fake_fail_deploy': 'Optional. When true, deployment fails.',
     'fake_fail_clean': 'Optional. When true, cleaning steps fail.',
     'fake_fail_firmware': 'Optional. When true, firmware updates fail.',
@@ -47,17 +49,36 @@ def _append(task, key, value):
     task.node.driver_internal_info = info
 
 
+# The key of driver_internal_info holding the power state the fake BMC
+# reports when it differs from the record (see FakePower).
+BMC_POWER_STATE = 'fake_bmc_power_state'
+
+
 class FakePower(base.PowerInterface):
-    """Keeps the power state in the node record only."""
+    """Keeps the power state in the node record only.
+
+    The record is the fake BMC's state, unless ``driver_internal_info``
+    holds ``fake_bmc_power_state``: the fake BMC then reports that state,
+    as a real one would after someone pressed the node's power button; a
+    successful power action ends it (the BMC is in the new state).
+    ``driver_info`` ``fake_fail_power_read`` makes reading the state
+    fail, as a BMC that stopped answering.
+    """
 
     def get_properties(self):
-        return {'fake_fail_power': FAIL_KEYS['fake_fail_power']}
+        return {key: FAIL_KEYS[key]
+                for key in ('fake_fail_power', 'fake_fail_power_read')}
 
     def validate(self, task):
         pass
 
     def get_power_state(self, task):
-        return task.node.power_state or states.POWER_OFF
+        if _failing(task, 'fake_fail_power_read'):
+            raise exception.PowerStateFailure(
+                'The fake BMC of node %s does not answer.' % task.node.uuid)
+        info = task.node.driver_internal_info or {}
+        return (info.get(BMC_POWER_STATE) or task.node.power_state
+                or states.POWER_OFF)
 
     def set_power_state(self, task, power_state, timeout=None):
         if power_state not in states.POWER_STATES:
@@ -66,13 +87,23 @@ class FakePower(base.PowerInterface):
         if _failing(task, 'fake_fail_power'):
             raise exception.PowerStateFailure(pstate=power_state)
         task.node.power_state = power_state
+        _forget_bmc_state(task)
         _append(task, 'fake_power_actions', power_state)
 
     def reboot(self, task, timeout=None):
         if _failing(task, 'fake_fail_power'):
             raise exception.PowerStateFailure(pstate=states.REBOOT)
         task.node.power_state = states.POWER_ON
+        _forget_bmc_state(task)
         _append(task, 'fake_power_actions', states.REBOOT)
+
+
+def _forget_bmc_state(task):
+    info = task.node.driver_internal_info or {}
+    if BMC_POWER_STATE in info:
+        info = dict(info)
+        del info[BMC_POWER_STATE]
+        task.node.driver_internal_info = info
 
 
 class FakeDeploy(base.DeployInterface):

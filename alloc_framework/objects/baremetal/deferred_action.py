@@ -27,6 +27,7 @@ from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.baremetal import base
 from alloc_framework.objects.baremetal import fields
+from alloc_framework.objects.baremetal import node as node_obj
 
 CREATED = 'CREATED'
 RUNNING = 'RUNNING'
@@ -118,33 +119,6 @@ def node_uuids(context, node_ids):
         sa.select(N.id, N.uuid).where(N.id.in_(list(node_ids)))).all())
 
 
-def _ring_filter(context, owned):
-    """The nodes ``owned`` (``{group: MD5 ranges}``) selects, in SQL.
-
-    A node is selected when its group is one of ``owned`` and the MD5 of
-    its UUID falls in one of the group's ranges (see
-    :func:`alloc_framework.conductor.hash_ring.owned_ranges`).
-    """
-    N = models.Node
-    digest = sa.func.md5(N.uuid)
-    if context.session.get_bind().dialect.name == 'postgresql':
-        # Compare hexadecimal digits by code point, whatever the locale.
-        digest = digest.collate('C')
-    by_group = []
-    for group, ranges in sorted(owned.items()):
-        matches = []
-        for low, high in ranges:
-            bounds = [c for c in (None if low is None else digest >= low,
-                                  None if high is None else digest < high)
-                      if c is not None]
-            matches.append(sa.and_(*bounds) if bounds else sa.true())
-        if matches:
-            by_group.append(sa.and_(
-                sa.func.coalesce(N.conductor_group, '') == group,
-                sa.or_(*matches)))
-    return sa.or_(*by_group) if by_group else sa.false()
-
-
 @db_api.reader
 def _candidates(context, now, limit, owned):
     """Launchable actions on unlocked nodes, timed first, then lazy.
@@ -163,7 +137,7 @@ def _candidates(context, now, limit, owned):
              .order_by(A.start_after.is_(None), A.start_after, A.id)
              .limit(limit))
     if owned is not None:
-        query = query.where(_ring_filter(context, owned))
+        query = query.where(node_obj.owned_clause(context, owned))
     return context.session.execute(query).all()
 
 

@@ -146,6 +146,41 @@ def _apply_filters(query, filters):
     return query
 
 
+def owned_clause(context, owned):
+    """The nodes ``owned`` (``{group: MD5 ranges}``) selects, in SQL.
+
+    A node is selected when its group is one of ``owned`` and the MD5 of
+    its UUID falls in one of the group's ranges (see
+    :func:`alloc_framework.conductor.hash_ring.owned_ranges`): the
+    periodics of a conductor read only its own nodes this way.
+    """
+    N = models.Node
+    digest = sa.func.md5(N.uuid)
+    if context.session.get_bind().dialect.name == 'postgresql':
+        # Compare hexadecimal digits by code point, whatever the locale.
+        digest = digest.collate('C')
+    by_group = []
+    for group, ranges in sorted(owned.items()):
+        matches = []
+        for low, high in ranges:
+            bounds = [c for c in (None if low is None else digest >= low,
+                                  None if high is None else digest < high)
+                      if c is not None]
+            matches.append(sa.and_(*bounds) if bounds else sa.true())
+        if matches:
+            by_group.append(sa.and_(
+                sa.func.coalesce(N.conductor_group, '') == group,
+                sa.or_(*matches)))
+    return sa.or_(*by_group) if by_group else sa.false()
+
+
+@db_api.reader
+def _owned_node_ids(context, owned, filters):
+    query = _apply_filters(sa.select(_NODES.c.id), filters or {})
+    query = query.where(owned_clause(context, owned)).order_by(_NODES.c.id)
+    return [row.id for row in context.session.execute(query)]
+
+
 @db_api.reader
 def _list_node_rows(context, filters, limit, marker, sort_key, sort_dir):
     query = _apply_filters(sa.select(_NODES), filters or {})
@@ -503,6 +538,17 @@ class Node(base.AllocObject):
         rows = _list_node_rows(context, filters, limit, marker, sort_key,
                                sort_dir)
         return [cls._from_db(context, row, traits) for row, traits in rows]
+
+    @classmethod
+    def owned_ids(cls, context, owned, filters=None):
+        """Ids of the nodes a conductor owns, in id order.
+
+        :param owned: ``{conductor group: MD5 ranges}`` from
+            :meth:`HashRingManager.hash_ranges`.
+        :param filters: as :meth:`list`.
+        :raises: InvalidParameterValue for an unknown filter.
+        """
+        return _owned_node_ids(context, owned, filters)
 
     # --- changes ---
 

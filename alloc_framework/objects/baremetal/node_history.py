@@ -21,6 +21,8 @@ PROVISIONING = 'provisioning'
 POWER = 'power'
 ALLOCATION = 'allocation'
 DEFERRED_ACTION = 'deferred_action'
+# Upstream's type for what the power state sync finds.
+MONITORING = 'monitoring'
 
 
 HISTORY = models.NodeHistory.__table__

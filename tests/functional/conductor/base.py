@@ -22,7 +22,8 @@ class ConductorTestCase(base.DBTestCase):
         super().setUp()
         self.config(rpc_transport='local')
         self.config(check_allocations_interval=0,
-                    check_provision_state_interval=0, group='conductor')
+                    check_provision_state_interval=0,
+                    sync_power_state_interval=0, group='conductor')
         self.config(node_locked_retry_interval=0, group='conductor')
         self.ctx = factories.admin_context()
         self.manager = self.start_conductor(self.host)

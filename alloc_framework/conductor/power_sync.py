@@ -1,0 +1,348 @@
+"""Power state sync: the recorded power state follows the BMC.
+
+A periodic of the conductor (every ``[conductor]sync_power_state_interval``
+seconds) reads the power state of the nodes the hash ring gives this
+conductor from their BMCs, through each node's power interface, as
+upstream ironic's power sync does:
+
+* Nodes are selected in SQL by the conductor's hash ranges; nodes that
+  are locked, in maintenance, in the middle of a power action
+  (``target_power_state``), in ``enroll`` or ``adopt failed``, or waiting
+  for a call-back (``wait call-back``, ``clean wait``, ``service wait``)
+  are skipped. The BMC is read without the node lock; the lock is taken
+  (without waiting: a locked node is skipped) only to change the node,
+  after checking that nothing changed it meanwhile.
+* A node without a recorded state gets the one read. When the BMC
+  reports another state than the recorded one, the node is powered back
+  to the recorded state when ``[conductor]force_power_state_during_sync``
+  is True (upstream's default), or the record takes the BMC's state when
+  it is False. Either way the change goes to the node history.
+* A failure (a BMC that cannot be read, or a node still not in its
+  recorded state after being forced) counts against the node; after
+  ``[conductor]power_state_sync_max_retries`` further failures in a row
+  the node goes to maintenance with the fault ``power failure`` and the
+  state read (if any) is recorded. The counts live in the conductor's
+  memory, as upstream's: a restart starts them again.
+* The same run reads the BMC of the conductor's nodes in maintenance
+  with that fault, and takes them out of maintenance once it answers
+  (upstream has a separate periodic for this). Maintenance set by an
+  operator, or for another fault, is left alone.
+
+At most ``[conductor]sync_power_state_workers`` nodes are handled at the
+same time, in threads of the run's own (never the workers of API
+requests); each BMC call is bounded by the power interface's own
+timeouts, and a stopping conductor ends the run after the nodes in hand.
+"""
+
+import queue
+import threading
+
+import futurist
+from futurist import waiters as futurist_waiters
+from oslo_log import log
+
+from alloc_framework.common import exception
+from alloc_framework.common import states
+from alloc_framework.conductor import task_manager
+from alloc_framework.objects import baremetal as objects
+from alloc_framework.objects.baremetal import node_history
+
+LOG = log.getLogger(__name__)
+
+POWER_FAILURE = 'power failure'
+"""The ``fault`` of a node put in maintenance by the power state sync."""
+
+# As upstream: a lock taken on a node waiting for a call-back could make
+# the call-back fail, and an enrolled node may have no usable BMC yet.
+SYNC_EXCLUDED_STATES = (states.DEPLOYWAIT, states.CLEANWAIT,
+                        states.SERVICEWAIT, states.ENROLL, states.ADOPTFAIL)
+
+_PURPOSE = 'power state sync'
+
+# What must not have changed between the read of the BMC and the lock.
+_WATCHED = ('power_state', 'target_power_state', 'provision_state',
+            'maintenance', 'fault', 'driver', 'power_interface',
+            'driver_info')
+
+
+def _snapshot(node):
+    return tuple(getattr(node, field) for field in _WATCHED)
+
+
+def _syncable(node):
+    return (node.provision_state not in SYNC_EXCLUDED_STATES
+            and not node.maintenance and not node.target_power_state)
+
+
+def _recoverable(node):
+    return (node.maintenance and node.fault == POWER_FAILURE
+            and node.provision_state != states.ENROLL
+            and not node.target_power_state)
+
+
+class PowerSync:
+    """The power state sync of one conductor.
+
+    :param manager: the ``ConductorManager`` (``host``, ``conf``, ring,
+        driver factory, stop event, ``lock_node``).
+    """
+
+    def __init__(self, manager):
+        self.manager = manager
+        self.conf = manager.conf
+        # {node id: failures in a row}; only failing nodes are kept.
+        self._failures = {}
+        self._failures_lock = threading.Lock()
+
+    def failures(self, node_id):
+        """How many syncs of a node failed in a row (0 when in sync)."""
+        with self._failures_lock:
+            return self._failures.get(node_id, 0)
+
+    def _count_failure(self, node_id):
+        with self._failures_lock:
+            count = self._failures.get(node_id, 0) + 1
+            self._failures[node_id] = count
+            return count
+
+    def _forget(self, node_id):
+        with self._failures_lock:
+            self._failures.pop(node_id, None)
+
+    # --- the run ---
+
+    def run(self, context):
+        """One sync of this conductor's nodes.
+
+        :returns: how many nodes were looked at.
+        """
+        owned = self.manager.ring.hash_ranges(self.manager.host)
+        if not owned:
+            return 0
+        # Locked nodes are skipped when read, not here: a failing node
+        # that happens to be locked keeps its count.
+        to_sync = objects.Node.owned_ids(context, owned,
+                                         {'maintenance': False})
+        to_recover = objects.Node.owned_ids(
+            context, owned, {'maintenance': True, 'fault': POWER_FAILURE})
+        syncable = set(to_sync)
+        with self._failures_lock:
+            # Nodes gone, or no longer syncable, keep no count.
+            self._failures = {node_id: count for node_id, count
+                              in self._failures.items()
+                              if node_id in syncable}
+            # As upstream, failing nodes first: they reach maintenance
+            # sooner when the run is cut short.
+            to_sync.sort(key=lambda n: -self._failures.get(n, 0))
+        work = queue.SimpleQueue()
+        for node_id in to_sync:
+            work.put((self._sync_node, node_id))
+        for node_id in to_recover:
+            work.put((self._recover_node, node_id))
+        total = len(to_sync) + len(to_recover)
+        workers = min(self.conf.conductor.sync_power_state_workers, total)
+        if workers:
+            pool = futurist.ThreadPoolExecutor(max_workers=workers)
+            try:
+                futurist_waiters.wait_for_all(
+                    [pool.submit(self._drain, context, work)
+                     for _ in range(workers)])
+            finally:
+                # The work is done; idle threads notice the shutdown at
+                # their next poll, which this run need not wait for.
+                pool.shutdown(wait=False)
+        LOG.debug('Power state sync of %(host)s: %(n)d nodes looked at',
+                  {'host': self.manager.host, 'n': total})
+        return total
+
+    def _drain(self, context, work):
+        stop = self.manager.stop_event
+        while not stop.is_set():
+            try:
+                handle, node_id = work.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                handle(context, node_id)
+            except (exception.NodeLocked, exception.NodeNotFound) as exc:
+                LOG.debug('Power state sync skips node %(node)s: %(exc)s',
+                          {'node': node_id, 'exc': exc})
+            except Exception:
+                LOG.exception('Power state sync of node %s failed', node_id)
+
+    def _read(self, context, node_id, eligible):
+        """Read the BMC of a node without locking it.
+
+        :returns: ``(snapshot, power state, error)``, or None when the
+            node is not to be looked at now.
+        """
+        with task_manager.acquire(
+                context, node_id, shared=True, purpose=_PURPOSE,
+                host=self.manager.host,
+                driver_factory=self.manager.driver_factory,
+                conf=self.conf, stop_event=self.manager.stop_event) as task:
+            node = task.node
+            if (not eligible(node) or node.reservation
+                    or task.driver is None):
+                return None
+            power = task.driver.power
+            try:
+                power.validate(task)
+            except exception.InvalidParameterValue as exc:
+                if node.power_state is None:
+                    # Nothing to defend yet: a node whose BMC is not
+                    # configured yet is not failing.
+                    return None
+                return _snapshot(node), None, exc
+            try:
+                actual = power.get_power_state(task)
+                if actual not in states.POWER_STATES:
+                    raise exception.PowerStateFailure(
+                        'The BMC reported the power state %s.' % actual)
+            except Exception as exc:
+                return _snapshot(node), None, exc
+            return _snapshot(node), actual, None
+
+    def _lock(self, context, node_id, seen, eligible):
+        """The node's task, locked, or None when it changed since read."""
+        task = self.manager.lock_node(context, node_id, _PURPOSE,
+                                      wait=False)
+        if (_snapshot(task.node) != seen or not eligible(task.node)
+                or task.driver is None):
+            task.release_resources()
+            return None
+        return task
+
+    # --- nodes not in maintenance ---
+
+    def _sync_node(self, context, node_id):
+        read = self._read(context, node_id, _syncable)
+        if read is None:
+            return
+        seen, actual, error = read
+        max_retries = self.conf.conductor.power_state_sync_max_retries
+        if error is not None:
+            count = self._count_failure(node_id)
+            if count <= max_retries:
+                LOG.warning('Power state sync could not read the power '
+                            'state of node %(node)s (failure %(count)d of '
+                            '%(max)d before maintenance): %(err)s',
+                            {'node': node_id, 'count': count,
+                             'max': max_retries + 1, 'err': error})
+                return
+        elif actual == seen[0]:
+            self._forget(node_id)
+            return
+        task = self._lock(context, node_id, seen, _syncable)
+        if task is None:
+            return
+        with task:
+            if error is not None:
+                self._to_maintenance(
+                    task, None, 'the power state could not be read %d '
+                    'times in a row: %s' % (max_retries + 1, error))
+            elif task.node.power_state is None:
+                self._record(task, actual, node_history.INFO,
+                             'no power state was recorded; recording '
+                             '"%s" as read from the BMC' % actual)
+            elif self.conf.conductor.force_power_state_during_sync:
+                self._force(task, actual)
+            else:
+                self._record(
+                    task, actual, node_history.WARNING,
+                    'the BMC reports "%s" while "%s" was recorded; '
+                    'recording "%s"' % (actual, task.node.power_state,
+                                        actual))
+
+    def _record(self, task, actual, severity, why):
+        node = task.node
+        node.power_state = actual
+        node.save(task.context)
+        self._forget(node.id)
+        self._history(task, severity, why)
+
+    def _force(self, task, actual):
+        """Power the node back to its recorded state."""
+        node = task.node
+        recorded = node.power_state
+        count = self._count_failure(node.id)
+        max_retries = self.conf.conductor.power_state_sync_max_retries
+        if count > max_retries:
+            self._to_maintenance(
+                task, actual, 'the node was powered back to "%s" %d times '
+                'but its BMC still reports "%s"' % (recorded, max_retries,
+                                                    actual))
+            return
+        self._history(task, node_history.WARNING,
+                      'the BMC reports "%s" while "%s" was recorded; '
+                      'powering the node back to "%s"'
+                      % (actual, recorded, recorded))
+        try:
+            task.driver.power.set_power_state(task, recorded)
+        except Exception as exc:
+            self._history(task, node_history.ERROR,
+                          'could not power the node back to "%s" (failure '
+                          '%d of %d before maintenance): %s'
+                          % (recorded, count, max_retries + 1, exc))
+        # The interface may have recorded what it did (and must not
+        # change the recorded state: the next run checks the BMC again).
+        node.power_state = recorded
+        node.save(task.context)
+
+    def _to_maintenance(self, task, actual, why):
+        node = task.node
+        message = ('Power state sync: %s. The node is put in maintenance; '
+                   'it comes out by itself when its BMC answers again.'
+                   % why)
+        LOG.error('Node %(node)s: %(msg)s', {'node': node.uuid,
+                                             'msg': message})
+        if actual is not None:
+            node.power_state = actual
+        node.maintenance = True
+        node.maintenance_reason = message
+        node.fault = POWER_FAILURE
+        node.last_error = message
+        node.save(task.context)
+        self._forget(node.id)
+        self._history(task, node_history.ERROR, why, full=message)
+
+    # --- nodes in maintenance for a power failure ---
+
+    def _recover_node(self, context, node_id):
+        read = self._read(context, node_id, _recoverable)
+        if read is None:
+            return
+        seen, actual, error = read
+        if error is not None:
+            LOG.debug('Node %(node)s in maintenance for a power failure '
+                      'still does not answer: %(err)s',
+                      {'node': node_id, 'err': error})
+            return
+        task = self._lock(context, node_id, seen, _recoverable)
+        if task is None:
+            return
+        with task:
+            node = task.node
+            node.power_state = actual
+            node.maintenance = False
+            node.maintenance_reason = None
+            node.fault = None
+            node.save(task.context)
+            self._history(task, node_history.INFO,
+                          'the BMC answers again (power state "%s"); the '
+                          'node is taken out of maintenance' % actual)
+
+    def _history(self, task, severity, why, full=None):
+        message = full or 'Power state sync: %s.' % why
+        if severity != node_history.ERROR:
+            LOG.info('Node %(node)s: %(msg)s', {'node': task.node.uuid,
+                                                'msg': message})
+        try:
+            objects.NodeHistory.record(
+                task.context, task.node, message,
+                event_type=node_history.MONITORING, severity=severity,
+                conductor=task.host)
+        except Exception:
+            # History is for operators; it must not undo the sync.
+            LOG.exception('Could not record history of node %s',
+                          task.node.uuid)
