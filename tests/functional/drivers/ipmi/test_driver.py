@@ -77,9 +77,12 @@ class IPMIDriverTestCase(base.TestCase):
             started = time.monotonic()
             self.power.set_power_state(task, target)
             self.assertGreaterEqual(time.monotonic() - started, 1.4)
-            self.assertEqual(shown, bmc.state()['power'])
-            self.assertIsNone(bmc.state()['pending_power'])
             self.assertEqual(target, self.power.get_power_state(task))
+            # The emulator writes its state file after it answers.
+            base.wait_for(lambda: bmc.state()['power'] == shown
+                          and bmc.state()['pending_power'] is None,
+                          'the emulator to record power %s' % shown,
+                          timeout=10, interval=0.05)
 
     def test_reboot_waits_for_off_then_on(self):
         self.config(power_state_change_timeout=10, group='conductor')
@@ -91,8 +94,10 @@ class IPMIDriverTestCase(base.TestCase):
         # Two changes of a second each: the power on was sent only once
         # the BMC reported the node off.
         self.assertGreaterEqual(time.monotonic() - started, 1.9)
-        self.assertEqual('on', bmc.state()['power'])
         self.assertEqual(states.POWER_ON, self.power.get_power_state(task))
+        base.wait_for(lambda: bmc.state()['power'] == 'on',
+                      'the emulator to record power on', timeout=10,
+                      interval=0.05)
 
     def test_the_call_timeout_bounds_the_wait(self):
         self.config(power_state_change_timeout=60, group='conductor')
