@@ -160,6 +160,24 @@ class ReshapeTestCase(periodic.PeriodicTestCase):
                 {node.uuid: (node.name, None, {'CUSTOM_GOLD': 1})},
                 {node.uuid: {'CUSTOM_GOLD': 1}})
 
+    def unplaceable_node(self):
+        """A reshape that cannot be done: a consumer would hold nothing.
+
+        An earlier release's FPGA on the root, held alone by another
+        consumer: the new shape has no FPGA.
+
+        :returns: the node, its allocation and the other consumer.
+        """
+        node, allocation = self.allocated_node()
+        other = uuidutils.generate_uuid()
+        self.write_earlier_shape(node, allocation.uuid, {RC: 1, 'FPGA': 1},
+                                 {RC: 1})
+        self.call('PUT', '/allocations/%s' % other,
+                  {'allocations': {node.uuid: {'resources': {'FPGA': 1}}},
+                   'project_id': self.project, 'user_id': self.project,
+                   'consumer_generation': None}, expected=(204,))
+        return node, allocation, other
+
     SHAPES = ('gpu_node', 'numa_node', 'renamed_class_node')
 
     def check_reshaped(self, node, allocation, expected_tree,
@@ -276,17 +294,7 @@ class OnlineTests:
         self.assertEqual({}, self.held(consumer))
 
     def test_failed_reshape_stops_the_conductor(self):
-        node, allocation = self.allocated_node()
-        # An earlier release's FPGA on the root, held alone by another
-        # consumer: the new shape has no FPGA, that consumer would hold
-        # nothing.
-        other = uuidutils.generate_uuid()
-        self.write_earlier_shape(node, allocation.uuid, {RC: 1, 'FPGA': 1},
-                                 {RC: 1})
-        self.call('PUT', '/allocations/%s' % other,
-                  {'allocations': {node.uuid: {'resources': {'FPGA': 1}}},
-                   'project_id': self.project, 'user_id': self.project,
-                   'consumer_generation': None}, expected=(204,))
+        node, allocation, other = self.unplaceable_node()
         before = (self.tree(node.uuid), self.held(allocation.uuid))
         error = self.assertRaises(exception.ReshapeAtStartFailed,
                                   self.start_conductor)
@@ -349,14 +357,7 @@ class OfflineTests:
         self.assertIn('node no-such-node not found', out)
 
     def test_failure_exits_non_zero_and_moves_nothing(self):
-        node, allocation = self.allocated_node()
-        other = uuidutils.generate_uuid()
-        self.write_earlier_shape(node, allocation.uuid, {RC: 1, 'FPGA': 1},
-                                 {RC: 1})
-        self.call('PUT', '/allocations/%s' % other,
-                  {'allocations': {node.uuid: {'resources': {'FPGA': 1}}},
-                   'project_id': self.project, 'user_id': self.project,
-                   'consumer_generation': None}, expected=(204,))
+        node, allocation, other = self.unplaceable_node()
         fine, fine_alloc, tree, held = self.gpu_node()
         before = (self.tree(node.uuid), self.held(allocation.uuid))
         status, out = self.migrate()
@@ -420,14 +421,7 @@ class ConsoleScriptTests:
         self.check_reshaped(node, allocation, tree, held)
 
     def test_failed_reshape_stops_the_command(self):
-        node, allocation = self.allocated_node()
-        other = uuidutils.generate_uuid()
-        self.write_earlier_shape(node, allocation.uuid, {RC: 1, 'FPGA': 1},
-                                 {RC: 1})
-        self.call('PUT', '/allocations/%s' % other,
-                  {'allocations': {node.uuid: {'resources': {'FPGA': 1}}},
-                   'project_id': self.project, 'user_id': self.project,
-                   'consumer_generation': None}, expected=(204,))
+        node, allocation, other = self.unplaceable_node()
         before = (self.tree(node.uuid), self.held(allocation.uuid))
         proc, output, _stop = self.conductor()
         self.assertEqual(1, proc.wait(90), output())
