@@ -44,6 +44,7 @@ backends=${ALLOC_TEST_BACKENDS:-"sqlite postgresql mysql"}
 # emulated BMC, a conductor's periodic) and leave a core idle meanwhile.
 concurrency=${ALLOC_TEST_CONCURRENCY:-$(( $(nproc) + 1 ))}
 passed=0; failed=0; skipped=0; rc=0
+failures=$(mktemp)
 
 reachable() {
     python - "$1" <<'PY'
@@ -89,11 +90,20 @@ for backend in $backends; do
     f=$(sed -n 's/^ - Failed: \([0-9]*\).*/\1/p' "$log" | tail -1)
     s=$(sed -n 's/^ - Skipped: \([0-9]*\).*/\1/p' "$log" | tail -1)
     if [ -z "$p" ] && [ "$status" -ne 0 ]; then failed=$((failed + 1)); fi
+    # Keep the names of the failed tests for the summary at the end, where
+    # they are seen even when only the tail of the output is kept.
+    sed -n 's/^{[0-9]*} \(.*\) \[.*\] \.\.\. FAILED$/\1/p' "$log" \
+        | sed "s/^/  $backend: /" >> "$failures"
     passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0})); skipped=$((skipped + ${s:-0}))
     rm -f "$log" "${ids:-}"
 done
 
 elapsed=$(( $(date +%s) - started ))
 printf 'wall time: %dm%02ds\n' $((elapsed / 60)) $((elapsed % 60))
+if [ -s "$failures" ]; then
+    echo "failed tests:"
+    cat "$failures"
+fi
+rm -f "$failures"
 echo "total: $passed passed, $failed failed, $skipped skipped"
 exit $rc
