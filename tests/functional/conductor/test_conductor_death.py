@@ -80,7 +80,7 @@ class ConductorDeathTestCase(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        error = test_rpc_oslo._broker_error()
+        error = test_rpc_oslo.broker_error()
         if error is None:
             error = self._create_database()
         if error:
