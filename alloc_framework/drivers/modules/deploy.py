@@ -109,7 +109,7 @@ BOOT_DEVICE = 'boot_device'
 DEFAULT_BOOT_DEVICE = 'pxe'
 # What an external provisioning system may boot the node from; a
 # management interface may support fewer (the BMC says so at deploy).
-EXTERNAL_BOOT_DEVICES = ('pxe', 'disk', 'cdrom', 'uefi-http')
+EXTERNAL_BOOT_DEVICES = ('pxe', 'disk', 'cdrom')
 
 
 class ExternalDeploy(base.DeployInterface):
