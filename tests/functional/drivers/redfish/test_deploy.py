@@ -156,6 +156,13 @@ class TestRefusedMedia(DeployTestCase):
         self.assertTrue(any('refused to insert' in event['event']
                             for event in history['history']))
 
+        # The operator gives up on it: undeploying brings it back.
+        self.provision('vm-2', 'deleted')
+        node = self.settled('vm-2')
+        self.assertEqual('available', node['provision_state'],
+                         node['last_error'])
+        self.assertEqual('power off', node['power_state'])
+
 
 class TestSushyEmulatorDeploy(DeployTestCase):
     """Against sushy-emulator, whose virtual media fetch the image."""
