@@ -112,12 +112,13 @@ class FirmwareBMC(_Process):
     :param inventory_versions_only: only the inventory tells versions.
     :param empty_inventory: the FirmwareInventory lists no member.
     :param refuse_media: every virtual media insertion answers 400.
+    :param cd_media: whether a virtual media device takes CDs.
     """
 
     def __init__(self, task_polls=2, bmc_reset=2.0, power_delay=0.0,
                  processors=None, processors_error=False, systems=1,
                  firmware_links=None, inventory_versions_only=False,
-                 empty_inventory=False, refuse_media=False):
+                 empty_inventory=False, refuse_media=False, cd_media=True):
         super().__init__()
         self.options = ['--task-polls', str(task_polls),
                         '--bmc-reset', str(bmc_reset),
@@ -132,6 +133,8 @@ class FirmwareBMC(_Process):
             self.options.append('--empty-inventory')
         if refuse_media:
             self.options.append('--refuse-media')
+        if not cd_media:
+            self.options.append('--no-cd-media')
         if processors is not None:
             self.options.append('--processors=%s' % ','.join(processors))
         if processors_error:

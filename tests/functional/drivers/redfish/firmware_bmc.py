@@ -41,7 +41,7 @@ the ``redfish`` firmware interface is written for:
   ``EjectMedia`` actions. Inserting fetches the image (an http(s) URL,
   10 s at most) and answers 400 when it cannot, or when the device
   already holds media (eject first); with ``--refuse-media`` every
-  insertion answers 400;
+  insertion answers 400; ``--no-cd-media`` leaves ``Cd`` out;
 * the system's boot source override (``Boot``, PATCH) keeps
   ``BootSourceOverrideEnabled``: a ``Once`` override is used by the next
   power on and then ``Disabled``, as real BMCs do. Each power on is
@@ -101,8 +101,11 @@ class System:
         self.processors = _parse_processors(args.processors)
         self.targets = []
         self.media_path = self.manager + '/VirtualMedia'
+        # Without a CD device (--no-cd-media), only the Floppy one.
+        self.devices = {name: types for name, types in MEDIA_DEVICES.items()
+                        if name != 'Cd' or not args.no_cd_media}
         self.media = {name: {'Image': None, 'Inserted': False}
-                      for name in MEDIA_DEVICES}
+                      for name in self.devices}
         self.boot = {'BootSourceOverrideEnabled': 'Disabled',
                      'BootSourceOverrideTarget': 'None'}
         self.boots = []
@@ -128,8 +131,9 @@ class System:
             if self.boot['BootSourceOverrideEnabled'] == 'Once':
                 self.boot = {'BootSourceOverrideEnabled': 'Disabled',
                              'BootSourceOverrideTarget': 'None'}
-        image = (self.media['Cd']['Image'] if device == 'Cd'
-                 and self.media['Cd']['Inserted'] else None)
+        cd = self.media.get('Cd') or {}
+        image = (cd.get('Image') if device == 'Cd' and cd.get('Inserted')
+                 else None)
         self.boots.append({'device': device, 'image': image})
 
 
@@ -208,8 +212,8 @@ class BMC:
             return doc
         if path == system.media_path:
             return _collection(path, [system.media_path + '/' + name
-                                      for name in MEDIA_DEVICES])
-        for name, types in MEDIA_DEVICES.items():
+                                      for name in system.devices])
+        for name, types in system.devices.items():
             if path == system.media_path + '/' + name:
                 return self.media_doc(system, name, types)
         for component, owner in (('bmc', system.manager),
@@ -462,9 +466,9 @@ class BMC:
         if method == 'POST' and path.startswith(system.media_path + '/'):
             name, _, action = path[len(system.media_path) + 1:].partition(
                 '/Actions/VirtualMedia.')
-            if name in MEDIA_DEVICES and action == 'InsertMedia':
+            if name in system.devices and action == 'InsertMedia':
                 return self.insert_media(system, name, body)
-            if name in MEDIA_DEVICES and action == 'EjectMedia':
+            if name in system.devices and action == 'EjectMedia':
                 system.media[name] = {'Image': None, 'Inserted': False}
                 return 204, {}, None
         if method == 'PATCH' and path == system.bios_path + '/Settings':
@@ -558,6 +562,8 @@ def main(argv=None):
                         help='The FirmwareInventory lists no member.')
     parser.add_argument('--refuse-media', action='store_true',
                         help='Every InsertMedia answers 400.')
+    parser.add_argument('--no-cd-media', action='store_true',
+                        help='No virtual media device takes a CD or DVD.')
     parser.add_argument('--inventory-versions-only', action='store_true',
                         help='No BiosVersion or FirmwareVersion: only the '
                              'inventory tells the versions.')

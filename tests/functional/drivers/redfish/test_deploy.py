@@ -164,6 +164,25 @@ class TestRefusedMedia(DeployTestCase):
         self.assertEqual('power off', node['power_state'])
 
 
+class TestNoCDMedia(DeployTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.bmc = self.useFixture(emulators.FirmwareBMC(cd_media=False))
+
+    def test_a_bmc_without_cd_media_fails_the_deploy(self):
+        self.available_node('vm-3', self.bmc.driver_info())
+        self.set_boot_iso('vm-3', self.iso_url)
+        self.provision('vm-3', 'active')
+        node = self.settled('vm-3')
+        self.assertEqual('deploy failed', node['provision_state'])
+        self.assertIn('has no virtual media device that accepts a CD or '
+                      'DVD', node['last_error'])
+        self.assertEqual('power off', node['power_state'])
+        self.assertEqual(
+            [], self.bmc.counters()['systems']['fw-system']['boots'])
+
+
 class TestSushyEmulatorDeploy(DeployTestCase):
     """Against sushy-emulator, whose virtual media fetch the image."""
 
