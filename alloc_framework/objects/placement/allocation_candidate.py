@@ -42,6 +42,8 @@ import time
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
+from sqlalchemy.ext import compiler as sa_compiler
+from sqlalchemy.sql import expression
 
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
@@ -58,6 +60,7 @@ RP_TRAIT_TBL = models.ResourceProviderTrait.__table__
 MEMBER = RP_TBL.alias('member')
 MEMBER_INV = INV_TBL.alias('inv')
 MEMBER_AGG = RP_AGG_TBL.alias('mine')
+MEMBER_TRAIT = RP_TRAIT_TBL.alias('member_trait')
 # Those of the sharing providers, in sub-selects of their own.
 SHARE_INV = INV_TBL.alias('share_inv')
 SHARE_TRAIT = RP_TRAIT_TBL.alias('share_trait')
@@ -204,7 +207,7 @@ class Candidate:
 class _Group:
     """A RequestGroup with its names resolved to ids."""
 
-    def __init__(self, context, group, trait_ids, in_tree_root):
+    def __init__(self, context, group, trait_ids, agg_ids, in_tree_root):
         self.suffix = group.suffix
         self.use_same_provider = group.use_same_provider
         self.resources = [
@@ -214,6 +217,10 @@ class _Group:
                          for any_of in group.required_traits]
         self.forbidden = {trait_ids[n] for n in group.forbidden_traits}
         self.member_of = group.member_of
+        # The ids of the aggregates of each set of member_of (those that
+        # exist: an unknown uuid has no member).
+        self.member_of_ids = [{agg_ids[u] for u in any_of if u in agg_ids}
+                              for any_of in group.member_of]
         self.forbidden_aggs = group.forbidden_aggs
         self.in_tree_root = in_tree_root
 
@@ -274,12 +281,44 @@ def _per_root(select, per_row):
     return select.exists()
 
 
+class _LeftFirst(expression.Join):
+    """An inner join whose left side must be the outer loop: rendered
+    ``CROSS JOIN ... ON`` on SQLite, a plain ``JOIN`` elsewhere.
+
+    Without statistics (``sqlite_stat1``) SQLite's planner prefers the
+    index of an equality on a column of the right side to the join
+    column: in :func:`_tree_has_room` it scanned every inventory of the
+    class for each root (the index on ``(resource_class_id,
+    max_unit)``) instead of the few providers of the root's tree and an
+    inventory look-up for each, and the sharing providers' inventories
+    were read the same way. ``CROSS JOIN`` is how SQLite lets a query
+    fix the order of its tables.
+    """
+
+    inherit_cache = True
+
+
+@sa_compiler.compiles(_LeftFirst, 'sqlite')
+def _left_first_sqlite(join, compiler, from_linter=None, **kw):
+    if from_linter is not None:
+        from_linter.edges.update(itertools.product(
+            join.left._from_objects, join.right._from_objects))
+    kw['asfrom'] = True
+    return '%s CROSS JOIN %s ON %s' % (
+        join.left._compiler_dispatch(compiler, from_linter=from_linter,
+                                     **kw),
+        join.right._compiler_dispatch(compiler, from_linter=from_linter,
+                                      **kw),
+        join.onclause._compiler_dispatch(compiler, from_linter=from_linter,
+                                         **kw))
+
+
 def _tree_has_room(rc_id, amount, per_row):
     """A provider of the tree of the outer root can serve it."""
     member = MEMBER
     inv = MEMBER_INV
     return _per_root(sa.select(sa.literal(1)).select_from(
-        member.join(inv, inv.c.resource_provider_id == member.c.id)
+        _LeftFirst(member, inv, inv.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
             preds.room(inv, rc_id, amount)), per_row)
 
@@ -293,6 +332,72 @@ def _anchored_to(agg_ids, per_row):
         member.join(mine, mine.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
             _in_ids(mine.c.aggregate_id, agg_ids, per_row)), per_row)
+
+
+def _tree_has_member(condition, per_row):
+    """A provider of the tree of the outer root meets ``condition`` (a
+    condition on ``MEMBER``)."""
+    return _per_root(sa.select(sa.literal(1)).select_from(MEMBER).where(
+        MEMBER.c.root_provider_id == RP_TBL.c.id, condition), per_row)
+
+
+def _member_in(agg_ids, per_row):
+    """Condition: the ``MEMBER`` provider is in one of ``agg_ids``."""
+    return sa.select(sa.literal(1)).where(
+        MEMBER_AGG.c.resource_provider_id == MEMBER.c.id,
+        _in_ids(MEMBER_AGG.c.aggregate_id, agg_ids, per_row)).exists()
+
+
+def _member_has_trait(trait_ids, per_row):
+    """Condition: the ``MEMBER`` provider has one of ``trait_ids``."""
+    return sa.select(sa.literal(1)).where(
+        MEMBER_TRAIT.c.resource_provider_id == MEMBER.c.id,
+        _in_ids(MEMBER_TRAIT.c.trait_id, trait_ids, per_row)).exists()
+
+
+def _group_filters(context, groups, sharing, per_row):
+    """Conditions on the outer root for the aggregates and traits of the
+    groups: necessary ones only, the search checks every provider.
+
+    A group with resources takes at least one provider of the tree or
+    of a sharing provider anchored to it, and every provider it takes is
+    in one aggregate of each set of its ``member_of`` (directly or
+    through its root, which is in the tree too), and they have, between
+    them, a trait of each set of its required traits; and, with
+    forbidden traits, one of them lacks them all. So for each of these
+    some provider of the tree must qualify, unless the tree is anchored
+    to a sharing provider with room for a class of the group, which may
+    be the one. A group without resources may take no provider at all:
+    it adds no condition.
+    """
+    conditions = {}
+    for group in groups:
+        if not group.resources:
+            continue
+        wanted = [('in', ids) for ids in group.member_of_ids]
+        wanted += [('has', ids) for ids in group.required]
+        if group.forbidden:
+            wanted.append(('lacks', group.forbidden))
+        if not wanted:
+            continue
+        shared = set()
+        for rc_id, amount in group.resources:
+            shared.update(
+                sharing.aggregates_with_room(context, rc_id, amount) or ())
+        for kind, ids in wanted:
+            conditions[kind, tuple(sorted(ids)), tuple(sorted(shared))] = None
+    for kind, ids, shared in conditions:
+        if kind == 'in':
+            found = _tree_has_member(_member_in(ids, per_row), per_row)
+        elif kind == 'has':
+            found = _tree_has_member(_member_has_trait(ids, per_row),
+                                     per_row)
+        else:
+            found = _tree_has_member(~_member_has_trait(ids, per_row),
+                                     per_row)
+        if shared:
+            found = sa.or_(found, _anchored_to(shared, per_row))
+        yield found
 
 
 class _Sharing:
@@ -327,8 +432,9 @@ class _Sharing:
                 SHARE_TRAIT.join(classes, sa.true()))
         else:
             query = sa.select(SHARE_INV.c.resource_class_id).select_from(
-                SHARE_TRAIT.join(SHARE_INV, SHARE_INV.c.resource_provider_id
-                                 == SHARE_TRAIT.c.resource_provider_id))
+                _LeftFirst(SHARE_TRAIT, SHARE_INV,
+                           SHARE_INV.c.resource_provider_id ==
+                           SHARE_TRAIT.c.resource_provider_id))
         self.classes = {row[0] for row in context.session.execute(
             query.distinct().where(SHARE_TRAIT.c.trait_id == self.trait_id))}
 
@@ -351,8 +457,9 @@ class _Sharing:
             ).offset(0).lateral('share_aggs')
             return (SHARE_TRAIT.join(aggs, sa.true()), aggs.c.aggregate_id,
                     SHARE_TRAIT.c.resource_provider_id)
-        return (SHARE_TRAIT.join(SHARE_AGG, SHARE_AGG.c.resource_provider_id
-                                 == SHARE_TRAIT.c.resource_provider_id),
+        return (_LeftFirst(SHARE_TRAIT, SHARE_AGG,
+                           SHARE_AGG.c.resource_provider_id ==
+                           SHARE_TRAIT.c.resource_provider_id),
                 SHARE_AGG.c.aggregate_id, SHARE_AGG.c.resource_provider_id)
 
     def aggregates(self):
@@ -398,8 +505,8 @@ class _Sharing:
             members, agg_id, rp_id = self._members()
             self._with_room[key] = sorted({row[0] for row in (
                 context.session.execute(
-                    sa.select(agg_id).select_from(members.join(
-                        SHARE_INV,
+                    sa.select(agg_id).select_from(_LeftFirst(
+                        members, SHARE_INV,
                         SHARE_INV.c.resource_provider_id == rp_id))
                     .where(SHARE_TRAIT.c.trait_id == self.trait_id,
                            preds.room(SHARE_INV, rc_id, amount))))})
@@ -445,6 +552,8 @@ def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
         # the candidate; with them too when every group names one tree.
         for root_id in in_tree_roots:
             query = query.where(RP_TBL.c.id == root_id)
+    for condition in _group_filters(context, groups, sharing, per_row):
+        query = query.where(condition)
     for name in sorted(wide.root_required):
         query = query.where(preds.root_has_traits([trait_ids[name]]))
     if wide.root_forbidden:
@@ -874,6 +983,9 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     :raises TraitNotFound: an unknown trait (all named).
     """
     trait_ids = preds.trait_ids(context, groups, wide)
+    agg_ids = preds.aggregate_ids(
+        context, {u for g in groups for any_of in g.member_of
+                  for u in any_of})
     resolved = []
     in_tree_roots = set()
     for group in groups:
@@ -883,7 +995,8 @@ def get_candidates(context, groups, wide, max_candidates=-1,
             if root_id is None:
                 return [], {}
             in_tree_roots.add(root_id)
-        resolved.append(_Group(context, group, trait_ids, root_id))
+        resolved.append(
+            _Group(context, group, trait_ids, agg_ids, root_id))
     per_row = _is_postgresql(context)
     sharing = _Sharing(context, per_row)
 
