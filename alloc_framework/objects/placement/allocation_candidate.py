@@ -563,8 +563,9 @@ def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
 
 
 class ClassCounts:
-    """Inventories per resource class and ``max_unit``, providers in all
-    and members of the aggregates of sharing providers, read at most
+    """Inventories per resource class and ``max_unit``, providers per
+    trait, providers in all and members of the aggregates of sharing
+    providers, read at most
     every ``_COUNTS_TTL`` seconds by the requests that share it: enough
     to tell how many providers could take an amount.
 
@@ -580,6 +581,8 @@ class ClassCounts:
         self.read_at = None
         # {rc_id: [(max_unit, inventories)]}
         self._counts = {}
+        # {trait_id: providers}
+        self.traits = {}
         self._providers = 0
         self._sharing_members = 0
 
@@ -597,6 +600,9 @@ class ClassCounts:
             counts[row[0]].append((row[1], row[2]))
         providers = context.session.execute(
             sa.select(sa.func.count()).select_from(RP_TBL)).scalar()
+        traits = dict(context.session.execute(
+            sa.select(RP_TRAIT_TBL.c.trait_id, sa.func.count())
+            .group_by(RP_TRAIT_TBL.c.trait_id)).all())
         members = 0
         if sharing.trait_id is not None:
             members = context.session.execute(
@@ -606,6 +612,7 @@ class ClassCounts:
         with self._lock:
             self._counts, self._providers, self.read_at = (
                 counts, providers, now)
+            self.traits = traits
             self._sharing_members = members
         return counts, providers, members
 
@@ -619,16 +626,21 @@ def class_counts(context):
     return counts
 
 
-def _driver(context, smallest, sharing):
-    """The requested class whose inventories able to take the amount
-    (and, when sharing providers serve it, the members of their
-    aggregates) are fewest, when they are few compared with the
-    providers: ``(rc_id, amount, SELECT of aggregate ids or None)`` or
-    None."""
+def _driver(context, smallest, sharing, groups):
+    """What drives the search, when it is rare compared with the
+    providers: the requested class whose inventories able to take the
+    amount (and, when sharing providers serve it, the members of their
+    aggregates) are fewest, or a set of required traits of a group with
+    resources whose providers (and the members of the aggregates of the
+    sharing providers that could serve the group) are fewer still.
+
+    :returns: ``(('class', rc_id, amount) or ('traits', trait ids),
+        aggregate ids or None)`` or None.
+    """
     if not smallest:
         return None
-    counts, providers, members = class_counts(context).get(
-        context, sharing)
+    counting = class_counts(context)
+    counts, providers, members = counting.get(context, sharing)
     best = None
     for rc_id, amount in sorted(smallest.items()):
         able = sum(n for max_unit, n in counts.get(rc_id, ())
@@ -637,7 +649,21 @@ def _driver(context, smallest, sharing):
         if aggs:
             able += members
         if best is None or able < best[0]:
-            best = (able, rc_id, amount, aggs)
+            best = (able, ('class', rc_id, amount), aggs)
+    for group in groups:
+        if not group.resources:
+            continue
+        shared = set()
+        for rc_id, amount in group.resources:
+            shared.update(
+                sharing.aggregates_with_room(context, rc_id, amount) or ())
+        for ids in group.required:
+            able = sum(counting.traits.get(i, 0) for i in ids)
+            if shared:
+                able += members
+            if able < best[0]:
+                best = (able, ('traits', tuple(sorted(ids))),
+                        sorted(shared) or None)
     if best[0] > _DRIVER_SHARE * providers:
         return None
     return best[1:]
@@ -646,12 +672,12 @@ def _driver(context, smallest, sharing):
 def _driver_roots(context, driver, after, until, count):
     """Up to ``count`` (None: all) root ids in ``(after, until]``, in
     order, of the trees with a provider whose inventory of the driving
-    class can take the amount, or in an aggregate of a sharing provider
-    that can: index ranges of the (few) inventories and aggregate members
-    concerned, the root of each found by a look-up of its provider.
-    Usages are left to the query of the roots, which checks them for
-    these roots only."""
-    rc_id, amount, aggs = driver
+    class can take the amount (or with one of the driving traits), or in
+    an aggregate of a sharing provider that can: index ranges of the
+    (few) inventories, traits and aggregate members concerned, the root
+    of each found by a look-up of its provider. Usages are left to the
+    query of the roots, which checks them for these roots only."""
+    what, aggs = driver
     per_row = _is_postgresql(context)
     inv = MEMBER_INV
     mine = MEMBER_AGG
@@ -663,10 +689,17 @@ def _driver_roots(context, driver, after, until, count):
         return sa.select(MEMBER.c.root_provider_id).where(
             MEMBER.c.id == provider_id).scalar_subquery().label('root_id')
 
-    parts = [sa.select(root_of(inv.c.resource_provider_id)).where(
-        inv.c.resource_class_id == rc_id,
-        inv.c.max_unit >= amount, inv.c.min_unit <= amount,
-        amount <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio)]
+    if what[0] == 'class':
+        _kind, rc_id, amount = what
+        parts = [sa.select(root_of(inv.c.resource_provider_id)).where(
+            inv.c.resource_class_id == rc_id,
+            inv.c.max_unit >= amount, inv.c.min_unit <= amount,
+            amount <= (inv.c.total - inv.c.reserved) *
+            inv.c.allocation_ratio)]
+    else:
+        trait = MEMBER_TRAIT
+        parts = [sa.select(root_of(trait.c.resource_provider_id)).where(
+            _in_ids(trait.c.trait_id, what[1], per_row))]
     if aggs:
         parts.append(sa.select(root_of(mine.c.resource_provider_id)).where(
             _in_ids(mine.c.aggregate_id, aggs, per_row)))
@@ -1004,7 +1037,7 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
         bound = max_candidates
     driver = (None if in_tree_roots
-              else _driver(context, _smallest(resolved), sharing))
+              else _driver(context, _smallest(resolved), sharing, resolved))
     # Without a limit every tree that fits is read anyway: when no rare
     # class drives the search, reading a tree costs less than checking
     # its room in SQL first (a usage sum per root and class), so the

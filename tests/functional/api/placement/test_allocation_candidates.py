@@ -365,6 +365,32 @@ class FilteredSearchTestCase(base.PlacementAppTestCase):
         self.assertFalse(read & set(self.flat[::4]))
         self.assertIn(self.nested, read)
 
+    def test_rare_trait_drives(self):
+        # One provider has the trait: the search checks its tree and the
+        # trees anchored to the sharing provider (which might have had
+        # it), not the others.
+        self.assertEqual(201, self.request(
+            'PUT', '/traits/CUSTOM_RARE').status_code)
+        resp = self.request(
+            'PUT', '/resource_providers/%s/traits' % self.flat[5],
+            json={'traits': ['CUSTOM_RARE'],
+                  'resource_provider_generation': 1})
+        self.assertEqual(200, resp.status_code, resp.text)
+        checked = []
+        real = allocation_candidate._driver_roots
+
+        def spy(*args):
+            found = real(*args)
+            checked.extend(found)
+            return found
+
+        with mock.patch.object(allocation_candidate, '_driver_roots', spy):
+            found, read = self._search(
+                'resources=VCPU:1,DISK_GB:10&required=CUSTOM_RARE')
+        self.assertEqual([[self.flat[5]]], found)
+        self.assertEqual(3, len(checked))
+        self.assertEqual({self.flat[5], self.storage, self.diskless}, read)
+
     def test_unknown_aggregate(self):
         found, read = self._search(
             'resources=VCPU:1&member_of=%s' % uuidutils.generate_uuid())
