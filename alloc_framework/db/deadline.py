@@ -43,6 +43,15 @@ LOG = log.getLogger(__name__)
 _SQLITE_PROGRESS_STEPS = 1000
 
 
+class _Stopped(db_exc.DBError):
+    """The deadline stopped a statement before it was sent.
+
+    A ``DBError``, which oslo.db's exception filters let through as it
+    is (anything else they wrap and log as an unexpected error);
+    :func:`bounded` turns it into the deadline's own error.
+    """
+
+
 def _is_mariadb(connection):
     return bool(getattr(connection.dialect, 'is_mariadb', False))
 
@@ -113,7 +122,8 @@ def bounded(connection, deadline):
 
     def before_statement(conn, cursor, statement, parameters, context,
                          executemany):
-        deadline.check()
+        if deadline.stopped():
+            raise _Stopped()
 
     remaining = deadline.remaining()
     remove_limit = (lambda: None) if remaining is None else _set_limit(
@@ -124,8 +134,8 @@ def bounded(connection, deadline):
             yield
     except (db_exc.DBError, sa.exc.DBAPIError) as exc:
         if deadline.stopped():
-            LOG.info('A statement was interrupted (%s): %s',
-                     deadline.reason, exc)
+            LOG.debug('A statement was stopped (%s): %s',
+                      deadline.reason, exc)
             raise deadline.error() from exc
         raise
     finally:
