@@ -39,8 +39,9 @@ import sqlalchemy as sa
 LOG = log.getLogger(__name__)
 
 # SQLite calls the progress handler every this many virtual machine
-# instructions: often enough to stop within milliseconds.
-_SQLITE_PROGRESS_STEPS = 1000
+# instructions: often enough to stop within a millisecond or so, seldom
+# enough to cost nothing measurable.
+_SQLITE_PROGRESS_STEPS = 10000
 
 
 class _Stopped(db_exc.DBError):
