@@ -201,15 +201,26 @@ class Database(fixtures.Fixture):
         self.addCleanup(db_api.context_manager.patch_engine(self.engine))
 
     def _empty(self):
+        """Delete every row the test left, in one transaction.
+
+        ``DELETE``, not ``TRUNCATE``: a test leaves a few rows, and
+        PostgreSQL's ``TRUNCATE`` gives each of the tables and indexes a
+        new file, which cost about 200 ms after every test (most of the
+        time of the PostgreSQL run) where ``DELETE`` costs a few. Children
+        go before their parents (the tables in reverse dependency order;
+        a self-referencing table is emptied by one statement, checked at
+        its end). Row ids go on counting from one test to the next, as
+        they always did on MariaDB: no test may expect a particular id.
+        """
         tables = [t.name for t in reversed(models.BASE.metadata.sorted_tables)]
         with self.engine.begin() as conn:
-            if BACKEND == 'postgresql':
-                conn.exec_driver_sql('TRUNCATE %s RESTART IDENTITY CASCADE'
-                                     % ', '.join(tables))
-            else:
+            if BACKEND == 'mysql':
+                # InnoDB checks a foreign key at each row, not at the end
+                # of the statement as PostgreSQL does.
                 conn.exec_driver_sql('SET FOREIGN_KEY_CHECKS = 0')
-                for table in tables:
-                    conn.exec_driver_sql('DELETE FROM %s' % table)
+            for table in tables:
+                conn.exec_driver_sql('DELETE FROM %s' % table)
+            if BACKEND == 'mysql':
                 conn.exec_driver_sql('SET FOREIGN_KEY_CHECKS = 1')
 
 
