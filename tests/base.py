@@ -3,8 +3,10 @@
 Tests run on SQLite always. ``ALLOC_TEST_DB_BACKEND`` selects another
 backend for a whole run: ``postgresql`` or ``mysql`` (MariaDB). Each test
 process creates its own database on that server, migrates it once and
-empties it after every test. When the server cannot be reached the
-database tests are skipped, except when ``CI`` is true: then they fail.
+empties it after every test. On SQLite each test process migrates a
+template file once and copies it into its database before every test.
+When the server cannot be reached the database tests are skipped, except
+when ``CI`` is true: then they fail.
 """
 
 import atexit
@@ -13,6 +15,7 @@ import logging
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -151,7 +154,13 @@ class _Provisioned:
                 'sqlite:///' + cls.sqlite_template)
             migration.upgrade('head', engine=engine)
             engine.dispose()
-            cls.url = 'sqlite'
+            # The tests' database: one file and one engine per process,
+            # as on the other backends, so that statements compiled in
+            # one test are reused by the next (an engine per test
+            # compiled them all again, each time).
+            cls.url = 'sqlite:///' + os.path.join(cls._tmpdir, 'test.db')
+            cls.engine = db_api.create_engine(cls.url)
+            _no_flush_at_commit(cls.engine)
             return
         if BACKEND not in ADMIN_URLS:
             raise ValueError('unknown backend %r' % BACKEND)
@@ -180,7 +189,10 @@ class _Provisioned:
 
 
 class Database(fixtures.Fixture):
-    """A fresh, migrated database behind the project's enginefacade."""
+    """A fresh, migrated database behind the project's enginefacade.
+
+    ``engine`` is the test process's engine, shared by its tests.
+    """
 
     def _setUp(self):
         provisioned = _Provisioned.get()
@@ -188,17 +200,27 @@ class Database(fixtures.Fixture):
             if IN_CI:
                 raise RuntimeError(provisioned.error)
             raise testtools.TestCase.skipException(provisioned.error)
+        self.engine = provisioned.engine
         if BACKEND == 'sqlite':
-            tmp = self.useFixture(fixtures.TempDir()).path
-            path = os.path.join(tmp, 'test.db')
-            shutil.copyfile(provisioned.sqlite_template, path)
-            self.engine = db_api.create_engine('sqlite:///' + path)
-            _no_flush_at_commit(self.engine)
-            self.addCleanup(self.engine.dispose)
+            self._restore_sqlite(provisioned.sqlite_template)
         else:
-            self.engine = provisioned.engine
             self.addCleanup(self._empty)
         self.addCleanup(db_api.context_manager.patch_engine(self.engine))
+
+    def _restore_sqlite(self, template):
+        """Make the SQLite database a copy of the migrated template.
+
+        SQLite's online backup, written through one of the engine's own
+        connections: the others see the new content at their next
+        transaction, as they would see another writer's.
+        """
+        source = sqlite3.connect(template)
+        raw = self.engine.raw_connection()
+        try:
+            source.backup(raw.driver_connection)
+        finally:
+            raw.close()
+            source.close()
 
     def _empty(self):
         """Delete every row the test left, in one transaction.
