@@ -51,7 +51,7 @@ MAX_DESCRIPTORS = 256
 _FD_DIR = '/proc/self/fd'
 
 
-def wait_for(condition, message, timeout=30, interval=0.02):
+def wait_for(condition, message, timeout=30, interval=0.02, progress=None):
     """Poll ``condition()`` until it returns something true, and return it.
 
     For work finished in the background (conductor workers, a server
@@ -59,15 +59,27 @@ def wait_for(condition, message, timeout=30, interval=0.02):
     once ``timeout`` seconds have passed, naming what was awaited
     (``message``) and the last value seen. ``condition`` may itself fail
     the test to stop waiting at once.
+
+    With ``progress``, a callable whose value changes as the work goes on
+    (the number of items done, say), ``timeout`` counts from its last
+    change instead: a long piece of work on a loaded machine may take
+    as long as it needs, while work that stopped still fails the test.
     """
     deadline = time.monotonic() + timeout
+    last = progress() if progress else None
     while True:
         result = condition()
         if result:
             return result
+        if progress:
+            now = progress()
+            if now != last:
+                last, deadline = now, time.monotonic() + timeout
         if time.monotonic() > deadline:
-            raise AssertionError('Timed out after %ss waiting for %s '
-                                 '(last: %r)' % (timeout, message, result))
+            raise AssertionError(
+                'Timed out after %ss%s waiting for %s (last: %r)'
+                % (timeout, ' without progress (%r)' % (last,)
+                   if progress else '', message, result))
         time.sleep(interval)
 
 

@@ -4,7 +4,6 @@ The waits poll from the test thread until a conductor's workers are done.
 """
 
 import datetime
-import time
 
 from alloc_framework.conductor import manager as manager_mod
 from alloc_framework.db import api as db_api
@@ -80,22 +79,19 @@ def wait_processed(ctx, count, stall=60):
     """All allocations, once there are ``count`` and none is allocating.
 
     However long the whole takes, the wait fails only when no allocation
-    at all was processed for ``stall`` seconds: how fast a busy machine
+    was added or processed for ``stall`` seconds: how fast a busy machine
     gets through a backlog varies several-fold, whereas a stuck conductor
     makes no progress at all.
     """
-    last, since = None, time.monotonic()
-    while True:
+    seen = []
+
+    def processed():
         items = objects.Allocation.list(ctx)
-        done = sum(a.state != alloc_obj.ALLOCATING for a in items)
-        if len(items) == count and done == count:
+        seen[:] = [(len(items),
+                    sum(a.state != alloc_obj.ALLOCATING for a in items))]
+        if seen[0] == (count, count):
             return items
-        now = time.monotonic()
-        if (len(items), done) != last:
-            last, since = (len(items), done), now
-        elif now - since > stall:
-            raise AssertionError(
-                'no progress for %ss waiting for %d allocations to be '
-                'processed: %d of %d processed' % (stall, count, done,
-                                                   len(items)))
-        time.sleep(0.05)
+
+    return base.wait_for(processed, '%d allocations to be processed (seen, '
+                         'processed)' % count, timeout=stall, interval=0.05,
+                         progress=lambda: seen[0] if seen else None)
