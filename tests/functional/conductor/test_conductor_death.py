@@ -303,12 +303,16 @@ class ConductorDeathTestCase(base.TestCase):
                     and all(state == 'active' for _u, state in rows)
                     and rows)
         # The victim's allocations are taken over in batches, each as
-        # fast as the machine allows: the wait fails when none became
-        # active for 30 s, not after a fixed time.
+        # fast as the machine allows: the wait fails when no allocation
+        # changed for 30 s, not after a fixed time, and then names those
+        # that are not active, with their conductor and node.
         rows = self._until(all_active, 'every allocation to be active', 30,
-                           progress=lambda: self._sql(
-                               "SELECT count(*) FROM node_allocations "
-                               "WHERE state = 'active'")[0][0])
+                           progress=lambda: [tuple(row) for row in self._sql(
+                               "SELECT a.uuid, a.state, c.hostname, "
+                               "a.node_id, a.last_error "
+                               "FROM node_allocations a LEFT JOIN "
+                               "conductors c ON c.id = a.conductor_affinity "
+                               "WHERE a.state <> 'active' ORDER BY a.uuid")])
         self.assertEqual(uuids, {uuid for uuid, _state in rows})
         self.assertEqual([], self._sql(
             'SELECT node_id FROM node_allocations GROUP BY node_id '
