@@ -110,12 +110,17 @@ class _ignore_gone:
 
 
 def _fail(context, allocation, reason):
-    """Record a failure; guarded, so a lost allocation stays untouched."""
-    allocation.state = alloc_obj.ERROR
-    allocation.node_id = None
-    allocation.last_error = str(reason)
+    """Record a failure of an ``allocating`` allocation.
+
+    Guarded by the affinity, so a lost allocation stays untouched, and by
+    the state: an allocation that became ``active`` meanwhile (processed
+    twice, the other processing reserved its node) keeps its node.
+    """
     with _ignore_gone(allocation):
-        allocation.save(context)
+        if not allocation.fail(reason, context):
+            LOG.warning('Allocation %(alloc)s is no longer allocating; '
+                        'this failure of it is ignored: %(reason)s',
+                        {'alloc': allocation.uuid, 'reason': reason})
 
 
 def do_allocate(manager, context, allocation):
@@ -136,6 +141,8 @@ def do_allocate(manager, context, allocation):
                     {'alloc': allocation.uuid, 'error': error})
         _fail(context, allocation, error)
     except exception.InstanceAssociated as exc:
+        LOG.warning('Allocation %(alloc)s: %(exc)s', {'alloc': allocation.uuid,
+                                                      'exc': exc})
         _fail(context, allocation, exc)
     except Exception as exc:
         LOG.exception('Unexpected error while processing allocation %s',

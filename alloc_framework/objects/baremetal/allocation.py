@@ -217,6 +217,19 @@ _ACTIVATE = {kind: _activate_statement(kind)
              for kind in ('unguarded', 'null', 'equal')}
 
 
+def _fail_statement(kind):
+    """UPDATE ... SET state=error of an ``allocating`` allocation."""
+    where = _guarded_where(kind) + [ALLOCATIONS.c.state == ALLOCATING]
+    return (sa.update(ALLOCATIONS).where(*where)
+            .values(node_id=None, state=ERROR,
+                    last_error=sa.bindparam('error'),
+                    updated_at=sa.bindparam('now')))
+
+
+_FAIL = {kind: _fail_statement(kind)
+         for kind in ('unguarded', 'null', 'equal')}
+
+
 @functools.lru_cache(maxsize=128)
 def _update_statement(columns, kind):
     """UPDATE of ``columns`` (a sorted tuple) and ``updated_at``, built once.
@@ -560,6 +573,46 @@ class Allocation(base.AllocObject):
         if 'conductor_affinity' in changed:
             self._guard_affinity = self.conductor_affinity
         self.obj_reset_changes()
+
+    def fail(self, reason, context=None):
+        """Make the allocation ``error`` if it is still ``allocating``.
+
+        Guarded like :meth:`save`, and also by the state: a failure never
+        overwrites an allocation that became ``active`` meanwhile (a
+        repeated processing that lost to the one that reserved a node).
+
+        :returns: whether the allocation was failed; False when it is no
+            longer ``allocating``.
+        :raises: AllocationNotFound, AllocationTakenOver
+        """
+        return self._fail(context or self._context, str(reason))
+
+    @db_api.retry_on_deadlock
+    @db_api.writer.connection
+    def _fail(self, context, reason):
+        conn = context.connection
+        kind, params = _guard_params(self)
+        now = base.utcnow()
+        params.update(error=reason, now=now)
+        if conn.execute(_FAIL[kind], params).rowcount == 1:
+            self.state = ERROR
+            self.node_id = None
+            self.node_uuid = None
+            self.last_error = reason
+            self.updated_at = now
+            self.obj_reset_changes(['state', 'node_id', 'node_uuid',
+                                    'last_error', 'updated_at'])
+            return True
+        row = conn.execute(sa.select(ALLOCATIONS.c.conductor_affinity,
+                                     ALLOCATIONS.c.state)
+                           .where(ALLOCATIONS.c.id == self.id)).first()
+        if row is None:
+            raise exception.AllocationNotFound(allocation=self.uuid)
+        guard = self._guard()
+        if guard is not _NO_GUARD and row.conductor_affinity != guard:
+            raise exception.AllocationTakenOver(
+                allocation=self.uuid, conductor=row.conductor_affinity)
+        return False
 
     def destroy(self, context=None):
         """Delete the allocation and release its node, in one transaction.

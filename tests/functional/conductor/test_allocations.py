@@ -136,6 +136,44 @@ class TestCreateAllocation(ConductorTestCase):
         for future in blocked:
             future.result()
 
+    def test_repeated_processing_keeps_the_reserved_node(self):
+        # Two processings of one allocation by its own conductor: the
+        # second finds the allocation's UUID on the first one's node. Its
+        # failure must not turn the active allocation into an error.
+        manager = self.start_conductor('c1')
+        f.make_node(self.ctx)
+        f.make_node(self.ctx)
+        a = f.make_allocation(self.ctx,
+                              conductor_affinity=manager.conductor.id)
+        stale = objects.Allocation.get_by_id(self.ctx, a.id)
+        allocations.do_allocate(manager, self.ctx, a)
+        done = objects.Allocation.get_by_id(self.ctx, a.id)
+        self.assertEqual(alloc_obj.ACTIVE, done.state)
+        with self.assertLogs('alloc_framework.conductor.allocations',
+                             'WARNING') as logs:
+            allocations.do_allocate(manager, self.ctx, stale)
+        self.assertIn('is no longer allocating', '\n'.join(logs.output))
+        after = objects.Allocation.get_by_id(self.ctx, a.id)
+        self.assertEqual(alloc_obj.ACTIVE, after.state)
+        self.assertEqual(done.node_id, after.node_id)
+        self.assertIsNone(after.last_error)
+        reserved = [n for n in objects.Node.list(self.ctx)
+                    if n.instance_uuid == a.uuid]
+        self.assertEqual([done.node_id], [n.id for n in reserved])
+
+    def test_failure_of_an_allocating_allocation_is_recorded(self):
+        manager = self.start_conductor('c1')
+        a = f.make_allocation(self.ctx,
+                              conductor_affinity=manager.conductor.id)
+        self.assertTrue(a.fail('no node'))
+        after = objects.Allocation.get_by_id(self.ctx, a.id)
+        self.assertEqual((alloc_obj.ERROR, 'no node', None),
+                         (after.state, after.last_error, after.node_id))
+        # Only once: an error allocation is no longer allocating.
+        self.assertFalse(after.fail('again'))
+        self.assertEqual('no node', objects.Allocation.get_by_id(
+            self.ctx, a.id).last_error)
+
     def test_deleted_before_processing(self):
         manager = self.start_conductor('c1')
         node = f.make_node(self.ctx)

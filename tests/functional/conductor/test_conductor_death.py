@@ -199,7 +199,23 @@ class ConductorDeathTestCase(base.TestCase):
             return base.wait_for(running_and_check, what, timeout=timeout,
                                  interval=0.2, progress=progress)
         except AssertionError as exc:
-            self.fail('%s; API log:\n%s' % (exc, self._log('api')[-5000:]))
+            self.fail('%s; API log:\n%s%s' % (
+                exc, self._log('api')[-5000:], self._stuck_log()))
+
+    def _stuck_log(self):
+        """The conductors' log lines naming allocations not active."""
+        try:
+            stuck = [row[0] for row in self._sql(
+                "SELECT uuid FROM node_allocations WHERE state <> 'active'")]
+        except Exception as exc:
+            return '\n(could not read the allocations: %s)' % exc
+        lines = []
+        for name in sorted(self.procs):
+            for line in self._log(name).splitlines():
+                if any(uuid in line for uuid in stuck):
+                    lines.append('%s: %s' % (name, line))
+        return '\nLog lines of the allocations not active:\n%s' % (
+            '\n'.join(lines[-60:]))
 
     def _sql(self, statement):
         with self.engine.connect() as conn:
