@@ -68,6 +68,8 @@ VERSIONS = {
     85: 'unhold provision verb',
     86: 'node firmware_interface; GET /v1/nodes/{node}/firmware',
     87: 'service provision verb (service_steps); node service_step',
+    # 1.88-1.90 change ports, virtual media and port links only (absent).
+    91: 'no .json suffix stripping: a trailing .json is part of the path',
 }
 
 MIN_VERSION = (1, min(VERSIONS))
@@ -117,6 +119,7 @@ CONTINUE_INSPECTION = 84
 UNHOLD = 85
 FIRMWARE = 86
 SERVICE = 87
+NO_JSON_SUFFIX = 91
 
 _VERSION_RE = re.compile(r'^1\.[0-9]+$')
 
