@@ -70,6 +70,7 @@ VERSIONS = {
     87: 'service provision verb (service_steps); node service_step',
     # 1.88-1.90 change ports, virtual media and port links only (absent).
     91: 'no .json suffix stripping: a trailing .json is part of the path',
+    92: 'runbook attribute of the clean and service provision verbs',
 }
 
 MIN_VERSION = (1, min(VERSIONS))
@@ -120,6 +121,7 @@ UNHOLD = 85
 FIRMWARE = 86
 SERVICE = 87
 NO_JSON_SUFFIX = 91
+RUNBOOK = 92
 
 _VERSION_RE = re.compile(r'^1\.[0-9]+$')
 

@@ -108,7 +108,7 @@ def set_provision_state(req, node_ident):
     node = _node(req, node_ident, 'baremetal:node:set_provision_state')
     body = util.json_object(req)
     unknown = set(body) - {'target', 'clean_steps', 'service_steps',
-                           'configdrive'}
+                           'configdrive', 'runbook'}
     if unknown:
         raise errors.HTTPError(400, 'Unknown attribute(s): %s'
                                % ', '.join(sorted(unknown)),
@@ -123,8 +123,12 @@ def set_provision_state(req, node_ident):
         raise util.not_acceptable(req, 'The "%s" provision action' % target)
     if 'service_steps' in body and not req.version.check(mv.SERVICE):
         raise util.not_acceptable(req, 'The "service_steps" attribute')
+    if 'runbook' in body and not req.version.check(mv.RUNBOOK):
+        raise util.not_acceptable(req, 'The "runbook" attribute')
     for field, verb in STEP_LISTS.items():
         _check_steps(body, field, verb, target)
+    if 'runbook' in body:
+        _check_runbook(body['runbook'], target)
     if target in ('active', 'deploy', 'rebuild') and node.maintenance:
         raise exception.NodeInMaintenance(op='provisioning', node=node.uuid)
     event = states.event_for_verb(target)
@@ -144,6 +148,12 @@ def _check_steps(body, field, verb, target):
     against the node's interfaces.
     """
     steps = body.get(field)
+    if target == verb and 'runbook' in body:
+        if steps is not None:
+            raise errors.HTTPError(
+                400, '"runbook" and "%s" can not be given together.'
+                % field, errors.INVALID_FIELD)
+        return
     if target == verb:
         if not isinstance(steps, list) or not steps or not all(
                 isinstance(s, dict) and isinstance(s.get('interface'), str)
@@ -158,6 +168,26 @@ def _check_steps(body, field, verb, target):
         raise errors.HTTPError(400, '"%s" is only valid with the %s '
                                'action.' % (field, verb),
                                errors.INVALID_FIELD)
+
+
+def _check_runbook(runbook, target):
+    """A runbook (1.92) in place of the steps of ``clean`` or ``service``.
+
+    This service keeps no runbooks (``/v1/runbooks`` is not served), so
+    any runbook named is not found, as upstream answers for an unknown
+    one.
+
+    :raises: HTTPError 400 naming ``runbook`` when it is not a name or
+        UUID or comes with another action, RunbookNotFound (404).
+    """
+    if target not in STEP_LISTS.values():
+        raise errors.HTTPError(400, '"runbook" is only valid with the '
+                               'clean and service actions.',
+                               errors.INVALID_FIELD)
+    if not isinstance(runbook, str) or not runbook:
+        raise errors.HTTPError(400, '"runbook" must be the name or UUID '
+                               'of a runbook.', errors.INVALID_FIELD)
+    raise exception.RunbookNotFound(runbook=runbook)
 
 
 def _check_power_timeout(req, timeout):

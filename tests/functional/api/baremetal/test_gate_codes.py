@@ -8,7 +8,6 @@ test's docstring (``ironic/api/controllers/v1/allocation.py``).
 from oslo_utils import uuidutils
 
 from alloc_framework.common import states
-from tests.functional.api.baremetal import base
 from tests.functional.api.baremetal import test_allocations
 
 
@@ -126,33 +125,3 @@ class TestAllocationGates(test_allocations.AllocationTestCase):
         missing = uuidutils.generate_uuid()
         self.assertError(self.get('/v1/allocations/%s.json' % missing,
                                   version='1.90'), 404)
-
-
-class TestJsonSuffix(base.BaremetalTestCase):
-    """1.91: a trailing ``.json`` is part of the path (upstream's version
-    history: ``/v1/nodes/test.json`` is only the node named
-    ``test.json``)."""
-
-    with_conductor = False
-
-    def test_node_names(self):
-        plain = self.make_node(name='n1')
-        dotted = self.make_node(name='n2.json')
-        self.assertEqual(plain.uuid, self.get(
-            '/v1/nodes/n1.json', version='1.90', status=200).json_body['uuid'])
-        self.assertError(self.get('/v1/nodes/n1.json', version='1.91'), 404,
-                         'baremetal.node_not_found')
-        for version in ('1.90', '1.91'):
-            self.assertEqual(dotted.uuid, self.get(
-                '/v1/nodes/n2.json', version=version,
-                status=200).json_body['uuid'])
-        self.assertError(self.get('/v1/nodes/%s.json' % plain.uuid,
-                                  version='1.91'), 404)
-
-    def test_sub_resources(self):
-        node = self.make_node(name='n1')
-        self.get('/v1/nodes/n1/states.json', version='1.90', status=200)
-        self.assertError(self.get('/v1/nodes/n1/states.json',
-                                  version='1.91'), 404)
-        self.get('/v1/nodes/%s/states' % node.uuid, version='1.91',
-                 status=200)
