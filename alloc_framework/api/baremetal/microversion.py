@@ -6,10 +6,11 @@ upstream bare metal service does. Every response under ``/v1`` names the
 supported range and the version used.
 
 ``VERSIONS`` is the canonical list: one line per version that changed
-behaviour we implement. Handlers gate on the named constants below and
-nothing else, so a gate is always greppable. The version table of
-``doc/source/baremetal-api.rst`` is its rendering for API users; a unit
-test keeps the two to the same versions.
+behaviour we implement; ``UNCHANGED`` names the upstream versions in the
+range that change only resources this service does not serve. Handlers
+gate on the named constants below and nothing else, so a gate is always
+greppable. The version table of ``doc/source/baremetal-api.rst`` is its
+rendering for API users; a unit test keeps the two to the same versions.
 """
 
 import re
@@ -68,13 +69,23 @@ VERSIONS = {
     85: 'unhold provision verb',
     86: 'node firmware_interface; GET /v1/nodes/{node}/firmware',
     87: 'service provision verb (service_steps); node service_step',
-    # 1.88-1.90 change ports, virtual media and port links only (absent).
     91: 'no .json suffix stripping: a trailing .json is part of the path',
     92: 'runbook attribute of the clean and service provision verbs',
 }
 
+# Upstream versions that change only resources this service does not
+# serve (see "Deliberately absent" in doc/source/baremetal-api.rst): they
+# are supported and change nothing here.
+UNCHANGED = {
+    88: 'port name',
+    89: 'virtual media attach and detach',
+    90: 'OVN VTEP switches in port local_link_connection',
+    93: 'virtual media read (GET /v1/nodes/{node}/vmedia)',
+    94: 'ports created with the node name',
+}
+
 MIN_VERSION = (1, min(VERSIONS))
-MAX_VERSION = (1, max(VERSIONS))
+MAX_VERSION = (1, max(set(VERSIONS) | set(UNCHANGED)))
 
 # The minor versions handlers gate on, named after what they introduced;
 # VERSIONS says what each one brought.

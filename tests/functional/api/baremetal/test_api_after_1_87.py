@@ -1,12 +1,33 @@
 """Microversions after 1.87: what each one changes in what is served.
 
-Upstream's versions 1.88 to 1.90 change ports, virtual media and port
-links only, which this service does not serve; 1.91 and 1.92 are tested
-here on both sides of their version.
+Upstream's versions 1.88 to 1.90, 1.93 and 1.94 change ports, virtual
+media and port links only, which this service does not serve; 1.91 and
+1.92 are tested here on both sides of their version.
 """
 
 from alloc_framework.common import states
 from tests.functional.api.baremetal import base
+
+
+class TestUnchangedVersions(base.BaremetalTestCase):
+    """Versions that change only resources that are not served."""
+
+    with_conductor = False
+
+    def test_nodes_and_absent_resources_alike(self):
+        node = self.make_node(name='n1')
+        shown = {}
+        for version in ('1.87', '1.88', '1.89', '1.90', '1.92', '1.93',
+                        '1.94'):
+            shown[version] = self.get('/v1/nodes/%s' % node.uuid,
+                                      version=version, status=200).json_body
+            for path in ('/v1/ports', '/v1/portgroups', '/v1/runbooks',
+                         '/v1/nodes/n1/vmedia'):
+                self.assertError(self.get(path, version=version), 404)
+            self.assertError(self.request('POST', '/v1/nodes/n1/vmedia',
+                                          body={}, version=version), 404)
+        for version, body in shown.items():
+            self.assertEqual(shown['1.87'], body, version)
 
 
 class TestJsonSuffix(base.BaremetalTestCase):

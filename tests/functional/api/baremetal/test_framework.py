@@ -13,7 +13,7 @@ class TestVersions(base.BaremetalTestCase):
         body = resp.json_body
         self.assertEqual('v1', body['default_version']['id'])
         self.assertEqual('1.1', body['default_version']['min_version'])
-        self.assertEqual('1.92', body['default_version']['version'])
+        self.assertEqual('1.94', body['default_version']['version'])
         self.assertEqual('CURRENT', body['default_version']['status'])
         self.assertEqual([body['default_version']], body['versions'])
         self.assertEqual('http://localhost/v1/',
@@ -25,15 +25,15 @@ class TestVersions(base.BaremetalTestCase):
         self.assertEqual('v1', body['id'])
         self.assertEqual('application/vnd.openstack.ironic.v1+json',
                          body['media_types'][0]['type'])
-        self.assertEqual('1.92', body['version']['version'])
+        self.assertEqual('1.94', body['version']['version'])
         self.assertEqual('1.1', body['version']['min_version'])
         self.assertIn('nodes', body)
         self.assertIn('allocations', body)
         self.assertEqual('1.1', resp.headers[
             'X-OpenStack-Ironic-API-Minimum-Version'])
-        self.assertEqual('1.92', resp.headers[
+        self.assertEqual('1.94', resp.headers[
             'X-OpenStack-Ironic-API-Maximum-Version'])
-        self.assertEqual('1.92', resp.headers[
+        self.assertEqual('1.94', resp.headers[
             'X-OpenStack-Ironic-API-Version'])
 
     def test_allocations_link_needs_1_52(self):
@@ -56,10 +56,10 @@ class TestVersions(base.BaremetalTestCase):
                          resp.headers['X-OpenStack-Ironic-API-Version'])
 
     def test_version_too_high_is_406(self):
-        resp = self.get('/v1/nodes', version='1.93')
+        resp = self.get('/v1/nodes', version='1.95')
         self.assertError(resp, 406, 'baremetal.version_not_acceptable',
-                         '1.93')
-        self.assertEqual('1.92', resp.headers[
+                         '1.95')
+        self.assertEqual('1.94', resp.headers[
             'X-OpenStack-Ironic-API-Maximum-Version'])
 
     def test_version_zero_and_other_major_are_406(self):
