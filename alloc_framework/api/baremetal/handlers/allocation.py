@@ -143,8 +143,9 @@ def list_allocations(req):
             raise errors.HTTPError(400, 'Invalid marker %s: no such '
                                    'allocation.' % marker,
                                    errors.INVALID_QUERY)
-    allocations = []
-    if filters.get('state', allocation_obj.STATES[0]) in allocation_obj.STATES:
+    if state is not None and state not in allocation_obj.STATES:
+        allocations = []
+    else:
         allocations = Allocation.list(
             req.context, filters=filters, limit=limit, marker=marker,
             sort_key=sort_key, sort_dir=sort_dir)
