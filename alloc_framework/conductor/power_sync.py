@@ -245,7 +245,11 @@ class PowerSync:
                 self._record(task, actual, node_history.INFO,
                              'no power state was recorded; recording '
                              '"%s" as read from the BMC' % actual)
-            elif self.conf.conductor.force_power_state_during_sync:
+            elif (self.conf.conductor.force_power_state_during_sync
+                  and not (task.node.disable_power_off
+                           and task.node.power_state == states.POWER_OFF)):
+                # A node with disable_power_off is never powered off, so
+                # a recorded "power off" is not forced onto it.
                 self._force(task, actual)
             else:
                 self._record(

@@ -71,6 +71,13 @@ VERSIONS = {
     87: 'service provision verb (service_steps); node service_step',
     91: 'no .json suffix stripping: a trailing .json is part of the path',
     92: 'runbook attribute of the clean and service provision verbs',
+    95: 'node disable_power_off: the node is never powered off',
+    98: 'JSON patch keys with ~ or / (the ~0 and ~1 escapes of RFC 6901)',
+    104: 'node instance_name (kept in step with instance_info display_name)'
+         ' and filter',
+    107: 'X-OpenStack-Request-Id named with OpenStack-Request-Id '
+         '(sent at every version here)',
+    108: 'disable_ramdisk attribute of the service provision verb',
 }
 
 # Upstream versions that change only resources this service does not
@@ -82,6 +89,15 @@ UNCHANGED = {
     90: 'OVN VTEP switches in port local_link_connection',
     93: 'virtual media read (GET /v1/nodes/{node}/vmedia)',
     94: 'ports created with the node name',
+    96: 'inspection rules',
+    97: 'port description',
+    99: 'conductor group filter of ports and port groups',
+    100: 'port vendor',
+    101: 'port category',
+    102: 'port group physical_network',
+    103: 'port group category',
+    105: 'OVN VTEP switches removed from port local_link_connection',
+    106: 'shard filter of port groups',
 }
 
 MIN_VERSION = (1, min(VERSIONS))
@@ -133,6 +149,11 @@ FIRMWARE = 86
 SERVICE = 87
 NO_JSON_SUFFIX = 91
 RUNBOOK = 92
+DISABLE_POWER_OFF = 95
+PATCH_ESCAPES = 98
+INSTANCE_NAME = 104
+REQUEST_ID = 107
+SERVICE_DISABLE_RAMDISK = 108
 
 _VERSION_RE = re.compile(r'^1\.[0-9]+$')
 

@@ -128,6 +128,25 @@ class TestForcedBackToRecord(PowerSyncTestCase):
             'fake_power_actions'])
         self.assertEqual(0, self.manager.power_sync.failures(node.id))
 
+    def test_node_never_powered_off_is_not_forced_off(self):
+        # disable_power_off (API 1.95): the BMC's "power on" is recorded
+        # instead of powering the node off.
+        node = self.node(OFF, bmc=ON, disable_power_off=True)
+        self.sync()
+        synced = self.get(node)
+        self.assertEqual(ON, synced.power_state)
+        self.assertNotIn('fake_power_actions', synced.driver_internal_info)
+        [entry] = self.history(node)
+        self.assertEqual('WARNING', entry.severity)
+        self.assertIn('recording "power on"', entry.event)
+        # A node recorded on is still powered back on.
+        node = self.node(ON, bmc=OFF, disable_power_off=True)
+        self.sync()
+        synced = self.get(node)
+        self.assertEqual(ON, synced.power_state)
+        self.assertEqual([ON],
+                         synced.driver_internal_info['fake_power_actions'])
+
     def test_node_that_cannot_be_forced_goes_to_maintenance(self):
         # max retries 2: two attempts to force it, the third run gives up.
         node = self.node(OFF, bmc=ON, driver_info={'fake_fail_power': True})

@@ -108,7 +108,7 @@ def set_provision_state(req, node_ident):
     node = _node(req, node_ident, 'baremetal:node:set_provision_state')
     body = util.json_object(req)
     unknown = set(body) - {'target', 'clean_steps', 'service_steps',
-                           'configdrive', 'runbook'}
+                           'configdrive', 'runbook', 'disable_ramdisk'}
     if unknown:
         raise errors.HTTPError(400, 'Unknown attribute(s): %s'
                                % ', '.join(sorted(unknown)),
@@ -125,6 +125,8 @@ def set_provision_state(req, node_ident):
         raise util.not_acceptable(req, 'The "service_steps" attribute')
     if 'runbook' in body and not req.version.check(mv.RUNBOOK):
         raise util.not_acceptable(req, 'The "runbook" attribute')
+    if 'disable_ramdisk' in body:
+        _check_disable_ramdisk(req, body['disable_ramdisk'], target)
     for field, verb in STEP_LISTS.items():
         _check_steps(body, field, verb, target)
     if 'runbook' in body:
@@ -167,6 +169,27 @@ def _check_steps(body, field, verb, target):
     elif steps is not None:
         raise errors.HTTPError(400, '"%s" is only valid with the %s '
                                'action.' % (field, verb),
+                               errors.INVALID_FIELD)
+
+
+def _check_disable_ramdisk(req, value, target):
+    """``disable_ramdisk`` of the service action (1.108).
+
+    Upstream does not boot its ramdisk for service steps given it. The
+    conductor here never boots a ramdisk (steps run through the BMC), so
+    the flag asks for what always happens and is only checked.
+
+    :raises: HTTPError 406 before 1.108, 400 naming it when it is not a
+        boolean or comes with another action.
+    """
+    if not req.version.check(mv.SERVICE_DISABLE_RAMDISK):
+        raise util.not_acceptable(req, 'The "disable_ramdisk" attribute')
+    if target != 'service':
+        raise errors.HTTPError(400, '"disable_ramdisk" is only valid with '
+                               'the service action here.',
+                               errors.INVALID_FIELD)
+    if not isinstance(value, bool):
+        raise errors.HTTPError(400, '"disable_ramdisk" must be a boolean.',
                                errors.INVALID_FIELD)
 
 
