@@ -78,6 +78,7 @@ VERSIONS = {
     107: 'X-OpenStack-Request-Id named with OpenStack-Request-Id '
          '(sent at every version here)',
     108: 'disable_ramdisk attribute of the service provision verb',
+    109: 'node health (read from the BMC by the power state sync)',
 }
 
 # Upstream versions that change only resources this service does not
@@ -154,6 +155,7 @@ PATCH_ESCAPES = 98
 INSTANCE_NAME = 104
 REQUEST_ID = 107
 SERVICE_DISABLE_RAMDISK = 108
+HEALTH = 109
 
 _VERSION_RE = re.compile(r'^1\.[0-9]+$')
 

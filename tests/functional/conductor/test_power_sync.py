@@ -166,6 +166,76 @@ class TestForcedBackToRecord(PowerSyncTestCase):
         self.assertEqual(['WARNING', 'ERROR'] * 2 + ['ERROR'], severities)
 
 
+class TestHealth(PowerSyncTestCase):
+    """The sync records the health the BMC reports (API 1.109)."""
+
+    def node_reporting(self, health, **kw):
+        node = self.node(ON, **kw)
+        if health is not None:
+            node.driver_internal_info = {fake.BMC_HEALTH: health}
+            node.save(self.ctx)
+        return node
+
+    def test_default_is_on(self):
+        self.assertTrue(self.conf.conductor.enable_health_monitoring)
+
+    def test_health_recorded_and_followed(self):
+        node = self.node_reporting('Warning')
+        self.sync()
+        self.assertEqual('Warning', self.get(node).health)
+        # Nothing else changed, and the power state needs no history.
+        self.assertEqual([], self.history(node))
+        synced = self.get(node)
+        synced.driver_internal_info = {fake.BMC_HEALTH: 'OK'}
+        synced.save(self.ctx)
+        self.sync()
+        self.assertEqual('OK', self.get(node).health)
+
+    def test_recorded_with_a_power_state_change(self):
+        node = self.node(OFF, bmc=ON)
+        node.driver_internal_info = dict(node.driver_internal_info,
+                                         **{fake.BMC_HEALTH: 'Critical'})
+        node.save(self.ctx)
+        self.config(force_power_state_during_sync=False, group='conductor')
+        self.sync()
+        synced = self.get(node)
+        self.assertEqual((ON, 'Critical'),
+                         (synced.power_state, synced.health))
+
+    def test_hardware_without_health_records_none(self):
+        node = self.node_reporting('OK')
+        self.sync()
+        synced = self.get(node)
+        synced.driver_internal_info = {}
+        synced.save(self.ctx)
+        self.sync()
+        self.assertIsNone(self.get(node).health)
+
+    def test_unknown_value_is_recorded_as_none(self):
+        node = self.make_node(power_state=ON, health='OK',
+                              provision_state=states.AVAILABLE,
+                              driver_internal_info={
+                                  fake.BMC_HEALTH: 'Splendid'})
+        self.sync()
+        self.assertIsNone(self.get(node).health)
+
+    def test_monitoring_off_leaves_health(self):
+        self.config(enable_health_monitoring=False, group='conductor')
+        node = self.make_node(power_state=ON, health='Warning',
+                              provision_state=states.AVAILABLE,
+                              driver_internal_info={fake.BMC_HEALTH: 'OK'})
+        self.sync()
+        self.assertEqual('Warning', self.get(node).health)
+
+    def test_bmc_not_answering_leaves_health(self):
+        node = self.make_node(power_state=ON, health='Warning',
+                              provision_state=states.AVAILABLE,
+                              driver_info={'fake_fail_power_read': True},
+                              driver_internal_info={fake.BMC_HEALTH: 'OK'})
+        self.sync()
+        self.assertEqual('Warning', self.get(node).health)
+
+
 class TestBMCNotAnswering(PowerSyncTestCase):
 
     def test_maintenance_after_retries_then_recovery(self):

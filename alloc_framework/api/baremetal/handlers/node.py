@@ -40,7 +40,7 @@ FIELDS = {
     'shard': mv.SHARDS, 'parent_node': mv.CHILD_NODES,
     'firmware_interface': mv.FIRMWARE, 'service_step': mv.SERVICE,
     'disable_power_off': mv.DISABLE_POWER_OFF,
-    'instance_name': mv.INSTANCE_NAME,
+    'instance_name': mv.INSTANCE_NAME, 'health': mv.HEALTH,
 }
 # What ``GET /v1/nodes`` shows without ``fields`` or ``detail``.
 SUMMARY_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',

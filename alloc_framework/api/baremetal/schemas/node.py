@@ -78,7 +78,7 @@ READ_ONLY = ('uuid', 'created_at', 'updated_at', 'provision_state',
              'provision_updated_at', 'last_error', 'reservation',
              'clean_step', 'deploy_step', 'service_step',
              'driver_internal_info',
-             'allocation_uuid', 'traits', 'fault', 'conductor',
+             'allocation_uuid', 'traits', 'fault', 'conductor', 'health',
              'console_enabled', 'links', 'id')
 # The document a PATCH applies to.
 PATCH_DOCUMENT = tuple(WRITABLE) + tuple(

@@ -240,3 +240,43 @@ class TestServiceDisableRamdisk(test_nodes_write.NodeWriteTestCase):
         self._service(node, '1.108', disable_ramdisk=True, status=202)
         body = self.wait_state(node.uuid, 'provision_state', 'active')
         self.assertIsNone(body['target_provision_state'])
+
+
+class TestHealth(test_nodes_write.NodeWriteTestCase):
+    """1.109: node ``health``, read-only, recorded by the power sync."""
+
+    with_conductor = False
+
+    def test_hidden_before_1_109(self):
+        node = self.make_node(health='Warning')
+        body = self.get('/v1/nodes/%s' % node.uuid, version='1.108',
+                        status=200).json_body
+        self.assertNotIn('health', body)
+        self.assertError(self.get('/v1/nodes/%s?fields=health' % node.uuid,
+                                  version='1.108'), 406)
+        detail = self.get('/v1/nodes/detail', version='1.108',
+                          status=200).json_body['nodes']
+        self.assertNotIn('health', detail[0])
+
+    def test_shown_and_read_only_from_1_109(self):
+        node = self.make_node(health='Critical')
+        other = self.make_node()
+        body = self.get('/v1/nodes/%s' % node.uuid, version='1.109',
+                        status=200).json_body
+        self.assertEqual('Critical', body['health'])
+        self.assertIsNone(self.get('/v1/nodes/%s' % other.uuid,
+                                   version='1.109',
+                                   status=200).json_body['health'])
+        shown = self.get('/v1/nodes?fields=uuid,health', version='1.109',
+                         status=200).json_body['nodes']
+        self.assertEqual({node.uuid: 'Critical', other.uuid: None},
+                         {n['uuid']: n['health'] for n in shown})
+        for version in ('1.108', '1.109'):
+            resp = self.patch('/v1/nodes/%s' % node.uuid,
+                              [{'op': 'replace', 'path': '/health',
+                                'value': 'OK'}], version=version)
+            self.assertError(resp, 400, 'baremetal.read_only_field',
+                             'health')
+        resp = self.post('/v1/nodes', {'driver': 'fake-hardware',
+                                       'health': 'OK'}, version='1.109')
+        self.assertError(resp, 400, 'baremetal.read_only_field', 'health')
