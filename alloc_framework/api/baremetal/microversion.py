@@ -79,6 +79,7 @@ VERSIONS = {
          '(sent at every version here)',
     108: 'disable_ramdisk attribute of the service provision verb',
     109: 'node health (read from the BMC by the power state sync)',
+    110: 'abort of a node in wait call-back',
 }
 
 # Upstream versions that change only resources this service does not
@@ -99,6 +100,9 @@ UNCHANGED = {
     103: 'port group category',
     105: 'OVN VTEP switches removed from port local_link_connection',
     106: 'shard filter of port groups',
+    # Upstream's summaries name no change of 1.111 to anything served.
+    111: 'no known change to the resources served here',
+    112: 'runbook traits and description',
 }
 
 MIN_VERSION = (1, min(VERSIONS))
@@ -156,6 +160,7 @@ INSTANCE_NAME = 104
 REQUEST_ID = 107
 SERVICE_DISABLE_RAMDISK = 108
 HEALTH = 109
+ABORT_DEPLOY_WAIT = 110
 
 _VERSION_RE = re.compile(r'^1\.[0-9]+$')
 

@@ -134,7 +134,12 @@ def set_provision_state(req, node_ident):
     if target in ('active', 'deploy', 'rebuild') and node.maintenance:
         raise exception.NodeInMaintenance(op='provisioning', node=node.uuid)
     event = states.event_for_verb(target)
-    if not states.MACHINE.is_valid_event(node.provision_state, event):
+    if (not states.MACHINE.is_valid_event(node.provision_state, event)
+            or (event == states.ABORT
+                and node.provision_state == states.DEPLOYWAIT
+                and not req.version.check(mv.ABORT_DEPLOY_WAIT))):
+        # Before 1.110 upstream cannot abort a deployment waiting for
+        # its call-back.
         raise exception.InvalidStateRequested(
             action=target, node=node.uuid, state=node.provision_state)
     req.rpcapi.do_provisioning_action(

@@ -30,7 +30,7 @@ class TestUnchangedVersions(test_nodes_write.NodeWriteTestCase):
                 self.get('/v1/nodes/%s' % node.uuid, version=version,
                          status=200).json_body, version)
             for path in ('/v1/ports', '/v1/portgroups',
-                         '/v1/inspection_rules'):
+                         '/v1/inspection_rules', '/v1/runbooks'):
                 self.assertError(self.get(path, version=version), 404)
 
 
@@ -280,3 +280,36 @@ class TestHealth(test_nodes_write.NodeWriteTestCase):
         resp = self.post('/v1/nodes', {'driver': 'fake-hardware',
                                        'health': 'OK'}, version='1.109')
         self.assertError(resp, 400, 'baremetal.read_only_field', 'health')
+
+
+class TestAbortDeployWait(test_nodes_write.NodeWriteTestCase):
+    """1.110: ``abort`` of a node in ``wait call-back``."""
+
+    def _waiting(self):
+        return self.make_node(provision_state=states.DEPLOYWAIT,
+                              target_provision_state=states.ACTIVE,
+                              power_state=states.POWER_ON)
+
+    def _abort(self, node, version):
+        return self.put('/v1/nodes/%s/states/provision' % node.uuid,
+                        {'target': 'abort'}, version=version)
+
+    def test_refused_before_1_110(self):
+        node = self._waiting()
+        self.assertError(self._abort(node, '1.109'), 400,
+                         'baremetal.invalid_state_requested',
+                         states.DEPLOYWAIT)
+        body = self.get('/v1/nodes/%s' % node.uuid, status=200).json_body
+        self.assertEqual(states.DEPLOYWAIT, body['provision_state'])
+
+    def test_deploy_fails_from_1_110(self):
+        node = self._waiting()
+        resp = self._abort(node, '1.110')
+        self.assertEqual(202, resp.status_int, resp.text)
+        body = self.wait_state(node.uuid, 'provision_state',
+                               states.DEPLOYFAIL)
+        self.assertEqual(states.ACTIVE, body['target_provision_state'])
+        # Abort elsewhere is as before.
+        available = self.make_node()
+        self.assertError(self._abort(available, '1.110'), 400,
+                         'baremetal.invalid_state_requested')

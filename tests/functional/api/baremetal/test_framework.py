@@ -5,8 +5,8 @@ from oslo_middleware import http_proxy_to_wsgi
 from tests.functional.api.baremetal import base
 
 # The newest version served, and the first that is not.
-MAX = '1.109'
-BEYOND = '1.110'
+MAX = '1.112'
+BEYOND = '1.113'
 
 
 class TestVersions(base.BaremetalTestCase):
