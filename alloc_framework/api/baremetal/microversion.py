@@ -80,6 +80,7 @@ VERSIONS = {
     108: 'disable_ramdisk attribute of the service provision verb',
     109: 'node health (read from the BMC by the power state sync)',
     110: 'abort of a node in wait call-back',
+    113: 'project of node history events',
 }
 
 # Upstream versions that change only resources this service does not
@@ -161,6 +162,7 @@ REQUEST_ID = 107
 SERVICE_DISABLE_RAMDISK = 108
 HEALTH = 109
 ABORT_DEPLOY_WAIT = 110
+HISTORY_PROJECT = 113
 
 _VERSION_RE = re.compile(r'^1\.[0-9]+$')
 

@@ -184,6 +184,8 @@ class NodeHistory(BASE):
     severity = sa.Column(sa.String(255), nullable=True)
     event = sa.Column(sa.Text, nullable=True)
     user = sa.Column(sa.String(255), nullable=True)
+    # Project of the request that caused the event.
+    project = sa.Column(sa.String(80), nullable=True)
 
 
 class DeferredAction(BASE):

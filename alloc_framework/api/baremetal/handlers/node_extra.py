@@ -338,11 +338,15 @@ def clear_maintenance(req, node_ident):
 # --- history -----------------------------------------------------------------
 
 HISTORY_FIELDS = ('uuid', 'created_at', 'severity', 'event')
-HISTORY_DETAIL_FIELDS = HISTORY_FIELDS + ('event_type', 'conductor', 'user')
+HISTORY_DETAIL_FIELDS = HISTORY_FIELDS + ('event_type', 'conductor', 'user',
+                                          'project')
+# Fields of a history event -> first minor version (when after 1.78).
+HISTORY_FIELD_VERSIONS = {'project': mv.HISTORY_PROJECT}
 
 
 def _history(req, node, event, fields):
-    data = {name: getattr(event, name) for name in fields}
+    data = {name: getattr(event, name) for name in fields
+            if req.version.check(HISTORY_FIELD_VERSIONS.get(name, 1))}
     data['links'] = [{'href': '%s/v1/nodes/%s/history/%s' % (
         util.base_url(req), node.uuid, event.uuid), 'rel': 'self'}]
     return data

@@ -7,8 +7,10 @@ alike and to keep those resources absent.
 """
 
 from alloc_framework.api.baremetal import microversion as mv
+from alloc_framework.common import context as af_context
 from alloc_framework.common import states
 from alloc_framework.objects.baremetal import node as node_obj
+from alloc_framework.objects.baremetal import node_history
 from tests.functional.api.baremetal import test_nodes_write
 
 
@@ -313,3 +315,35 @@ class TestAbortDeployWait(test_nodes_write.NodeWriteTestCase):
         available = self.make_node()
         self.assertError(self._abort(available, '1.110'), 400,
                          'baremetal.invalid_state_requested')
+
+
+class TestHistoryProject(test_nodes_write.NodeWriteTestCase):
+    """1.113: the ``project`` of a node history event."""
+
+    with_conductor = False
+
+    def test_project_shown_from_1_113(self):
+        node = self.make_node()
+        ctx = af_context.RequestContext(user_id='u1', project_id='p1')
+        event = node_history.NodeHistory.record(ctx, node, 'it broke')
+        path = '/v1/nodes/%s/history' % node.uuid
+        one = '%s/%s' % (path, event.uuid)
+        old = self.get(one, version='1.112', status=200).json_body
+        self.assertEqual('u1', old['user'])
+        self.assertNotIn('project', old)
+        [listed] = self.get(path + '?detail=true', version='1.112',
+                            status=200).json_body['history']
+        self.assertNotIn('project', listed)
+        new = self.get(one, version='1.113', status=200).json_body
+        self.assertEqual(('u1', 'p1'), (new['user'], new['project']))
+        [listed] = self.get(path + '?detail=true', version='1.113',
+                            status=200).json_body['history']
+        self.assertEqual('p1', listed['project'])
+        [short] = self.get(path, version='1.113',
+                           status=200).json_body['history']
+        self.assertNotIn('project', short)
+        # Internal work has no project.
+        internal = node_history.NodeHistory.record(self.context, node, 'x')
+        self.assertIsNone(self.get('%s/%s' % (path, internal.uuid),
+                                   version='1.113',
+                                   status=200).json_body['project'])

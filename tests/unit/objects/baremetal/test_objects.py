@@ -21,7 +21,7 @@ EXPECTED_FINGERPRINTS = {
     'DeferredActionPayload': '1.0-ef25ea0dc0644bdfd49d7407c792b157',
     'FirmwareComponent': '1.0-0e0720dab959e20247bbcfd5f28958c5',
     'Node': '1.4-ca57e14b48d54658278f732e42865e8a',
-    'NodeHistory': '1.0-6c246d887c547680aab2078586e8955a',
+    'NodeHistory': '1.1-9ab4658c17f886cd062ccd838857b1a9',
 }
 
 
@@ -95,6 +95,13 @@ class TestObjectVersions(base.TestCase):
         self.assertEqual({}, data['service_step'])
         for field in ('disable_power_off', 'instance_name', 'health'):
             self.assertNotIn(field, data)
+
+    def test_node_history_1_0_has_no_project(self):
+        event = baremetal.NodeHistory(event='e', user='u', project='p')
+        data = event.obj_to_primitive(target_version='1.0')[
+            'alloc_framework_object.data']
+        self.assertEqual('u', data['user'])
+        self.assertNotIn('project', data)
 
     def test_deferred_action_1_0_has_no_flow(self):
         action = baremetal.DeferredAction(call='task.driver.power.x',
