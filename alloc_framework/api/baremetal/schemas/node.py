@@ -10,6 +10,7 @@ import json
 import re
 
 import jsonschema
+from oslo_utils import strutils
 
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import microversion as mv
@@ -68,6 +69,8 @@ WRITABLE = {
 }
 # Boolean fields: false when removed or given as null at creation.
 _FLAGS = ('maintenance', 'protected', 'retired', 'disable_power_off')
+# Fields that take a boolean (or a string naming one).
+_BOOLEAN_FIELDS = _FLAGS + ('automated_clean',)
 # Fields set only at creation.
 CREATE_ONLY = ('uuid',)
 # Fields holding a UUID, stored in its canonical spelling.
@@ -138,6 +141,18 @@ def _check_value(name, value):
         else:
             message = 'Invalid value for field %s: %s' % (name, exc.message)
         raise errors.HTTPError(400, message, errors.INVALID_FIELD)
+
+
+def _coerce(name, value):
+    """A boolean field patched with a string (``"True"``, ``"false"``)
+    takes that boolean, as upstream's patches do: python-ironicclient's
+    ``node set --protected`` or ``--disable-power-off`` send strings."""
+    if name in _BOOLEAN_FIELDS and isinstance(value, str):
+        try:
+            return strutils.bool_from_string(value, strict=True)
+        except ValueError:
+            pass  # refused by the field's schema, naming the field
+    return value
 
 
 def _check_version(req, name):
@@ -219,7 +234,7 @@ def validate_patch(req, patch, doc, node):
             doc[name] = {} if WRITABLE[name][0] is _DICT else None
             if name in _FLAGS:
                 doc[name] = False
-        value = doc[name]
+        value = _coerce(name, doc[name])
         if name in UUID_FIELDS and isinstance(value, str):
             _check_value(name, value)
             value = utils.canonical_uuid(value)

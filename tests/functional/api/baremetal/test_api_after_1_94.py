@@ -64,7 +64,7 @@ class TestDisablePowerOff(test_nodes_write.NodeWriteTestCase):
         uuid = body['uuid']
         resp = self.patch('/v1/nodes/%s' % uuid,
                           [{'op': 'replace', 'path': '/disable_power_off',
-                            'value': 'yes'}], version='1.95')
+                            'value': 'maybe'}], version='1.95')
         self.assertError(resp, 400, 'baremetal.invalid_field',
                          'disable_power_off')
         body = self.patch('/v1/nodes/%s' % uuid,
@@ -347,3 +347,26 @@ class TestHistoryProject(test_nodes_write.NodeWriteTestCase):
         self.assertIsNone(self.get('%s/%s' % (path, internal.uuid),
                                    version='1.113',
                                    status=200).json_body['project'])
+
+
+class TestBooleanStringsInPatches(test_nodes_write.NodeWriteTestCase):
+    """Boolean fields patched with a string naming a boolean take it, as
+    upstream's patches do (python-ironicclient sends ``"True"``)."""
+
+    def test_strings(self):
+        # protected needs an active node.
+        node = self.make_node(provision_state=states.ACTIVE)
+        path = '/v1/nodes/%s' % node.uuid
+        for value, expected in (('True', True), ('false', False)):
+            body = self.patch(path, [
+                {'op': 'add', 'path': '/protected', 'value': value},
+                {'op': 'add', 'path': '/retired', 'value': value},
+                {'op': 'add', 'path': '/automated_clean', 'value': value},
+                {'op': 'add', 'path': '/disable_power_off', 'value': value}],
+                status=200).json_body
+            self.assertEqual((expected,) * 4, (
+                body['protected'], body['retired'], body['automated_clean'],
+                body['disable_power_off']))
+        resp = self.patch(path, [{'op': 'add', 'path': '/retired',
+                                  'value': 'maybe'}])
+        self.assertError(resp, 400, 'baremetal.invalid_field', 'retired')
