@@ -73,6 +73,8 @@ NAMESPACE = uuid.UUID('5f0a2b4e-8c1d-4e6f-9a3b-7c2d1e0f4a5b')
 DB_URLS = {
     'postgresql': 'postgresql+psycopg2://postgres@127.0.0.1/%s',
     'mysql': 'mysql+pymysql://root@127.0.0.1/%s?charset=utf8mb4',
+    # A file of the working directory.
+    'sqlite': 'sqlite:///%s.db',
 }
 DB_NAMES = {'ours': 'bench_ours', 'upstream': 'bench_upstream'}
 CUSTOM_TRAITS = ('CUSTOM_BENCH_SLOW', 'CUSTOM_PHYSNET_A')
@@ -93,6 +95,17 @@ QUERIES = (
     ('sharing', 'resources=VCPU:1,MEMORY_MB:1024,DISK_GB:5000&limit=10'),
     ('plain', FLAT),
 )
+# The flat set (--queries flat): what one request of each kind costs over
+# the flat providers, most without a limit. "plain" runs last here too.
+FLAT_QUERIES = (
+    ('limit10', FLAT + '&limit=10'),
+    ('required', FLAT + '&required=HW_CPU_X86_AVX2&limit=1000'),
+    ('forbidden', FLAT + '&required=!CUSTOM_BENCH_SLOW&limit=1000'),
+    ('member_of1', FLAT + '&member_of={agg3}'),
+    ('member_of2', FLAT + '&member_of=in:{agg3},{agg7}'),
+    ('plain', FLAT),
+)
+QUERY_SETS = {'scheduler': QUERIES, 'flat': FLAT_QUERIES}
 CLAIM_QUERY = FLAT + '&limit=10'
 SANITY_GRANULAR = (
     'resources1=VCPU:2,MEMORY_MB:2048&in_tree1={tree}'
@@ -284,7 +297,13 @@ def capacity_violations(url):
     return over, consumers
 
 
-def recreate_database(db, name):
+def recreate_database(db, name, workdir):
+    if db == 'sqlite':
+        path = os.path.join(workdir, name)
+        for suffix in ('.db', '.db-wal', '.db-shm'):
+            if os.path.exists(path + suffix):
+                os.remove(path + suffix)
+        return DB_URLS[db] % path
     if db == 'postgresql':
         admin = sa.create_engine(DB_URLS[db] % 'postgres',
                                  isolation_level='AUTOCOMMIT')
@@ -674,10 +693,12 @@ def run_size(args, size, workdir, do_upstream, do_api_populate):
           % (size, topo.total, topo.nested_roots, topo.sharing_computes,
              topo.storage, args.db), flush=True)
     labels = ['ours'] + (['upstream'] if do_upstream else [])
-    urls = {label: recreate_database(args.db, DB_NAMES[label])
+    urls = {label: recreate_database(args.db, DB_NAMES[label], workdir)
             for label in labels}
     servers = make_servers(args, workdir, urls)
-    result = {'size': size, 'providers': topo.total, 'services': {}}
+    queries = QUERY_SETS[args.queries]
+    result = {'size': size, 'providers': topo.total, 'services': {},
+              'queries': [name for name, _ in queries]}
     try:
         for server in servers:
             server.start()
@@ -691,7 +712,7 @@ def run_size(args, size, workdir, do_upstream, do_api_populate):
             sanity(Client(server.port, max(300, args.query_timeout)), topo)
             server.reset_peak()
         subs = {'agg3': name_uuid('agg3'), 'agg7': name_uuid('agg7')}
-        for name, query in QUERIES:
+        for name, query in queries:
             if name == 'plain':
                 for server in servers:
                     result['services'][server.label]['rss_queries'] = (
@@ -787,9 +808,14 @@ def print_summary(result, labels):
     sys.stdout.flush()
 
 
+def _query_names(results):
+    # Runs saved before the query sets had the scheduler's set.
+    return results[0].get('queries') or [name for name, _ in QUERIES]
+
+
 def print_scaling(results):
     print('\n== p50 in ms by size (ours | upstream | ratio)')
-    names = [name for name, _ in QUERIES]
+    names = _query_names(results)
     print('  %-10s' % 'providers' + ''.join(
         '%30s' % ('%d (%d flat)' % (r['providers'], r['size']))
         for r in results))
@@ -821,7 +847,7 @@ def draw(results, path, title, timeout_ms):
         return
     fig, ax = pyplot.subplots(figsize=(10, 5))
     styles = {'ours': '-', 'upstream': '--'}
-    for i, (name, _) in enumerate(QUERIES):
+    for i, name in enumerate(_query_names(results)):
         colour = 'C%d' % i
         for label, style in styles.items():
             entries = [(r['providers'], r['services'][label]['queries'][name])
@@ -855,7 +881,12 @@ def parse_args(argv):
         description=__doc__.split('\n\n')[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument('--db', choices=sorted(DB_URLS),
-                        default='postgresql')
+                        default='postgresql',
+                        help='sqlite: a file per service in the working '
+                             'directory')
+    parser.add_argument('--queries', choices=sorted(QUERY_SETS),
+                        default='scheduler',
+                        help='the set of queries timed (see README.md)')
     parser.add_argument('--sizes', default='1000,10000,100000',
                         help='flat provider counts, comma separated')
     parser.add_argument('--quick', action='store_true',

@@ -58,6 +58,10 @@ def _check_backends(names):
 
     :raises: DriverLoadError
     """
+    if not names:
+        # Nothing to check (the default): spare the scan of every
+        # installed distribution, made each time an application is built.
+        return
     available = sorted({ep.name for ep in importlib.metadata.entry_points(
         group=HEALTHCHECK_BACKENDS)})
     unknown = [name for name in names if name not in available]

@@ -257,6 +257,24 @@ class ConductorNotAnswering(TemporaryFailure):
     msg_fmt = 'Conductor %(host)s did not answer, please retry.'
 
 
+class DeadlineExceeded(TemporaryFailure):
+    """A request's work passed the time limit an option gives it.
+
+    Raised by ``common.deadline.Deadline``; the database work in progress
+    was interrupted (see ``db.deadline``).
+    """
+    msg_fmt = ('The request was stopped after %(limit)g seconds, the '
+               'limit set by %(option)s.')
+
+
+class ClientGone(TemporaryFailure):
+    """The client of a request closed its connection before the answer.
+
+    The database work in progress was interrupted: nobody waits for it.
+    """
+    msg_fmt = 'The client closed its connection; the request was stopped.'
+
+
 # --- internal ----------------------------------------------------------------
 
 class InvalidDeferredActionTransition(AllocFrameworkException):

@@ -21,6 +21,10 @@ How a request is served, so that slow or idle clients do not delay others:
   empty body, and its size-limit middleware answers 413 in the API's
   own error format; a chunked body is cut off there with a plain 413.
   Either way the connection is closed.
+* While the application runs, ``environ[CLIENT_CONNECTION]`` lets it
+  watch the client's connection (``fileno()`` only: never read from or
+  written to), so that work nobody waits for any more can be stopped
+  (``common.deadline``). Other WSGI servers do not set it.
 * Broken framing (``Content-Length`` with ``Transfer-Encoding``, a bad
   chunk, a body shorter than its length) is answered 400 here, before the
   application, and closes the connection; a client that went away is
@@ -44,6 +48,23 @@ LOG = log.getLogger(__name__)
 
 # Larger request heads are refused (413/414): headers are read into memory.
 MAX_REQUEST_HEADER_SIZE = 64 * 1024
+
+# The WSGI environ key of the client's connection (a ClientConnection).
+CLIENT_CONNECTION = 'alloc.client_connection'
+
+
+class ClientConnection:
+    """What the application may see of its client's socket: its number.
+
+    Enough to wait for the client closing the connection (``poll``); the
+    server alone reads and writes the socket.
+    """
+
+    def __init__(self, sock):
+        self._fileno = sock.fileno()
+
+    def fileno(self):
+        return self._fileno
 
 
 class ListenError(Exception):
@@ -136,6 +157,7 @@ class _Gateway(wsgi.Gateway_10):
             self._refuse(*failure)
             return
         req = self.req
+        self.env[CLIENT_CONNECTION] = ClientConnection(req.conn.socket)
         with req.server.app_slots:
             response = req.server.wsgi_app(self.env, self.start_response)
             try:

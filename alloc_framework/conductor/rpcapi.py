@@ -469,7 +469,7 @@ class ConductorAPI:
 
     # --- allocations ---
 
-    def create_allocation(self, context, allocation):
+    def create_allocation(self, context, allocation, generated_uuid=False):
         """Create an allocation on a random live conductor.
 
         A conductor that does not answer within
@@ -489,7 +489,8 @@ class ConductorAPI:
           exists once. A conductor that took the allocation and died
           leaves it ``allocating``; a live one takes it over.
 
-        A UUID generated here is new: the conductor skips the check that
+        A UUID generated here (or by the caller, which says so with
+        ``generated_uuid``) is new: the conductor skips the check that
         no node carries it as ``instance_uuid`` (one query). With a UUID
         from the client, an allocation found under it is the answer only
         if it matches the request (resource class, name, owner ...):
@@ -501,10 +502,10 @@ class ConductorAPI:
             asked was silent), NoFreeConductorWorker and the errors of
             ``conductor.allocations.create_allocation``.
         """
-        generated = (not allocation.obj_attr_is_set('uuid')
-                     or not allocation.uuid)
-        if generated:
+        generated = generated_uuid
+        if not allocation.obj_attr_is_set('uuid') or not allocation.uuid:
             allocation.uuid = uuidutils.generate_uuid()
+            generated = True
         tried = []
         host = self._random_host()
         while True:

@@ -33,6 +33,19 @@ opts = [
                     'not free in the database). Every answer leaves out '
                     'the nodes claimed since, so each retry has fewer '
                     'nodes to compete for.'),
+    cfg.StrOpt('notification_level',
+               default='info',
+               choices=[('debug', 'every notification'),
+                        ('info', 'start, end and error'),
+                        ('error', 'error only'),
+                        ('none', 'no notification')],
+               help='Lowest priority of the versioned notifications the '
+                    'API sends when it creates, updates or deletes an '
+                    'allocation (baremetal.allocation.<action>.start and '
+                    '.end at info, .error at error). They go through the '
+                    'oslo.messaging notifier, whose '
+                    '[oslo_messaging_notifications]driver is empty (no-op) '
+                    'by default.'),
 ]
 
 

@@ -591,6 +591,12 @@ class HardwareType:
 
     conf = None
 
+    deprecated_interfaces = {}
+    """``{kind: {name: replacement}}``: supported implementations kept
+    for the nodes that already name them, to be dropped in a later
+    release. Nodes keep working; the conductor logs a warning naming the
+    replacement the first time it builds such a node's driver."""
+
     def provider_shape(self, node):
         """The resource providers ``node`` should have, a ``Shape``.
 

@@ -80,6 +80,9 @@ class DriverFactory:
                 base.InterfaceKind(name, name) for name in interfaces
                 if name not in base.KINDS)
         self.interfaces = interfaces
+        # (node uuid, kind) already warned about a deprecated interface:
+        # per factory, so per conductor and per test.
+        self._deprecation_warned = set()
         for plugin in itertools.chain(
                 self.hardware_types.values(),
                 *(kind.values() for kind in self.interfaces.values())):
@@ -222,7 +225,28 @@ class DriverFactory:
                 raise exception.InterfaceNotFoundInEntrypoint(
                     iface=INTERFACE_NAMESPACE % iface_type, names=name,
                     valid=', '.join(sorted(self.interfaces[iface_type])))
+        self._warn_deprecated(node, hw_type)
         return Driver(node.driver, hw_type, interfaces)
+
+    def _warn_deprecated(self, node, hw_type):
+        """Log once per node and kind that it names a deprecated
+        interface of its hardware type (``deprecated_interfaces``)."""
+        for iface_type, names in (hw_type.deprecated_interfaces
+                                  or {}).items():
+            kind = base.KINDS.get(iface_type)
+            name = base.node_interface(node, kind) if kind else None
+            if name not in names:
+                continue
+            key = (node.uuid, iface_type)
+            if key in self._deprecation_warned:
+                continue
+            self._deprecation_warned.add(key)
+            LOG.warning('Node %(node)s: the %(name)s %(kind)s interface of '
+                        'the %(type)s hardware type is deprecated and will '
+                        'be removed; set %(kind)s_interface to %(new)s '
+                        '(when the node is not deployed).',
+                        {'node': node.uuid, 'name': name, 'kind': iface_type,
+                         'type': node.driver, 'new': names[name]})
 
     def interface_details(self, driver_name):
         """The interfaces a hardware type's nodes may have, per kind.

@@ -2,9 +2,14 @@
 
 Its interfaces are named ``ipmi`` (upstream ironic's are ``ipmitool``,
 after the executable they run; ours speak the protocol with pyghmi, and
-the name says what the hardware needs, not which tool is used). Boot and
-deploy are not IPMI matters: the type works with the ``fake`` deploy
-interface and the no-op boot interface until real ones exist.
+the name says what the hardware needs, not which tool is used).
+
+IPMI cannot hand a node an image, so the type's deploy interface is
+``external``: it sets the boot device and powers the node on, and a
+provisioning system outside the service (a PXE server) gives the node
+its operating system. The ``fake`` deploy interface of earlier releases
+stays supported (not the default) for the nodes that name it, and is
+deprecated. Boot is the no-op boot interface.
 """
 
 from alloc_framework.drivers import base
@@ -16,4 +21,5 @@ class IPMIHardware(base.HardwareType):
     supported_power_interfaces = ['ipmi']
     supported_management_interfaces = ['ipmi']
     supported_firmware_interfaces = ['ipmi']
-    supported_deploy_interfaces = ['fake']
+    supported_deploy_interfaces = ['external', 'fake']
+    deprecated_interfaces = {'deploy': {'fake': 'external'}}

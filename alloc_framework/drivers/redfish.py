@@ -2,10 +2,13 @@
 
 Power, management (boot device), BIOS and firmware go through the BMC's
 Redfish service (:mod:`alloc_framework.drivers.modules.redfish`, options
-in ``[redfish]``). Deployment is not a BMC concern: the hardware type
-works with the deploy and boot interfaces the service has (``fake``
-deploy, ``no-boot``), so Redfish nodes can be enrolled, verified,
-cleaned, handed out and powered today.
+in ``[redfish]``). Deployment boots an ISO image from the BMC's virtual
+media: the ``ramdisk`` deploy interface with the
+``redfish-virtual-media`` boot interface (``instance_info['boot_iso']``).
+
+The ``fake`` deploy interface, the only one of earlier releases, stays
+supported (not the default) for the nodes that name it, and is
+deprecated.
 """
 
 from alloc_framework.drivers import base
@@ -16,6 +19,8 @@ class RedfishHardware(base.HardwareType):
 
     supported_power_interfaces = ['redfish']
     supported_management_interfaces = ['redfish']
+    supported_boot_interfaces = ['redfish-virtual-media']
     supported_bios_interfaces = ['redfish']
     supported_firmware_interfaces = ['redfish']
-    supported_deploy_interfaces = ['fake']
+    supported_deploy_interfaces = ['ramdisk', 'fake']
+    deprecated_interfaces = {'deploy': {'fake': 'ramdisk'}}

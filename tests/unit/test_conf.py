@@ -7,6 +7,7 @@ from oslo_config import generator
 
 from alloc_framework.conf import hardware
 from alloc_framework.conf import opts
+from alloc_framework.conf import placement
 from tests import base
 
 
@@ -100,3 +101,24 @@ class TestPlacementGroup(base.TestCase):
     def test_placement_backend_options(self):
         self.assertEqual(20, self.conf.allocation.placement_candidates_limit)
         self.assertEqual(5, self.conf.allocation.placement_claim_retries)
+
+    def _deadline_of(self, text):
+        """``[placement] candidates_deadline`` of a file holding ``text``."""
+        path = '%s/deadline.conf' % self.state_path
+        with open(path, 'w') as stream:
+            stream.write('[placement]\ncandidates_deadline = %s\n' % text)
+        fresh = cfg.ConfigOpts()
+        placement.register_opts(fresh)
+        fresh(['--config-file', path])
+        return fresh.placement.candidates_deadline
+
+    def test_candidates_deadline(self):
+        self.assertEqual(30.0, self.conf.placement.candidates_deadline)
+        self.assertEqual(0.5, self._deadline_of('0.5'))
+        self.assertEqual(45.0, self._deadline_of('45'))
+        # 0 disables the deadline; it is not "stop at once".
+        self.assertEqual(0.0, self._deadline_of('0'))
+        for bad in ('-1', '-0.5', 'soon'):
+            exc = self.assertRaises(cfg.ConfigFileValueError,
+                                    self._deadline_of, bad)
+            self.assertIn('candidates_deadline', str(exc))

@@ -25,6 +25,7 @@ from alloc_framework.api.baremetal.handlers import node_extra
 from alloc_framework.api.baremetal.handlers import node_links
 from alloc_framework.api.baremetal.handlers import root
 from alloc_framework.api.baremetal import microversion
+from alloc_framework.api.baremetal import notify
 from alloc_framework.api.baremetal import policy
 from alloc_framework.common import context as af_context
 
@@ -118,6 +119,14 @@ class Dispatcher:
         self.mapper = _make_mapper()
         self.policy = policy.Policy(conf)
         self._rpcapi = None
+        self._notifier = None
+
+    @property
+    def notifier(self):
+        """The notifier of the versioned notifications, made on first use."""
+        if self._notifier is None:
+            self._notifier = notify.make_notifier(self.conf)
+        return self._notifier
 
     @property
     def rpcapi(self):

@@ -27,3 +27,9 @@ ILLEGAL_DUPLICATE_QUERYPARAM = 'placement.query.duplicate_key'
 QUERYPARAM_BAD_VALUE = 'placement.query.bad_value'
 # A query parameter that is required is missing.
 QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'
+# The request's work passed its time limit ([placement]
+# candidates_deadline) and was stopped: retry later, or ask for less.
+QUERY_DEADLINE = 'placement.query.deadline'
+# The client closed its connection and the request's work was stopped
+# (only a proxy in front may still see this answer).
+QUERY_CLIENT_GONE = 'placement.query.client_gone'

@@ -25,4 +25,5 @@ DeferredAction = deferred_action.DeferredAction
 FirmwareComponent = firmware.FirmwareComponent
 Node = node.Node
 NodeHistory = node_history.NodeHistory
+AllocationCRUDNotification = notification.AllocationCRUDNotification
 DeferredActionNotification = notification.DeferredActionNotification

@@ -42,6 +42,8 @@ import time
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
+from sqlalchemy.ext import compiler as sa_compiler
+from sqlalchemy.sql import expression
 
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
@@ -58,6 +60,7 @@ RP_TRAIT_TBL = models.ResourceProviderTrait.__table__
 MEMBER = RP_TBL.alias('member')
 MEMBER_INV = INV_TBL.alias('inv')
 MEMBER_AGG = RP_AGG_TBL.alias('mine')
+MEMBER_TRAIT = RP_TRAIT_TBL.alias('member_trait')
 # Those of the sharing providers, in sub-selects of their own.
 SHARE_INV = INV_TBL.alias('share_inv')
 SHARE_TRAIT = RP_TRAIT_TBL.alias('share_trait')
@@ -204,7 +207,7 @@ class Candidate:
 class _Group:
     """A RequestGroup with its names resolved to ids."""
 
-    def __init__(self, context, group, trait_ids, in_tree_root):
+    def __init__(self, context, group, trait_ids, agg_ids, in_tree_root):
         self.suffix = group.suffix
         self.use_same_provider = group.use_same_provider
         self.resources = [
@@ -214,6 +217,10 @@ class _Group:
                          for any_of in group.required_traits]
         self.forbidden = {trait_ids[n] for n in group.forbidden_traits}
         self.member_of = group.member_of
+        # The ids of the aggregates of each set of member_of (those that
+        # exist: an unknown uuid has no member).
+        self.member_of_ids = [{agg_ids[u] for u in any_of if u in agg_ids}
+                              for any_of in group.member_of]
         self.forbidden_aggs = group.forbidden_aggs
         self.in_tree_root = in_tree_root
 
@@ -274,12 +281,44 @@ def _per_root(select, per_row):
     return select.exists()
 
 
+class _LeftFirst(expression.Join):
+    """An inner join whose left side must be the outer loop: rendered
+    ``CROSS JOIN ... ON`` on SQLite, a plain ``JOIN`` elsewhere.
+
+    Without statistics (``sqlite_stat1``) SQLite's planner prefers the
+    index of an equality on a column of the right side to the join
+    column: in :func:`_tree_has_room` it scanned every inventory of the
+    class for each root (the index on ``(resource_class_id,
+    max_unit)``) instead of the few providers of the root's tree and an
+    inventory look-up for each, and the sharing providers' inventories
+    were read the same way. ``CROSS JOIN`` is how SQLite lets a query
+    fix the order of its tables.
+    """
+
+    inherit_cache = True
+
+
+@sa_compiler.compiles(_LeftFirst, 'sqlite')
+def _left_first_sqlite(join, compiler, from_linter=None, **kw):
+    if from_linter is not None:
+        from_linter.edges.update(itertools.product(
+            join.left._from_objects, join.right._from_objects))
+    kw['asfrom'] = True
+    return '%s CROSS JOIN %s ON %s' % (
+        join.left._compiler_dispatch(compiler, from_linter=from_linter,
+                                     **kw),
+        join.right._compiler_dispatch(compiler, from_linter=from_linter,
+                                      **kw),
+        join.onclause._compiler_dispatch(compiler, from_linter=from_linter,
+                                         **kw))
+
+
 def _tree_has_room(rc_id, amount, per_row):
     """A provider of the tree of the outer root can serve it."""
     member = MEMBER
     inv = MEMBER_INV
     return _per_root(sa.select(sa.literal(1)).select_from(
-        member.join(inv, inv.c.resource_provider_id == member.c.id)
+        _LeftFirst(member, inv, inv.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
             preds.room(inv, rc_id, amount)), per_row)
 
@@ -293,6 +332,72 @@ def _anchored_to(agg_ids, per_row):
         member.join(mine, mine.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
             _in_ids(mine.c.aggregate_id, agg_ids, per_row)), per_row)
+
+
+def _tree_has_member(condition, per_row):
+    """A provider of the tree of the outer root meets ``condition`` (a
+    condition on ``MEMBER``)."""
+    return _per_root(sa.select(sa.literal(1)).select_from(MEMBER).where(
+        MEMBER.c.root_provider_id == RP_TBL.c.id, condition), per_row)
+
+
+def _member_in(agg_ids, per_row):
+    """Condition: the ``MEMBER`` provider is in one of ``agg_ids``."""
+    return sa.select(sa.literal(1)).where(
+        MEMBER_AGG.c.resource_provider_id == MEMBER.c.id,
+        _in_ids(MEMBER_AGG.c.aggregate_id, agg_ids, per_row)).exists()
+
+
+def _member_has_trait(trait_ids, per_row):
+    """Condition: the ``MEMBER`` provider has one of ``trait_ids``."""
+    return sa.select(sa.literal(1)).where(
+        MEMBER_TRAIT.c.resource_provider_id == MEMBER.c.id,
+        _in_ids(MEMBER_TRAIT.c.trait_id, trait_ids, per_row)).exists()
+
+
+def _group_filters(context, groups, sharing, per_row):
+    """Conditions on the outer root for the aggregates and traits of the
+    groups: necessary ones only, the search checks every provider.
+
+    A group with resources takes at least one provider of the tree or
+    of a sharing provider anchored to it, and every provider it takes is
+    in one aggregate of each set of its ``member_of`` (directly or
+    through its root, which is in the tree too), and they have, between
+    them, a trait of each set of its required traits; and, with
+    forbidden traits, one of them lacks them all. So for each of these
+    some provider of the tree must qualify, unless the tree is anchored
+    to a sharing provider with room for a class of the group, which may
+    be the one. A group without resources may take no provider at all:
+    it adds no condition.
+    """
+    conditions = {}
+    for group in groups:
+        if not group.resources:
+            continue
+        wanted = [('in', ids) for ids in group.member_of_ids]
+        wanted += [('has', ids) for ids in group.required]
+        if group.forbidden:
+            wanted.append(('lacks', group.forbidden))
+        if not wanted:
+            continue
+        shared = set()
+        for rc_id, amount in group.resources:
+            shared.update(
+                sharing.aggregates_with_room(context, rc_id, amount) or ())
+        for kind, ids in wanted:
+            conditions[kind, tuple(sorted(ids)), tuple(sorted(shared))] = None
+    for kind, ids, shared in conditions:
+        if kind == 'in':
+            found = _tree_has_member(_member_in(ids, per_row), per_row)
+        elif kind == 'has':
+            found = _tree_has_member(_member_has_trait(ids, per_row),
+                                     per_row)
+        else:
+            found = _tree_has_member(~_member_has_trait(ids, per_row),
+                                     per_row)
+        if shared:
+            found = sa.or_(found, _anchored_to(shared, per_row))
+        yield found
 
 
 class _Sharing:
@@ -327,8 +432,9 @@ class _Sharing:
                 SHARE_TRAIT.join(classes, sa.true()))
         else:
             query = sa.select(SHARE_INV.c.resource_class_id).select_from(
-                SHARE_TRAIT.join(SHARE_INV, SHARE_INV.c.resource_provider_id
-                                 == SHARE_TRAIT.c.resource_provider_id))
+                _LeftFirst(SHARE_TRAIT, SHARE_INV,
+                           SHARE_INV.c.resource_provider_id ==
+                           SHARE_TRAIT.c.resource_provider_id))
         self.classes = {row[0] for row in context.session.execute(
             query.distinct().where(SHARE_TRAIT.c.trait_id == self.trait_id))}
 
@@ -351,8 +457,9 @@ class _Sharing:
             ).offset(0).lateral('share_aggs')
             return (SHARE_TRAIT.join(aggs, sa.true()), aggs.c.aggregate_id,
                     SHARE_TRAIT.c.resource_provider_id)
-        return (SHARE_TRAIT.join(SHARE_AGG, SHARE_AGG.c.resource_provider_id
-                                 == SHARE_TRAIT.c.resource_provider_id),
+        return (_LeftFirst(SHARE_TRAIT, SHARE_AGG,
+                           SHARE_AGG.c.resource_provider_id ==
+                           SHARE_TRAIT.c.resource_provider_id),
                 SHARE_AGG.c.aggregate_id, SHARE_AGG.c.resource_provider_id)
 
     def aggregates(self):
@@ -398,8 +505,8 @@ class _Sharing:
             members, agg_id, rp_id = self._members()
             self._with_room[key] = sorted({row[0] for row in (
                 context.session.execute(
-                    sa.select(agg_id).select_from(members.join(
-                        SHARE_INV,
+                    sa.select(agg_id).select_from(_LeftFirst(
+                        members, SHARE_INV,
                         SHARE_INV.c.resource_provider_id == rp_id))
                     .where(SHARE_TRAIT.c.trait_id == self.trait_id,
                            preds.room(SHARE_INV, rc_id, amount))))})
@@ -445,6 +552,8 @@ def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
         # the candidate; with them too when every group names one tree.
         for root_id in in_tree_roots:
             query = query.where(RP_TBL.c.id == root_id)
+    for condition in _group_filters(context, groups, sharing, per_row):
+        query = query.where(condition)
     for name in sorted(wide.root_required):
         query = query.where(preds.root_has_traits([trait_ids[name]]))
     if wide.root_forbidden:
@@ -454,8 +563,9 @@ def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
 
 
 class ClassCounts:
-    """Inventories per resource class and ``max_unit``, providers in all
-    and members of the aggregates of sharing providers, read at most
+    """Inventories per resource class and ``max_unit``, providers per
+    trait, providers in all and members of the aggregates of sharing
+    providers, read at most
     every ``_COUNTS_TTL`` seconds by the requests that share it: enough
     to tell how many providers could take an amount.
 
@@ -471,6 +581,8 @@ class ClassCounts:
         self.read_at = None
         # {rc_id: [(max_unit, inventories)]}
         self._counts = {}
+        # {trait_id: providers}
+        self.traits = {}
         self._providers = 0
         self._sharing_members = 0
 
@@ -488,6 +600,9 @@ class ClassCounts:
             counts[row[0]].append((row[1], row[2]))
         providers = context.session.execute(
             sa.select(sa.func.count()).select_from(RP_TBL)).scalar()
+        traits = dict(context.session.execute(
+            sa.select(RP_TRAIT_TBL.c.trait_id, sa.func.count())
+            .group_by(RP_TRAIT_TBL.c.trait_id)).all())
         members = 0
         if sharing.trait_id is not None:
             members = context.session.execute(
@@ -497,6 +612,7 @@ class ClassCounts:
         with self._lock:
             self._counts, self._providers, self.read_at = (
                 counts, providers, now)
+            self.traits = traits
             self._sharing_members = members
         return counts, providers, members
 
@@ -510,16 +626,21 @@ def class_counts(context):
     return counts
 
 
-def _driver(context, smallest, sharing):
-    """The requested class whose inventories able to take the amount
-    (and, when sharing providers serve it, the members of their
-    aggregates) are fewest, when they are few compared with the
-    providers: ``(rc_id, amount, SELECT of aggregate ids or None)`` or
-    None."""
+def _driver(context, smallest, sharing, groups):
+    """What drives the search, when it is rare compared with the
+    providers: the requested class whose inventories able to take the
+    amount (and, when sharing providers serve it, the members of their
+    aggregates) are fewest, or a set of required traits of a group with
+    resources whose providers (and the members of the aggregates of the
+    sharing providers that could serve the group) are fewer still.
+
+    :returns: ``(('class', rc_id, amount) or ('traits', trait ids),
+        aggregate ids or None)`` or None.
+    """
     if not smallest:
         return None
-    counts, providers, members = class_counts(context).get(
-        context, sharing)
+    counting = class_counts(context)
+    counts, providers, members = counting.get(context, sharing)
     best = None
     for rc_id, amount in sorted(smallest.items()):
         able = sum(n for max_unit, n in counts.get(rc_id, ())
@@ -528,7 +649,21 @@ def _driver(context, smallest, sharing):
         if aggs:
             able += members
         if best is None or able < best[0]:
-            best = (able, rc_id, amount, aggs)
+            best = (able, ('class', rc_id, amount), aggs)
+    for group in groups:
+        if not group.resources:
+            continue
+        shared = set()
+        for rc_id, amount in group.resources:
+            shared.update(
+                sharing.aggregates_with_room(context, rc_id, amount) or ())
+        for ids in group.required:
+            able = sum(counting.traits.get(i, 0) for i in ids)
+            if shared:
+                able += members
+            if able < best[0]:
+                best = (able, ('traits', tuple(sorted(ids))),
+                        sorted(shared) or None)
     if best[0] > _DRIVER_SHARE * providers:
         return None
     return best[1:]
@@ -537,12 +672,12 @@ def _driver(context, smallest, sharing):
 def _driver_roots(context, driver, after, until, count):
     """Up to ``count`` (None: all) root ids in ``(after, until]``, in
     order, of the trees with a provider whose inventory of the driving
-    class can take the amount, or in an aggregate of a sharing provider
-    that can: index ranges of the (few) inventories and aggregate members
-    concerned, the root of each found by a look-up of its provider.
-    Usages are left to the query of the roots, which checks them for
-    these roots only."""
-    rc_id, amount, aggs = driver
+    class can take the amount (or with one of the driving traits), or in
+    an aggregate of a sharing provider that can: index ranges of the
+    (few) inventories, traits and aggregate members concerned, the root
+    of each found by a look-up of its provider. Usages are left to the
+    query of the roots, which checks them for these roots only."""
+    what, aggs = driver
     per_row = _is_postgresql(context)
     inv = MEMBER_INV
     mine = MEMBER_AGG
@@ -554,10 +689,17 @@ def _driver_roots(context, driver, after, until, count):
         return sa.select(MEMBER.c.root_provider_id).where(
             MEMBER.c.id == provider_id).scalar_subquery().label('root_id')
 
-    parts = [sa.select(root_of(inv.c.resource_provider_id)).where(
-        inv.c.resource_class_id == rc_id,
-        inv.c.max_unit >= amount, inv.c.min_unit <= amount,
-        amount <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio)]
+    if what[0] == 'class':
+        _kind, rc_id, amount = what
+        parts = [sa.select(root_of(inv.c.resource_provider_id)).where(
+            inv.c.resource_class_id == rc_id,
+            inv.c.max_unit >= amount, inv.c.min_unit <= amount,
+            amount <= (inv.c.total - inv.c.reserved) *
+            inv.c.allocation_ratio)]
+    else:
+        trait = MEMBER_TRAIT
+        parts = [sa.select(root_of(trait.c.resource_provider_id)).where(
+            _in_ids(trait.c.trait_id, what[1], per_row))]
     if aggs:
         parts.append(sa.select(root_of(mine.c.resource_provider_id)).where(
             _in_ids(mine.c.aggregate_id, aggs, per_row)))
@@ -874,6 +1016,9 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     :raises TraitNotFound: an unknown trait (all named).
     """
     trait_ids = preds.trait_ids(context, groups, wide)
+    agg_ids = preds.aggregate_ids(
+        context, {u for g in groups for any_of in g.member_of
+                  for u in any_of})
     resolved = []
     in_tree_roots = set()
     for group in groups:
@@ -883,7 +1028,8 @@ def get_candidates(context, groups, wide, max_candidates=-1,
             if root_id is None:
                 return [], {}
             in_tree_roots.add(root_id)
-        resolved.append(_Group(context, group, trait_ids, root_id))
+        resolved.append(
+            _Group(context, group, trait_ids, agg_ids, root_id))
     per_row = _is_postgresql(context)
     sharing = _Sharing(context, per_row)
 
@@ -891,7 +1037,7 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
         bound = max_candidates
     driver = (None if in_tree_roots
-              else _driver(context, _smallest(resolved), sharing))
+              else _driver(context, _smallest(resolved), sharing, resolved))
     # Without a limit every tree that fits is read anyway: when no rare
     # class drives the search, reading a tree costs less than checking
     # its room in SQL first (a usage sum per root and class), so the

@@ -17,6 +17,7 @@ import collections
 import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
+from alloc_framework.db import deadline as db_deadline
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import allocation_candidate as ac_obj
 from alloc_framework.objects.placement import attribute_cache
@@ -406,7 +407,7 @@ def explain_candidates(context, groups, wide, candidates=None):
 
 @db_api.reader
 def search(context, groups, wide, max_candidates=-1, randomize=False,
-           explain=False):
+           explain=False, deadline=None):
     """The allocation candidates of a request and, with ``explain``, their
     explanation, both read in one reader transaction.
 
@@ -420,17 +421,21 @@ def search(context, groups, wide, max_candidates=-1, randomize=False,
         ``allocation_candidate.get_candidates``.
     :param randomize: see ``allocation_candidate.get_candidates``.
     :param explain: also explain the answer (:func:`explain_candidates`).
+    :param deadline: a ``common.deadline.Deadline`` the search must keep
+        (see ``db.deadline.bounded``), or None.
     :returns: ``(candidates, providers, explanation)``: those of
         ``get_candidates``, and an :class:`Explanation` or None when
         ``explain`` is false.
     :raises ResourceClassNotFound: an unknown resource class.
     :raises TraitNotFound: an unknown trait (all named).
+    :raises DeadlineExceeded, ClientGone: the search was stopped.
     """
-    candidates, providers = ac_obj.get_candidates(
-        context, groups, wide, max_candidates=max_candidates,
-        randomize=randomize)
-    explanation = None
-    if explain:
-        explanation = explain_candidates(context, groups, wide,
-                                         candidates=len(candidates))
+    with db_deadline.bounded(context.session.connection(), deadline):
+        candidates, providers = ac_obj.get_candidates(
+            context, groups, wide, max_candidates=max_candidates,
+            randomize=randomize)
+        explanation = None
+        if explain:
+            explanation = explain_candidates(context, groups, wide,
+                                             candidates=len(candidates))
     return candidates, providers, explanation

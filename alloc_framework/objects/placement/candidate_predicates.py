@@ -184,6 +184,15 @@ def in_aggregates(uuids):
     ).where(AGG_TBL.c.uuid.in_(sorted(uuids)))
 
 
+def aggregate_ids(context, uuids):
+    """``{uuid: id}`` of the aggregates ``uuids`` that exist."""
+    if not uuids:
+        return {}
+    return {row.uuid: row.id for row in context.session.execute(
+        sa.select(AGG_TBL.c.uuid, AGG_TBL.c.id).where(
+            AGG_TBL.c.uuid.in_(sorted(uuids))))}
+
+
 # The tree of ``in_tree``.
 
 def in_tree_root(context, uuid):

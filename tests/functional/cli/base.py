@@ -7,6 +7,9 @@ CLI reads, exactly as a user would configure it.
 
 import io
 import json
+import os
+import subprocess
+import sys
 
 import fixtures
 from oslo_config import cfg
@@ -60,6 +63,17 @@ class CLITestCase(base.DBTestCase):
         if expect == 0 and fmt == 'json':
             return result.json()
         return result
+
+    def run_script(self, *argv):
+        """Run the installed ``alloc`` console script in a new process.
+
+        It inherits this process's environment (endpoints, ``OS_*``).
+        """
+        script = os.path.join(os.path.dirname(sys.executable), 'alloc')
+        if not os.path.exists(script):
+            self.skipTest('alloc console script not installed')
+        return subprocess.run([script] + list(argv), capture_output=True,
+                              text=True, timeout=60, env=dict(os.environ))
 
     def alloc_fails(self, *argv):
         """Run a command expected to fail; return its stderr."""

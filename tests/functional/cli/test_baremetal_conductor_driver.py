@@ -1,5 +1,6 @@
-"""``alloc baremetal conductor ...``, ``driver ...`` and ``node validate``
-end to end, against the bare metal API and an in-process conductor."""
+"""``alloc baremetal conductor ...``, ``driver ...``, ``node validate`` and
+``node boot device set|show`` end to end, against the bare metal API and
+an in-process conductor."""
 
 from tests.functional.cli import base
 
@@ -47,4 +48,29 @@ class TestConductorAndDriverCommands(base.BaremetalCLITestCase):
              for kind in sorted(('power', 'deploy', 'management', 'boot',
                                  'bios', 'firmware'))], verdicts)
         err = self.alloc_fails('baremetal', 'node', 'validate', 'nope')
+        self.assertIn('nope', err)
+
+    def test_node_boot_device_set_and_show(self):
+        self.alloc('baremetal', 'node', 'create', '--driver',
+                   'fake-hardware', '--name', 'b-node')
+        result = self.alloc('baremetal', 'node', 'boot', 'device', 'set',
+                            'b-node', 'pxe', '--persistent', fmt=None)
+        self.assertEqual('', result.out)
+        self.assertEqual({'boot_device': 'pxe', 'persistent': True},
+                         self.alloc('baremetal', 'node', 'boot', 'device',
+                                    'show', 'b-node'))
+        self.alloc('baremetal', 'node', 'boot', 'device', 'set', 'b-node',
+                   'disk', fmt=None)
+        self.assertEqual({'boot_device': 'disk', 'persistent': False},
+                         self.alloc('baremetal', 'node', 'boot', 'device',
+                                    'show', 'b-node'))
+        supported = self.alloc('baremetal', 'node', 'boot', 'device', 'show',
+                               'b-node', '--supported')
+        self.assertEqual(['supported_boot_devices'], list(supported))
+        self.assertIn('pxe', supported['supported_boot_devices'].split(', '))
+        err = self.alloc_fails('baremetal', 'node', 'boot', 'device', 'set',
+                               'b-node', 'floppy')
+        self.assertIn('floppy', err)
+        err = self.alloc_fails('baremetal', 'node', 'boot', 'device', 'show',
+                               'nope')
         self.assertIn('nope', err)

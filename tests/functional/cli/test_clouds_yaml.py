@@ -91,6 +91,26 @@ class TestNoauthCloud(CloudsYamlTestCase):
                                'list')
         self.assertIn('Unable to connect to the baremetal API', err)
 
+    def test_console_script(self):
+        """The installed ``alloc``, in its own process, as a user runs it."""
+        self.write_clouds({'local': self.local_cloud()})
+        proc = self.run_script('--os-cloud', 'local', 'baremetal', 'node',
+                               'create', '--driver', 'fake-hardware',
+                               '--name', 'script-node', '-f', 'json')
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        self.assertEqual('script-node', json.loads(proc.stdout)['name'])
+        self.setenv('OS_CLOUD', 'local')
+        proc = self.run_script('resource', 'class', 'list', '-f', 'json')
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        self.assertIn('VCPU', [c['name'] for c in json.loads(proc.stdout)])
+        proc = self.run_script('--os-cloud', 'nope', 'baremetal', 'node',
+                               'list')
+        self.assertEqual(1, proc.returncode)
+        self.assertEqual('', proc.stdout)
+        self.assertIn("Cloud 'nope' is not defined in %s"
+                      % self.clouds_file, proc.stderr)
+        self.assertNotIn('Traceback', proc.stderr)
+
     def test_os_cloud_environment_variable(self):
         self.write_clouds({'local': self.local_cloud()})
         self.setenv('OS_CLOUD', 'local')
@@ -183,6 +203,20 @@ class TestHTTPBasicCloud(CloudsYamlTestCase):
         err = self.alloc_fails('--os-cloud', 'wrong', 'baremetal', 'node',
                                'list')
         self.assertIn('(HTTP 401)', err)
+
+    def test_console_script(self):
+        """The installed ``alloc``, in its own process, as a user runs it."""
+        self.write_clouds({'bm': self.basic_cloud('secret'),
+                           'wrong': self.basic_cloud('guess')})
+        proc = self.run_script('--os-cloud', 'bm', 'baremetal', 'node',
+                               'list', '-f', 'json')
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        self.assertEqual([], json.loads(proc.stdout))
+        proc = self.run_script('--os-cloud', 'wrong', 'baremetal', 'node',
+                               'list')
+        self.assertEqual(1, proc.returncode)
+        self.assertIn('(HTTP 401)', proc.stderr)
+        self.assertNotIn('Traceback', proc.stderr)
 
     def test_password_in_secure_yaml(self):
         self.write_clouds({'bm': self.local_cloud(

@@ -1,9 +1,6 @@
 """The installed ``alloc`` console script, run as a separate process."""
 
 import json
-import os
-import subprocess
-import sys
 
 from tests.functional.cli import base
 
@@ -11,11 +8,7 @@ from tests.functional.cli import base
 class TestConsoleScript(base.PlacementCLITestCase):
 
     def run_alloc(self, *argv):
-        script = os.path.join(os.path.dirname(sys.executable), 'alloc')
-        if not os.path.exists(script):
-            self.skipTest('alloc console script not installed')
-        return subprocess.run([script] + list(argv), capture_output=True,
-                              text=True, timeout=60, env=dict(os.environ))
+        return self.run_script(*argv)
 
     def test_success_and_failure_exit_codes(self):
         proc = self.run_alloc('trait', 'create', 'CUSTOM_SCRIPT')

@@ -48,6 +48,9 @@ class FatalConfigTestCase(base.TestCase):
                  'ERROR: Invalid value of [database] max_retries'),
                 ('alloc-placement-api', '', '[placement_api]\nport = -3',
                  'ERROR: Invalid value of [placement_api] port'),
+                ('alloc-placement-api', '',
+                 '[placement]\ncandidates_deadline = -1',
+                 'ERROR: Invalid value of [placement] candidates_deadline'),
                 # A command-line option too: oslo.config says it itself.
                 ('alloc-manage', 'debug = maybe', '',
                  'Invalid Boolean value: maybe')):

@@ -151,13 +151,19 @@ class TestCreateAllocation(ConductorTestCase):
 class TestConcurrency(ConductorTestCase):
     """50 simultaneous requests for 20 matching nodes, two conductors."""
 
+    #: Simultaneous requests, and the matching nodes they compete for (a
+    #: subclass may run a smaller load that shows the same).
+    clients = 50
+    matching_nodes = 20
+
     def test_fifty_requests_twenty_nodes(self):
+        clients, matching = self.clients, self.matching_nodes
         self.config(workers_pool_size=64, group='conductor')
         managers = [self.start_conductor('c1'), self.start_conductor('c2')]
-        nodes = [f.make_node(self.ctx) for _ in range(20)]
+        nodes = [f.make_node(self.ctx) for _ in range(matching)]
         f.make_node(self.ctx, resource_class='other')
         f.make_node(self.ctx, maintenance=True)
-        barrier = threading.Barrier(50)
+        barrier = threading.Barrier(clients)
         failures = []
 
         def request(i):
@@ -172,18 +178,18 @@ class TestConcurrency(ConductorTestCase):
                 failures.append(exc)
 
         threads = [threading.Thread(target=request, args=(i,))
-                   for i in range(50)]
+                   for i in range(clients)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         self.assertEqual([], failures)
-        items = conductors.wait_processed(self.ctx, 50)
+        items = conductors.wait_processed(self.ctx, clients)
         active = [a for a in items if a.state == alloc_obj.ACTIVE]
         error = [a for a in items if a.state == alloc_obj.ERROR]
-        self.assertEqual(20, len(active))
-        self.assertEqual(30, len(error))
-        self.assertEqual(20, len({a.node_id for a in active}))
+        self.assertEqual(matching, len(active))
+        self.assertEqual(clients - matching, len(error))
+        self.assertEqual(matching, len({a.node_id for a in active}))
         for a in error:
             self.assertIsNone(a.node_id)
             self.assertIn('resource class baremetal', a.last_error)

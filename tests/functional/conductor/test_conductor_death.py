@@ -80,7 +80,7 @@ class ConductorDeathTestCase(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        error = test_rpc_oslo._broker_error()
+        error = test_rpc_oslo.broker_error()
         if error is None:
             error = self._create_database()
         if error:
@@ -184,8 +184,11 @@ class ConductorDeathTestCase(base.TestCase):
         with open(path) as f:
             return f.read()
 
-    def _until(self, check, what, timeout):
-        """Poll ``check`` until true; fail at once if a service exits."""
+    def _until(self, check, what, timeout, progress=None):
+        """Poll ``check`` until true; fail at once if a service exits.
+
+        ``progress``: see ``tests.base.wait_for``.
+        """
         def running_and_check():
             for name, proc in self.procs.items():
                 if proc.poll() is not None and name != 'conductor-0':
@@ -194,7 +197,7 @@ class ConductorDeathTestCase(base.TestCase):
             return check()
         try:
             return base.wait_for(running_and_check, what, timeout=timeout,
-                                 interval=0.2)
+                                 interval=0.2, progress=progress)
         except AssertionError as exc:
             self.fail('%s; API log:\n%s' % (exc, self._log('api')[-5000:]))
 
@@ -299,7 +302,17 @@ class ConductorDeathTestCase(base.TestCase):
             return (len(rows) == NODES
                     and all(state == 'active' for _u, state in rows)
                     and rows)
-        rows = self._until(all_active, 'every allocation to be active', 30)
+        # The victim's allocations are taken over in batches, each as
+        # fast as the machine allows: the wait fails when no allocation
+        # changed for 30 s, not after a fixed time, and then names those
+        # that are not active, with their conductor and node.
+        rows = self._until(all_active, 'every allocation to be active', 30,
+                           progress=lambda: [tuple(row) for row in self._sql(
+                               "SELECT a.uuid, a.state, c.hostname, "
+                               "a.node_id, a.last_error "
+                               "FROM node_allocations a LEFT JOIN "
+                               "conductors c ON c.id = a.conductor_affinity "
+                               "WHERE a.state <> 'active' ORDER BY a.uuid")])
         self.assertEqual(uuids, {uuid for uuid, _state in rows})
         self.assertEqual([], self._sql(
             'SELECT node_id FROM node_allocations GROUP BY node_id '

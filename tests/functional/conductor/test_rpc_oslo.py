@@ -25,7 +25,8 @@ TRANSPORT_URL = os.environ.get('ALLOC_TEST_TRANSPORT_URL',
                                'rabbit://guest:guest@127.0.0.1:5672/')
 
 
-def _broker_error():
+def broker_error():
+    """Why the broker cannot be reached, or None when it can."""
     parsed = urllib.parse.urlparse(TRANSPORT_URL)
     try:
         with socket.create_connection((parsed.hostname, parsed.port or 5672),
@@ -39,7 +40,7 @@ class OsloTransportTestCase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        error = _broker_error()
+        error = broker_error()
         if error:
             if base.IN_CI:
                 self.fail(error)

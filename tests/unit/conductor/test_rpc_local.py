@@ -63,7 +63,8 @@ class CopyEntityTestCase(base.TestCase):
         return obj
 
     def test_every_class_is_covered(self):
-        self.assertEqual({'Allocation', 'Conductor', 'DeferredAction',
+        self.assertEqual({'Allocation', 'AllocationCRUDPayload',
+                          'Conductor', 'DeferredAction',
                           'DeferredActionPayload', 'FirmwareComponent', 'Node',
                           'NodeHistory'},
                          {cls.obj_name() for cls in _classes()})

@@ -143,7 +143,7 @@ class HardwareTypeTestCase(base.TestCase):
         factory = driver_factory.DriverFactory(self.conf)
         node = objects.Node(driver='ipmi', driver_info={})
         factory.check_and_update_node_interfaces(node)
-        self.assertEqual(('ipmi', 'ipmi', 'ipmi', 'fake', 'no-boot',
+        self.assertEqual(('ipmi', 'ipmi', 'ipmi', 'external', 'no-boot',
                           'no-bios'),
                          (node.power_interface, node.management_interface,
                           node.firmware_interface, node.deploy_interface,
@@ -154,8 +154,7 @@ class HardwareTypeTestCase(base.TestCase):
         self.assertEqual(20.0, self.conf.ipmi.command_deadline)
         self.assertEqual(0, self.conf.ipmi.command_retries)
         self.assertEqual(set(common.PROPERTIES),
-                         set(factory.get_properties('ipmi'))
-                         - {'fake_fail_deploy', 'fake_fail_clean'})
+                         set(factory.get_properties('ipmi')))
 
 
 class _FakeSession:

@@ -11,6 +11,7 @@ from oslo_utils import uuidutils
 
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import microversion as mv
+from alloc_framework.api.baremetal import notify
 from alloc_framework.api.baremetal import policy
 from alloc_framework.api.baremetal.schemas import allocation as schema
 from alloc_framework.api.baremetal import util
@@ -343,17 +344,26 @@ def create_allocation(req):
     node = None
     if body.get('node') is not None:
         node = _backfill(req, body, values)
-    # Without a UUID the RPC client generates one before it asks a
-    # conductor (a creation sent again to another conductor is then never
-    # made twice) and says so: the conductor skips the check that no node
-    # carries it as instance_uuid.
+    node_uuid = node.uuid if node else None
+    # The UUID is fixed before the conductor is asked: the notifications
+    # name it, and a creation sent again to another conductor is never
+    # made twice. A UUID generated here is new, which the RPC client tells
+    # the conductor: it skips the check that no node carries it as
+    # instance_uuid.
+    generated = values['uuid'] is None
+    if generated:
+        values['uuid'] = uuidutils.generate_uuid()
     allocation = Allocation(req.context, **{k: v for k, v in values.items()
                                             if v is not None})
-    # The conductor returns the allocation as created (``allocating``, or
-    # ``active`` for a backfill); a client polls for the outcome.
-    allocation = req.rpcapi.create_allocation(req.context, allocation)
+    notify.start(req, allocation, 'create', node_uuid)
+    with notify.on_error(req, allocation, 'create', node_uuid):
+        # The conductor returns the allocation as created (``allocating``,
+        # or ``active`` for a backfill); a client polls for the outcome.
+        allocation = req.rpcapi.create_allocation(
+            req.context, allocation, generated_uuid=generated)
+    notify.end(req, allocation, 'create', node_uuid)
     return util.json_response(
-        serialize(req, allocation, node_uuid=node.uuid if node else None),
+        serialize(req, allocation, node_uuid=node_uuid),
         status=201,
         headers={'Location': util.links(req, 'allocations',
                                         allocation.uuid)[0]['href']})
@@ -381,22 +391,31 @@ def update_allocation(req, allocation_ident):
     for name in schema.PATCHABLE:
         if doc[name] != getattr(allocation, name):
             setattr(allocation, name, doc[name])
-    allocation.save(req.context)
+    notify.start(req, allocation, 'update')
+    with notify.on_error(req, allocation, 'update'):
+        allocation.save(req.context)
+    notify.end(req, allocation, 'update')
     return util.json_response(serialize(req, allocation))
 
 
 def _destroy(req, allocation):
+    node = None
     if allocation.node_id:
         try:
             node = node_obj.Node.get_by_id(req.context, allocation.node_id)
         except exception.NodeNotFound:
             node = None
+    node_uuid = node.uuid if node else None
+    notify.start(req, allocation, 'delete', node_uuid)
+    with notify.on_error(req, allocation, 'delete', node_uuid):
         if node is not None:
             # Early, without the node lock, to spare a conductor call; the
-            # conductor decides again under the lock.
+            # conductor decides again under the lock (a refusal is an
+            # error of the deletion either way).
             node_reservation.verify_node_for_deallocation(node,
                                                           allocation.uuid)
-    req.rpcapi.destroy_allocation(req.context, allocation)
+        req.rpcapi.destroy_allocation(req.context, allocation)
+    notify.end(req, allocation, 'delete', node_uuid)
     return util.no_content()
 
 

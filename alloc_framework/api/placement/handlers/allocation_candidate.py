@@ -5,10 +5,16 @@
 left (see ``candidate_explanation.explain_candidates``), read in the
 transaction of the search it explains. Without it the answer is the
 reference's.
+
+The search and the encoding of its answer stop at ``[placement]
+candidates_deadline`` (503 ``placement.query.deadline``), or as soon as
+the client closes its connection when the server lets us see it
+(``common.deadline``; the database side is ``db.deadline``).
 """
 
 import re
 
+from oslo_log import log
 from oslo_utils import timeutils
 import webob.exc
 
@@ -23,10 +29,15 @@ from alloc_framework.api.placement import response
 from alloc_framework.api.placement.schemas import \
     allocation_candidate as schema
 from alloc_framework.api.placement import wsgi_wrapper
+from alloc_framework.common import deadline as deadline_mod
+from alloc_framework.common import exception as common_exc
+from alloc_framework.common import wsgi_service
 from alloc_framework.objects.placement import allocation_candidate as ac_obj
 from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import candidate_explanation
 from alloc_framework.objects.placement import exception
+
+LOG = log.getLogger(__name__)
 
 _PREFIXES = ('resources', 'required', 'member_of', 'in_tree')
 _KEY = re.compile(r'^(%s)(%s)?$' % ('|'.join(_PREFIXES), schema.GROUP_PAT))
@@ -210,12 +221,13 @@ class _Names(dict):
         return name
 
 
-def _allocation_requests(context, candidates, want):
+def _allocation_requests(context, candidates, want, deadline):
     """Yield the allocation request of each candidate, in order."""
     rc_names = _Names(context, attribute_cache.rc_name)
     as_dict = want.matches(microversion.ALLOCATIONS_DICT)
     mappings = want.matches(microversion.ALLOCATION_MAPPINGS)
     for candidate in candidates:
+        deadline.check()
         by_provider = {}
         for (rp, rc_id), amount in candidate.allocations.items():
             rc = rc_names[rc_id]
@@ -236,7 +248,8 @@ def _allocation_requests(context, candidates, want):
         yield result
 
 
-def _provider_summaries(context, providers, candidates, requested, want):
+def _provider_summaries(context, providers, candidates, requested, want,
+                        deadline):
     """Yield ``(uuid, summary)`` of each provider to describe, in order."""
     if not want.matches(microversion.CANDIDATES_NESTED):
         # Only the providers of the allocation requests.
@@ -248,6 +261,7 @@ def _provider_summaries(context, providers, candidates, requested, want):
     rc_names = _Names(context, attribute_cache.rc_name)
     trait_names = _Names(context, attribute_cache.trait_name)
     for rp in providers.values():
+        deadline.check()
         resources = {}
         for rc_id in rp.inventories:
             rc = rc_names[rc_id]
@@ -262,6 +276,25 @@ def _provider_summaries(context, providers, candidates, requested, want):
             summary['parent_provider_uuid'] = rp.parent_uuid
             summary['root_provider_uuid'] = rp.root_uuid
         yield rp.uuid, summary
+
+
+def _deadline(req, conf):
+    """The Deadline of this request's search and encoding."""
+    return deadline_mod.Deadline(
+        conf.candidates_deadline, '[placement] candidates_deadline',
+        client=req.environ.get(wsgi_service.CLIENT_CONNECTION))
+
+
+def _stopped(req, exc):
+    """The 503 of a request whose work was stopped (``exc`` says why)."""
+    if isinstance(exc, common_exc.ClientGone):
+        LOG.info('%s %s: the client went away; the allocation candidates '
+                 'search was stopped', req.method, req.path_qs)
+        code = errors.QUERY_CLIENT_GONE
+    else:
+        LOG.warning('%s %s: %s', req.method, req.path_qs, exc)
+        code = errors.QUERY_DEADLINE
+    return webob.exc.HTTPServiceUnavailable(str(exc), comment=code)
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -284,11 +317,15 @@ def list_allocation_candidates(req):
             'The "group_policy" parameter is required when specifying '
             'more than one "resources{N}" parameter.')
     conf = context.config.placement
+    deadline = _deadline(req, conf)
     try:
         candidates, providers, explanation = candidate_explanation.search(
             context, list(groups.values()), wide,
             max_candidates=conf.max_allocation_candidates,
-            randomize=conf.randomize_allocation_candidates, explain=explain)
+            randomize=conf.randomize_allocation_candidates, explain=explain,
+            deadline=deadline)
+    except (common_exc.DeadlineExceeded, common_exc.ClientGone) as exc:
+        raise _stopped(req, exc)
     except exception.ResourceClassNotFound as exc:
         raise webob.exc.HTTPBadRequest(
             'Invalid resource class in resources parameter: %s' % exc)
@@ -299,12 +336,15 @@ def list_allocation_candidates(req):
         requested |= set(group.resources)
     # Encoded a candidate and a provider at a time: an answer of many
     # candidates is never held as nested dicts and lists all at once.
-    body = [
-        ('allocation_requests', response.json_list(
-            _allocation_requests(context, candidates, want))),
-        ('provider_summaries', response.json_object(_provider_summaries(
-            context, providers, candidates, requested, want))),
-    ]
+    try:
+        body = [
+            ('allocation_requests', response.json_list(
+                _allocation_requests(context, candidates, want, deadline))),
+            ('provider_summaries', response.json_object(_provider_summaries(
+                context, providers, candidates, requested, want, deadline))),
+        ]
+    except (common_exc.DeadlineExceeded, common_exc.ClientGone) as exc:
+        raise _stopped(req, exc)
     if explain:
         body.append(('explanation',
                      response.json_text(_explanation(explanation))))

@@ -297,23 +297,26 @@ def translate(node, info, exc):
     if isinstance(exc, sushy_exc.ConnectionError):
         return exception.RedfishConnectionError(
             error='Redfish BMC of %s did not answer: %s'
-                  % (where, _short(exc)))
+                  % (where, short(exc)))
     if isinstance(exc, sushy_exc.ResourceNotFoundError):
         return exception.RedfishError(
             error='Redfish resource not found for %s (check '
-                  'redfish_system_id): %s' % (where, _short(exc)))
+                  'redfish_system_id): %s' % (where, short(exc)))
     if isinstance(exc, sushy_exc.UnknownDefaultError):
         return exception.RedfishError(
             error='The Redfish BMC of %s manages several systems: set '
                   'redfish_system_id.' % where)
     return exception.RedfishError(
-        error='Redfish request for %s failed: %s' % (where, _short(exc)),
+        error='Redfish request for %s failed: %s' % (where, short(exc)),
         status=getattr(exc, 'status_code', None))
 
 
-def _short(exc):
-    # The error of a timed-out or refused connection is a long chain of
-    # reprs; its last line says what happened.
+def short(exc):
+    """The message of a sushy error, cut to 400 characters.
+
+    The error of a timed-out or refused connection is a long chain of
+    reprs; its start says what happened.
+    """
     text = str(getattr(exc, 'message', None) or exc)
     return text if len(text) < 400 else text[:397] + '...'
 

@@ -129,6 +129,39 @@ class TestIronicClient(ClientTestCase):
                                   'parent', 'unhold')
         self.assertIn('enroll', str(error))
 
+    def test_conductors_drivers_validate_boot_device(self):
+        from ironicclient import exc
+
+        ironic = self.client()
+        conductors = ironic.conductor.list(detail=True)
+        self.assertEqual([('test-host', True, ['fake-hardware'])],
+                         [(c.hostname, c.alive, c.drivers)
+                          for c in conductors])
+        self.assertEqual('test-host',
+                         ironic.conductor.get('test-host').hostname)
+        drivers = ironic.driver.list(detail=True)
+        self.assertEqual([('fake-hardware', 'dynamic', 'fake')],
+                         [(d.name, d.type, d.default_power_interface)
+                          for d in drivers])
+        self.assertEqual(['test-host'],
+                         ironic.driver.get('fake-hardware').hosts)
+        self.assertIn('fake_fail_power',
+                      ironic.driver.properties('fake-hardware'))
+        node = ironic.node.create(driver='fake-hardware', name='ic-v-node')
+        verdicts = ironic.node.validate(node.uuid).to_dict()
+        self.assertEqual({'result': True, 'reason': None},
+                         verdicts['power'])
+        ironic.node.set_boot_device(node.uuid, 'cdrom', persistent=True)
+        self.assertEqual({'boot_device': 'cdrom', 'persistent': True},
+                         ironic.node.get_boot_device(node.uuid))
+        self.assertIn('cdrom', ironic.node.get_supported_boot_devices(
+            node.uuid)['supported_boot_devices'])
+        error = self.assertRaises(exc.BadRequest,
+                                  ironic.node.set_boot_device, node.uuid,
+                                  'floppy')
+        self.assertIn('floppy', str(error))
+        self.assertRaises(exc.NotFound, ironic.conductor.get, 'nope')
+
 
 class BaremetalCommandTestCase(ClientTestCase):
     """Runs the real ``openstack baremetal`` commands against the API."""
@@ -286,11 +319,20 @@ class TestBaremetalCommand(BaremetalCommandTestCase):
         shown = json.loads(self.run_cli(
             'baremetal', 'conductor', 'show', 'test-host', '-f', 'json'))
         self.assertEqual(['fake-hardware'], shown['drivers'])
+        long = json.loads(self.run_cli(
+            'baremetal', 'conductor', 'list', '--long', '-f', 'json'))
+        self.assertEqual(['fake-hardware'], _get(long[0], 'drivers'))
         drivers = json.loads(self.run_cli(
             'baremetal', 'driver', 'list', '-f', 'json'))
         self.assertEqual([('fake-hardware', 'test-host')],
                          [(_get(d, 'name'), _get(d, 'hosts'))
                           for d in drivers])
+        long = json.loads(self.run_cli(
+            'baremetal', 'driver', 'list', '--long', '--type', 'dynamic',
+            '-f', 'json'))
+        self.assertEqual([('fake-hardware', 'fake')],
+                         [(_get(d, 'name'), _get(d, 'default_power_interface'))
+                          for d in long])
         shown = json.loads(self.run_cli(
             'baremetal', 'driver', 'show', 'fake-hardware', '-f', 'json'))
         self.assertEqual('fake', shown['default_power_interface'])
@@ -389,6 +431,8 @@ class TestOpenStackSDK(ClientTestCase):
                              shard='rack-9')])
 
     def test_conductors_drivers_validate_boot_device(self):
+        from openstack import exceptions
+
         conn = self.connection()
         self.assertEqual(['test-host'],
                          [c.hostname for c in conn.baremetal.conductors()])
@@ -409,3 +453,21 @@ class TestOpenStackSDK(ClientTestCase):
             node)['boot_device'])
         self.assertIn('disk', conn.baremetal.get_node_supported_boot_devices(
             node)['supported_boot_devices'])
+        conn.baremetal.set_node_boot_device(node, 'pxe', persistent=True)
+        self.assertEqual({'boot_device': 'pxe', 'persistent': True},
+                         conn.baremetal.get_node_boot_device(node))
+        self.assertRaises(exceptions.BadRequestException,
+                          conn.baremetal.set_node_boot_device, node,
+                          'floppy')
+        # The default check: boot, deploy and power must pass.
+        self.assertTrue(conn.baremetal.validate_node(node)['deploy'].result)
+        # openstacksdk's ``details=True`` sends no detail query for
+        # conductors (its query name is ``detail``); the API's parameter
+        # works when given by that name.
+        detailed = list(conn.baremetal.conductors(detail=True))
+        self.assertEqual([['fake-hardware']], [c.drivers for c in detailed])
+        drivers = list(conn.baremetal.drivers(details=True))
+        self.assertEqual([['fake']],
+                         [d.enabled_deploy_interfaces for d in drivers])
+        self.assertRaises(exceptions.NotFoundException,
+                          conn.baremetal.get_conductor, 'nope')

@@ -5,7 +5,10 @@ and ``randomize_allocation_candidates`` changes where it starts."""
 from unittest import mock
 
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import allocation_candidate
 from tests.functional.api.placement import base
 
@@ -268,3 +271,163 @@ class ClassCountsPerApplicationTestCase(base.PlacementAppTestCase):
         self.assertIs(used[0], used[1])
         # ... which the other never sees.
         self.assertIsNot(used[0], used[2])
+
+
+class FilteredSearchTestCase(base.PlacementAppTestCase):
+    """The aggregates and traits of a request narrow the trees the search
+    reads: a tree none of whose providers is in the aggregates or has the
+    trait (nor anchored to a sharing provider that could serve the
+    request) is never read, and the candidates are those every provider
+    checked one by one gives."""
+
+    def setUp(self):
+        super().setUp()
+        self.agg = uuidutils.generate_uuid()
+        shared = uuidutils.generate_uuid()
+        for name in ('CUSTOM_FAST', 'CUSTOM_SLOW'):
+            self.assertEqual(201, self.request(
+                'PUT', '/traits/%s' % name).status_code)
+        self.flat = []
+        for index in range(12):
+            traits = []
+            if index % 3 == 0:
+                traits.append('CUSTOM_FAST')
+            if index % 4 == 0:
+                traits.append('CUSTOM_SLOW')
+            self.flat.append(self.create_provider(
+                'cn%d' % index,
+                {'VCPU': {'total': 4}, 'DISK_GB': {'total': 100}},
+                traits=traits, aggs=[self.agg] if index % 2 == 0 else []))
+        # A nested tree: the disk and CUSTOM_SLOW on the root, which is in
+        # no aggregate; the child has CUSTOM_FAST and is in the aggregate.
+        self.nested = self.create_provider('n', {'DISK_GB': {'total': 100}},
+                                           traits=['CUSTOM_SLOW'])
+        self.child = self.create_provider(
+            'n-numa', {'VCPU': {'total': 4}}, traits=['CUSTOM_FAST'],
+            aggs=[self.agg], parent=self.nested)
+        # A compute node without disk, anchored to a sharing provider with
+        # CUSTOM_FAST.
+        self.storage = self.create_provider(
+            'storage', {'DISK_GB': {'total': 1000}},
+            traits=['MISC_SHARES_VIA_AGGREGATE', 'CUSTOM_FAST'],
+            aggs=[shared])
+        self.diskless = self.create_provider(
+            'diskless', {'VCPU': {'total': 4}}, aggs=[shared])
+
+    def _search(self, query):
+        """``([sorted providers of each candidate], {uuids of the roots
+        of the trees read})``."""
+        read = set()
+        real = allocation_candidate._load_trees
+
+        def spy(context, root_ids, rps):
+            real(context, root_ids, rps)
+            read.update(rps[root_id].uuid for root_id in root_ids)
+
+        with mock.patch.object(allocation_candidate, '_load_trees', spy):
+            resp = self.request('GET', '/allocation_candidates?' + query)
+        self.assertEqual(200, resp.status_code, resp.text)
+        found = [sorted(req['allocations'])
+                 for req in resp.json['allocation_requests']]
+        return found, read
+
+    def test_member_of(self):
+        found, read = self._search(
+            'resources=VCPU:1,DISK_GB:10&member_of=%s' % self.agg)
+        # The nested tree is read (its child is in the aggregate) but its
+        # disk is not: its root is in no aggregate. The trees anchored to
+        # the sharing provider are read too (it might have been in the
+        # aggregate), and give nothing.
+        self.assertEqual([[uuid] for uuid in self.flat[::2]], found)
+        self.assertEqual(set(self.flat[::2]) | {self.nested, self.storage,
+                                                self.diskless}, read)
+
+    def test_required_trait(self):
+        found, read = self._search(
+            'resources=VCPU:1,DISK_GB:10&required=CUSTOM_FAST&limit=20')
+        # The child brings the trait to its tree, the sharing provider to
+        # the diskless node.
+        self.assertEqual(
+            [[self.flat[i]] for i in range(0, 12, 3)] +
+            [sorted([self.nested, self.child]),
+             sorted([self.diskless, self.storage])], found)
+        self.assertEqual(
+            set(self.flat[::3]) | {self.nested, self.storage,
+                                   self.diskless}, read)
+
+    def test_forbidden_trait(self):
+        found, read = self._search(
+            'resources=VCPU:1,DISK_GB:10&required=!CUSTOM_SLOW')
+        # The nested tree's root has the trait: its disk is not allowed.
+        self.assertEqual(
+            [[self.flat[i]] for i in range(12) if i % 4] +
+            [sorted([self.diskless, self.storage])], found)
+        self.assertFalse(read & set(self.flat[::4]))
+        self.assertIn(self.nested, read)
+
+    def test_rare_trait_drives(self):
+        # One provider has the trait: the search checks its tree and the
+        # trees anchored to the sharing provider (which might have had
+        # it), not the others.
+        self.assertEqual(201, self.request(
+            'PUT', '/traits/CUSTOM_RARE').status_code)
+        resp = self.request(
+            'PUT', '/resource_providers/%s/traits' % self.flat[5],
+            json={'traits': ['CUSTOM_RARE'],
+                  'resource_provider_generation': 1})
+        self.assertEqual(200, resp.status_code, resp.text)
+        checked = []
+        real = allocation_candidate._driver_roots
+
+        def spy(*args):
+            found = real(*args)
+            checked.extend(found)
+            return found
+
+        with mock.patch.object(allocation_candidate, '_driver_roots', spy):
+            found, read = self._search(
+                'resources=VCPU:1,DISK_GB:10&required=CUSTOM_RARE')
+        self.assertEqual([[self.flat[5]]], found)
+        self.assertEqual(3, len(checked))
+        self.assertEqual({self.flat[5], self.storage, self.diskless}, read)
+
+    def test_unknown_aggregate(self):
+        found, read = self._search(
+            'resources=VCPU:1&member_of=%s' % uuidutils.generate_uuid())
+        self.assertEqual([], found)
+        self.assertEqual(set(), read)
+
+
+class TreeOrderTestCase(base.PlacementAppTestCase):
+    """The room of a tree is looked up from its providers, then their
+    inventories, on every database: SQLite is told the order of the
+    join (``CROSS JOIN``), the others plan it from their statistics and
+    get a plain ``JOIN``."""
+
+    def test_room_starts_from_the_tree(self):
+        engine = db_api.get_engine()
+        self.create_provider('cn', {'VCPU': {'total': 4}})
+        classes = models.ResourceClass.__table__
+        with engine.connect() as conn:
+            vcpu = conn.execute(sa.select(classes.c.id).where(
+                classes.c.name == 'VCPU')).scalar_one()
+        query = sa.select(allocation_candidate.RP_TBL.c.id).where(
+            allocation_candidate._tree_has_room(vcpu, 1, per_row=False))
+        sql = str(query.compile(dialect=engine.dialect,
+                                compile_kwargs={'literal_binds': True}))
+        if engine.dialect.name == 'sqlite':
+            self.assertIn('member CROSS JOIN inventories AS inv ON', sql)
+            with engine.connect() as conn:
+                plan = ' '.join(row[-1] for row in conn.exec_driver_sql(
+                    'EXPLAIN QUERY PLAN ' + sql))
+            # The providers of the tree by the index of their root, each
+            # inventory by its provider: never every inventory of the
+            # class.
+            self.assertIn('resource_providers_root_provider_id_idx', plan)
+            self.assertNotIn('inventories_resource_class_id', plan)
+        else:
+            self.assertNotIn('CROSS JOIN', sql)
+            self.assertIn('JOIN inventories AS inv ON', sql)
+        # The same rows either way.
+        with engine.connect() as conn:
+            self.assertEqual(1, len(conn.execute(query).all()))

@@ -3,7 +3,8 @@
 * :class:`SushyEmulator`: sushy-tools' ``sushy-emulator --fake`` (one fake
   system, HTTP basic authentication, power changes applied after a random
   delay of up to ~11 s, as real BMCs do).
-* :class:`FirmwareBMC`: :mod:`.firmware_bmc`, a BMC that updates firmware.
+* :class:`FirmwareBMC`: :mod:`.firmware_bmc`, a BMC that updates firmware
+  and boots ISOs from virtual media with one-time boot overrides.
 * :class:`SilentBMC`: a socket that accepts connections and never answers.
 
 Each fixture waits until its BMC answers and kills the process at
@@ -110,12 +111,14 @@ class FirmwareBMC(_Process):
         owner: ``none``, ``related`` or ``active`` (see the module).
     :param inventory_versions_only: only the inventory tells versions.
     :param empty_inventory: the FirmwareInventory lists no member.
+    :param refuse_media: every virtual media insertion answers 400.
+    :param cd_media: whether a virtual media device takes CDs.
     """
 
     def __init__(self, task_polls=2, bmc_reset=2.0, power_delay=0.0,
                  processors=None, processors_error=False, systems=1,
                  firmware_links=None, inventory_versions_only=False,
-                 empty_inventory=False):
+                 empty_inventory=False, refuse_media=False, cd_media=True):
         super().__init__()
         self.options = ['--task-polls', str(task_polls),
                         '--bmc-reset', str(bmc_reset),
@@ -128,6 +131,10 @@ class FirmwareBMC(_Process):
             self.options.append('--inventory-versions-only')
         if empty_inventory:
             self.options.append('--empty-inventory')
+        if refuse_media:
+            self.options.append('--refuse-media')
+        if not cd_media:
+            self.options.append('--no-cd-media')
         if processors is not None:
             self.options.append('--processors=%s' % ','.join(processors))
         if processors_error:

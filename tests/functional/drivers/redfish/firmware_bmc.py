@@ -36,9 +36,21 @@ the ``redfish`` firmware interface is written for:
   ``Status.State`` after a colon, ``Enabled`` by default; an empty value
   gives an empty collection); without it the system has none. With
   ``--processors-error`` the collection and its members answer 500;
+* each Manager has ``VirtualMedia`` devices ``Cd`` (CD, DVD) and
+  ``Floppy`` (Floppy, USBStick) with the ``InsertMedia`` and
+  ``EjectMedia`` actions. Inserting fetches the image (an http(s) URL,
+  10 s at most) and answers 400 when it cannot, or when the device
+  already holds media (eject first); with ``--refuse-media`` every
+  insertion answers 400; ``--no-cd-media`` leaves ``Cd`` out;
+* the system's boot source override (``Boot``, PATCH) keeps
+  ``BootSourceOverrideEnabled``: a ``Once`` override is used by the next
+  power on and then ``Disabled``, as real BMCs do. Each power on is
+  recorded as a boot: the device it booted from and, for ``Cd``, the
+  image inserted then;
 * ``GET /_emulator`` (no authentication) shows counters for tests
   (``versions`` and ``power`` of the first system, ``systems``: those of
-  each system by id, with the ``Targets`` of its SimpleUpdates).
+  each system by id, with the ``Targets`` of its SimpleUpdates, its
+  ``boots`` and its ``media``).
 
 Run: ``python firmware_bmc.py --port N`` (it imports nothing of ours).
 """
@@ -51,6 +63,7 @@ import re
 import socketserver
 import threading
 import time
+from urllib import request as urlrequest
 from wsgiref import simple_server
 
 SYSTEMS = '/redfish/v1/Systems'
@@ -62,6 +75,8 @@ MONITORS = '/redfish/v1/TaskService/TaskMonitors/'
 TASKS = '/redfish/v1/TaskService/Tasks/'
 BIOS_DEFAULTS = {'BootMode': 'Uefi', 'ProcTurboMode': 'Enabled',
                  'SriovGlobalEnable': 'Disabled'}
+MEDIA_DEVICES = {'Cd': ['CD', 'DVD'], 'Floppy': ['Floppy', 'USBStick']}
+BOOT_TARGETS = ['None', 'Pxe', 'Hdd', 'Cd', 'BiosSetup']
 
 
 class System:
@@ -85,6 +100,15 @@ class System:
         self.bios_pending = {}
         self.processors = _parse_processors(args.processors)
         self.targets = []
+        self.media_path = self.manager + '/VirtualMedia'
+        # Without a CD device (--no-cd-media), only the Floppy one.
+        self.devices = {name: types for name, types in MEDIA_DEVICES.items()
+                        if name != 'Cd' or not args.no_cd_media}
+        self.media = {name: {'Image': None, 'Inserted': False}
+                      for name in self.devices}
+        self.boot = {'BootSourceOverrideEnabled': 'Disabled',
+                     'BootSourceOverrideTarget': 'None'}
+        self.boots = []
 
     @property
     def power(self):
@@ -96,7 +120,21 @@ class System:
 
     def state(self):
         return {'versions': self.versions, 'power': self.power,
-                'targets': self.targets}
+                'targets': self.targets, 'boots': self.boots,
+                'media': self.media, 'boot': self.boot}
+
+    def booted(self):
+        """The system powers on: it boots what the override says."""
+        device = 'Hdd'
+        if self.boot['BootSourceOverrideEnabled'] != 'Disabled':
+            device = self.boot['BootSourceOverrideTarget']
+            if self.boot['BootSourceOverrideEnabled'] == 'Once':
+                self.boot = {'BootSourceOverrideEnabled': 'Disabled',
+                             'BootSourceOverrideTarget': 'None'}
+        cd = self.media.get('Cd') or {}
+        image = (cd.get('Image') if device == 'Cd' and cd.get('Inserted')
+                 else None)
+        self.boots.append({'device': device, 'image': image})
 
 
 class BMC:
@@ -170,7 +208,14 @@ class BMC:
             if self.links == 'active':
                 doc['Links'] = {'ActiveSoftwareImage': {
                     '@odata.id': system.members['bmc']}}
+            doc['VirtualMedia'] = {'@odata.id': system.media_path}
             return doc
+        if path == system.media_path:
+            return _collection(path, [system.media_path + '/' + name
+                                      for name in system.devices])
+        for name, types in system.devices.items():
+            if path == system.media_path + '/' + name:
+                return self.media_doc(system, name, types)
         for component, owner in (('bmc', system.manager),
                                  ('bios', system.path)):
             if path == system.members[component]:
@@ -207,8 +252,9 @@ class BMC:
         doc = {
             '@odata.id': system.path, 'Id': system.id, 'Name': system.id,
             'PowerState': system.power,
-            'Boot': {'BootSourceOverrideEnabled': 'Disabled',
-                     'BootSourceOverrideTarget': 'None'},
+            'Boot': dict(system.boot, **{
+                'BootSourceOverrideTarget@Redfish.AllowableValues':
+                    BOOT_TARGETS}),
             'Links': {'ManagedBy': [{'@odata.id': system.manager}]},
             'Bios': {'@odata.id': system.bios_path},
             'Actions': {'#ComputerSystem.Reset': {
@@ -220,6 +266,42 @@ class BMC:
         if system.processors is not None:
             doc['Processors'] = {'@odata.id': system.processors_path}
         return doc
+
+    def media_doc(self, system, name, types):
+        path = system.media_path + '/' + name
+        media = system.media[name]
+        image = media['Image']
+        return {'@odata.id': path, 'Id': name, 'Name': 'Virtual ' + name,
+                'MediaTypes': types, 'Image': image,
+                'ImageName': image.rsplit('/', 1)[-1] if image else None,
+                'Inserted': media['Inserted'], 'WriteProtected': True,
+                'ConnectedVia': 'URI' if image else 'NotConnected',
+                'Actions': {
+                    '#VirtualMedia.InsertMedia': {
+                        'target': path + '/Actions/VirtualMedia.InsertMedia'},
+                    '#VirtualMedia.EjectMedia': {
+                        'target': path + '/Actions/VirtualMedia.EjectMedia'}}}
+
+    def insert_media(self, system, name, body):
+        media = system.media[name]
+        if self.args.refuse_media:
+            return 400, {}, _error('The virtual media service is '
+                                   'unavailable.')
+        if media['Inserted']:
+            return 400, {}, _error('Virtual media %s already holds an '
+                                   'image: eject it first.' % name)
+        url = body.get('Image') or ''
+        if not re.match(r'^https?://', url):
+            return 400, {}, _error('Image must be an http or https URL.')
+        try:
+            # Fetched in the request, as sushy-tools does: the lock is
+            # held, which a test BMC can afford.
+            with urlrequest.urlopen(url, timeout=10) as answer:
+                answer.read()
+        except Exception as exc:
+            return 400, {}, _error('Cannot fetch the image: %s' % exc)
+        media.update(Image=url, Inserted=True)
+        return 204, {}, None
 
     def processor_doc(self, system, path):
         index = path[len(system.processors_path) + 1:]
@@ -308,6 +390,9 @@ class BMC:
         system.bios_pending = {}
         if kind == 'ForceRestart':
             system._power = 'Off'
+        if target == 'On' and (kind == 'ForceRestart'
+                               or system.power != 'On'):
+            system.booted()
         system.pending_power = (target,
                                 time.monotonic() + self.args.power_delay)
         self.counters['resets'].append(kind)
@@ -363,7 +448,29 @@ class BMC:
                 return answer
         return 405, {}, _error('%s %s is not allowed.' % (method, path))
 
+    def set_boot(self, system, boot):
+        target = boot.get('BootSourceOverrideTarget',
+                          system.boot['BootSourceOverrideTarget'])
+        enabled = boot.get('BootSourceOverrideEnabled',
+                           system.boot['BootSourceOverrideEnabled'])
+        if (target not in BOOT_TARGETS or enabled not in (
+                'Disabled', 'Once', 'Continuous')):
+            return 400, {}, _error('Unsupported boot override %r.' % boot)
+        system.boot = {'BootSourceOverrideTarget': target,
+                       'BootSourceOverrideEnabled': enabled}
+        return 204, {}, None
+
     def system_action(self, system, method, path, body):
+        if method == 'PATCH' and path == system.path:
+            return self.set_boot(system, body.get('Boot') or {})
+        if method == 'POST' and path.startswith(system.media_path + '/'):
+            name, _, action = path[len(system.media_path) + 1:].partition(
+                '/Actions/VirtualMedia.')
+            if name in system.devices and action == 'InsertMedia':
+                return self.insert_media(system, name, body)
+            if name in system.devices and action == 'EjectMedia':
+                system.media[name] = {'Image': None, 'Inserted': False}
+                return 204, {}, None
         if method == 'PATCH' and path == system.bios_path + '/Settings':
             unknown = set(body.get('Attributes') or {}) - set(system.bios)
             if unknown:
@@ -453,6 +560,10 @@ def main(argv=None):
                              'system, related for several).')
     parser.add_argument('--empty-inventory', action='store_true',
                         help='The FirmwareInventory lists no member.')
+    parser.add_argument('--refuse-media', action='store_true',
+                        help='Every InsertMedia answers 400.')
+    parser.add_argument('--no-cd-media', action='store_true',
+                        help='No virtual media device takes a CD or DVD.')
     parser.add_argument('--inventory-versions-only', action='store_true',
                         help='No BiosVersion or FirmwareVersion: only the '
                              'inventory tells the versions.')

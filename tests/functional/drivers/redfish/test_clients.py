@@ -1,11 +1,15 @@
 """Redfish nodes with the ``alloc`` CLI and the ``openstack baremetal``
-commands of python-ironicclient, over HTTP, against sushy-emulator."""
+commands of python-ironicclient, over HTTP, against sushy-emulator; the
+deployments boot an ISO that a local HTTP server serves."""
 
 import json
+
+import requests
 
 from tests import base as tests_base
 from tests.functional.api.baremetal import test_clients
 from tests.functional.cli import base as cli_base
+from tests.functional.drivers.ipmi import fixture as ipmi_fixture
 from tests.functional.drivers import redfish
 from tests.functional.drivers.redfish import emulators
 
@@ -13,11 +17,29 @@ from tests.functional.drivers.redfish import emulators
 POWER_WAIT = 40
 
 
+ISO_PATH = '/images/instance.iso'
+
+
 def _driver_info_options(flag, bmc, path):
     options = []
     for key, value in bmc.driver_info(redfish_system_id=path).items():
         options += [flag, '%s=%s' % (key, value)]
     return options
+
+
+def _virtual_cd(bmc):
+    """The virtual CD of the emulator's Manager, as the BMC shows it."""
+    def get(path):
+        return requests.get(bmc.address + path, timeout=10, auth=(
+            emulators.USERNAME, emulators.PASSWORD)).json()
+    manager = get(get('/redfish/v1/Managers')['Members'][0]['@odata.id'])
+    return get(manager['VirtualMedia']['@odata.id'] + '/Cd')
+
+
+def _iso_server(test):
+    images = test.useFixture(ipmi_fixture.ImageServer(
+        {ISO_PATH: b'CD001' + b'\0' * 2043}))
+    return images.url + ISO_PATH
 
 
 class TestAllocCLI(cli_base.BaremetalCLITestCase):
@@ -60,6 +82,42 @@ class TestAllocCLI(cli_base.BaremetalCLITestCase):
         err = self.alloc_fails('baremetal', 'node', 'boot', 'device', 'set',
                                'rf-cli', 'floppy')
         self.assertIn('Invalid boot_device floppy', err)
+
+    def test_deploy_from_virtual_media_and_undeploy(self):
+        iso_url = _iso_server(self)
+        path = self.bmc.system_path()
+        node = self.alloc('baremetal', 'node', 'create', '--driver',
+                          'redfish', '--name', 'rf-deploy',
+                          *_driver_info_options('--driver-info', self.bmc,
+                                                path))
+        self.assertEqual('ramdisk', node['deploy_interface'])
+        self.assertEqual('redfish-virtual-media', node['boot_interface'])
+        for verb in ('manage', 'provide'):
+            self.alloc('baremetal', 'node', verb, 'rf-deploy', '--wait',
+                       '30', fmt=None)
+        err = self.alloc_fails('baremetal', 'node', 'deploy', 'rf-deploy')
+        self.assertIn('instance_info.boot_iso', err)
+
+        self.alloc('baremetal', 'node', 'set', 'rf-deploy',
+                   '--instance-info', 'boot_iso=%s' % iso_url, fmt=None)
+        self.alloc('baremetal', 'node', 'deploy', 'rf-deploy', '--wait',
+                   str(POWER_WAIT), fmt=None)
+        shown = self.alloc('baremetal', 'node', 'show', 'rf-deploy')
+        self.assertEqual('active', shown['provision_state'])
+        self.assertEqual('power on', shown['power_state'])
+        cd = _virtual_cd(self.bmc)
+        self.assertEqual((True, iso_url), (cd['Inserted'], cd['Image']))
+        self.assertEqual({'boot_device': 'cdrom', 'persistent': True},
+                         self.alloc('baremetal', 'node', 'boot', 'device',
+                                    'show', 'rf-deploy'),
+                         'the emulator keeps every override Continuous')
+
+        self.alloc('baremetal', 'node', 'undeploy', 'rf-deploy', '--wait',
+                   str(POWER_WAIT), fmt=None)
+        shown = self.alloc('baremetal', 'node', 'show', 'rf-deploy')
+        self.assertEqual('available', shown['provision_state'])
+        self.assertEqual('power off', shown['power_state'])
+        self.assertFalse(_virtual_cd(self.bmc)['Inserted'])
 
 
 class TestOpenStackBaremetal(test_clients.BaremetalCommandTestCase):
@@ -110,3 +168,37 @@ class TestOpenStackBaremetal(test_clients.BaremetalCommandTestCase):
                                     'set', 'rf-osc', 'bios')
         self.assertNotEqual(0, failed.returncode)
         self.assertIn('Invalid boot_device bios', failed.stderr)
+
+    def test_deploy_from_virtual_media_and_undeploy(self):
+        iso_url = _iso_server(self)
+        path = self.bmc.system_path()
+        node = json.loads(self.run_cli(
+            'baremetal', 'node', 'create', '--driver', 'redfish', '--name',
+            'rf-osc', *_driver_info_options('--driver-info', self.bmc, path),
+            '-f', 'json'))
+        self.assertEqual('ramdisk', node['deploy_interface'])
+        self.run_cli('baremetal', 'node', 'manage', 'rf-osc', '--wait', '30')
+        self.run_cli('baremetal', 'node', 'provide', 'rf-osc', '--wait',
+                     '30')
+        failed = self.openstack.run('baremetal', 'node', 'deploy', 'rf-osc')
+        self.assertNotEqual(0, failed.returncode)
+        self.assertIn('instance_info.boot_iso', failed.stderr)
+        self.assertNotIn('Traceback', failed.stderr)
+
+        self.run_cli('baremetal', 'node', 'set', 'rf-osc', '--instance-info',
+                     'boot_iso=%s' % iso_url)
+        self.run_cli('baremetal', 'node', 'deploy', 'rf-osc', '--wait',
+                     str(POWER_WAIT))
+        shown = self.show()
+        self.assertEqual('active', shown['provision_state'])
+        self.assertEqual('power on', shown['power_state'])
+        self.assertIsNone(shown['last_error'])
+        cd = _virtual_cd(self.bmc)
+        self.assertEqual((True, iso_url), (cd['Inserted'], cd['Image']))
+
+        self.run_cli('baremetal', 'node', 'undeploy', 'rf-osc', '--wait',
+                     str(POWER_WAIT))
+        shown = self.show()
+        self.assertEqual('available', shown['provision_state'])
+        self.assertEqual('power off', shown['power_state'])
+        self.assertFalse(_virtual_cd(self.bmc)['Inserted'])

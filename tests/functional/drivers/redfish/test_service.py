@@ -11,6 +11,7 @@ flashed.
 
 from alloc_framework.common import states
 from tests import base as tests_base
+from tests.functional.drivers.ipmi import fixture as ipmi_fixture
 from tests.functional.drivers.redfish import emulators
 from tests.functional.drivers.redfish import test_nodes
 
@@ -56,7 +57,11 @@ class TestFirmwareThroughTheAPI(test_nodes.RedfishNodeTestCase):
                                    timeout=timeout, interval=0.2)
 
     def test_service_an_active_node(self):
-        node = self.create(self.bmc.driver_info())
+        # The node is deployed for real: an ISO from virtual media.
+        images = self.useFixture(ipmi_fixture.ImageServer(
+            {'/instance.iso': b'CD001'}))
+        node = self.create(self.bmc.driver_info(), instance_info={
+            'boot_iso': images.url + '/instance.iso'})
         uuid = node['uuid']
         self.provision(uuid, 'manage')
         self.wait_state(uuid, states.MANAGEABLE)

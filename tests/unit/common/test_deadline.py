@@ -1,0 +1,83 @@
+"""``common.deadline``: the time limit and the watcher thread."""
+
+import socket
+import threading
+import time
+
+from alloc_framework.common import deadline as deadline_mod
+from alloc_framework.common import exception
+from tests import base
+
+OPTION = '[placement] candidates_deadline'
+
+
+class DeadlineTestCase(base.TestCase):
+    dialect_neutral = True
+
+    def test_no_limit(self):
+        deadline = deadline_mod.Deadline(0, OPTION)
+        self.assertFalse(deadline.active)
+        self.assertIsNone(deadline.remaining())
+        self.assertFalse(deadline.stopped())
+        deadline.check()
+        calls = []
+        with deadline.watch(lambda: calls.append(1)):
+            pass
+        self.assertEqual([], calls)
+
+    def test_check_after_the_limit(self):
+        deadline = deadline_mod.Deadline(0.05, OPTION)
+        deadline.check()
+        time.sleep(0.06)
+        exc = self.assertRaises(exception.DeadlineExceeded, deadline.check)
+        self.assertEqual(503, exc.code)
+        self.assertEqual('The request was stopped after 0.05 seconds, the '
+                         'limit set by [placement] candidates_deadline.',
+                         str(exc))
+        self.assertEqual(deadline_mod.DEADLINE, deadline.reason)
+
+    def test_watcher_cancels_once_at_the_limit(self):
+        deadline = deadline_mod.Deadline(0.1, OPTION)
+        cancelled = threading.Event()
+        calls = []
+
+        def cancel():
+            calls.append(time.monotonic())
+            cancelled.set()
+        with deadline.watch(cancel):
+            self.assertTrue(cancelled.wait(10))
+        self.assertEqual(1, len(calls))
+        self.assertEqual(deadline_mod.DEADLINE, deadline.reason)
+
+    def test_no_cancel_after_the_block(self):
+        deadline = deadline_mod.Deadline(0.1, OPTION)
+        calls = []
+        with deadline.watch(lambda: calls.append(1)):
+            pass
+        time.sleep(0.2)
+        self.assertEqual([], calls)
+        # The deadline itself still passed.
+        self.assertRaises(exception.DeadlineExceeded, deadline.check)
+
+    def test_client_gone(self):
+        ours, theirs = socket.socketpair()
+        self.addCleanup(ours.close)
+        deadline = deadline_mod.Deadline(0, OPTION, client=ours)
+        self.assertTrue(deadline.active)
+        cancelled = threading.Event()
+        with deadline.watch(cancelled.set):
+            theirs.close()
+            self.assertTrue(cancelled.wait(10))
+        self.assertEqual(deadline_mod.CLIENT_GONE, deadline.reason)
+        self.assertRaises(exception.ClientGone, deadline.check)
+
+    def test_client_sending_more_is_not_gone(self):
+        # A pipelined request is not the end of the connection.
+        ours, theirs = socket.socketpair()
+        self.addCleanup(ours.close)
+        self.addCleanup(theirs.close)
+        deadline = deadline_mod.Deadline(0.2, OPTION, client=ours)
+        with deadline.watch(lambda: None):
+            theirs.sendall(b'GET / HTTP/1.1\r\n\r\n')
+            time.sleep(0.3)
+        self.assertEqual(deadline_mod.DEADLINE, deadline.reason)
