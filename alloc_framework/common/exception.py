@@ -157,6 +157,10 @@ class NodeHistoryNotFound(NotFound):
     msg_fmt = 'Node history record %(history)s could not be found.'
 
 
+class RunbookNotFound(NotFound):
+    msg_fmt = 'Runbook %(runbook)s could not be found.'
+
+
 class DeferredActionNotFound(NotFound):
     msg_fmt = 'Deferred action %(action)s could not be found.'
 

@@ -81,6 +81,12 @@ POWER_STATES = (POWER_ON, POWER_OFF)
 POWER_TARGETS = (POWER_ON, POWER_OFF, REBOOT)
 """Power state changes the API accepts."""
 
+HEALTH_OK = 'OK'
+HEALTH_WARNING = 'Warning'
+HEALTH_CRITICAL = 'Critical'
+HEALTH_STATES = (HEALTH_OK, HEALTH_WARNING, HEALTH_CRITICAL)
+"""What a node's ``health`` may be besides None (not reported)."""
+
 # --- provision events --------------------------------------------------------
 
 # Events requested by users (API verbs map to them) ...

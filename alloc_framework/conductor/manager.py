@@ -588,7 +588,8 @@ class ConductorManager:
         lock when done. A failure of the power interface is recorded in
         ``last_error`` and the node history, not raised.
 
-        :raises: InvalidParameterValue, NodeLocked, NodeNotFound,
+        :raises: InvalidParameterValue (also for powering off a node with
+            ``disable_power_off``), NodeLocked, NodeNotFound,
             DriverNotFound, NoFreeConductorWorker
         """
         if new_state not in states.POWER_TARGETS:
@@ -597,6 +598,11 @@ class ConductorManager:
                     % (new_state, ', '.join(states.POWER_TARGETS)))
         task = self._acquire(context, node_id, 'power %s' % new_state)
         try:
+            if (new_state == states.POWER_OFF
+                    and task.node.disable_power_off):
+                raise exception.InvalidParameterValue(
+                    err='Node %s has disable_power_off set: it is never '
+                        'powered off; reboot it instead.' % task.node.uuid)
             self._require_driver(task)
             task.driver.power.validate(task)
             provisioning.begin_power(task, new_state)

@@ -23,6 +23,11 @@ upstream ironic's power sync does:
   the node goes to maintenance with the fault ``power failure`` and the
   state read (if any) is recorded. The counts live in the conductor's
   memory, as upstream's: a restart starts them again.
+* With ``[conductor]enable_health_monitoring`` (the default) the same
+  read takes the node's health (``OK``, ``Warning``, ``Critical`` or
+  None when the hardware does not report one) from its power interface
+  and records it in ``health`` (bare metal API 1.109); a health that
+  cannot be read leaves the recorded one.
 * The same run reads the BMC of the conductor's nodes in maintenance
   with that fault, and takes them out of maintenance once it answers
   (upstream has a separate periodic for this). Maintenance set by an
@@ -62,7 +67,9 @@ _PURPOSE = 'power state sync'
 # What must not have changed between the read of the BMC and the lock.
 _WATCHED = ('power_state', 'target_power_state', 'provision_state',
             'maintenance', 'fault', 'driver', 'power_interface',
-            'driver_info')
+            'driver_info', 'health')
+# The health when it was not read (monitoring off, or a failed read).
+_NOT_READ = object()
 
 
 def _snapshot(node):
@@ -173,8 +180,10 @@ class PowerSync:
     def _read(self, context, node_id, eligible):
         """Read the BMC of a node without locking it.
 
-        :returns: ``(snapshot, power state, error)``, or None when the
-            node is not to be looked at now.
+        :returns: ``(snapshot, power state, error, health)``, or None
+            when the node is not to be looked at now; ``health`` is
+            ``_NOT_READ`` unless ``[conductor]enable_health_monitoring``
+            and the BMC answered.
         """
         with task_manager.acquire(
                 context, node_id, shared=True, purpose=_PURPOSE,
@@ -193,15 +202,47 @@ class PowerSync:
                     # Nothing to defend yet: a node whose BMC is not
                     # configured yet is not failing.
                     return None
-                return _snapshot(node), None, exc
+                return _snapshot(node), None, exc, _NOT_READ
             try:
                 actual = power.get_power_state(task)
                 if actual not in states.POWER_STATES:
                     raise exception.PowerStateFailure(
                         'The BMC reported the power state %s.' % actual)
             except Exception as exc:
-                return _snapshot(node), None, exc
-            return _snapshot(node), actual, None
+                return _snapshot(node), None, exc, _NOT_READ
+            return _snapshot(node), actual, None, self._read_health(task)
+
+    def _read_health(self, task):
+        """The node's health from its BMC (API 1.109), or _NOT_READ.
+
+        A failure to read it is logged and changes nothing: the power
+        state, read already, is what the sync is for.
+        """
+        if not self.conf.conductor.enable_health_monitoring:
+            return _NOT_READ
+        try:
+            health = task.driver.power.get_health(task)
+        except Exception as exc:
+            LOG.warning('Power state sync could not read the health of '
+                        'node %(node)s: %(err)s',
+                        {'node': task.node.uuid, 'err': exc})
+            return _NOT_READ
+        if health is not None and health not in states.HEALTH_STATES:
+            LOG.warning('Node %(node)s: the BMC reports the health %(h)r, '
+                        'recorded as unknown', {'node': task.node.uuid,
+                                                'h': health})
+            health = None
+        return health
+
+    @staticmethod
+    def _take_health(node, health):
+        """Set the health read (not saved); True when it changed."""
+        if health is _NOT_READ or health == node.health:
+            return False
+        LOG.info('Node %(node)s: health %(old)s -> %(new)s',
+                 {'node': node.uuid, 'old': node.health, 'new': health})
+        node.health = health
+        return True
 
     def _lock(self, context, node_id, seen, eligible):
         """The node's task, locked, or None when it changed since read."""
@@ -219,7 +260,7 @@ class PowerSync:
         read = self._read(context, node_id, _syncable)
         if read is None:
             return
-        seen, actual, error = read
+        seen, actual, error, health = read
         max_retries = self.conf.conductor.power_state_sync_max_retries
         if error is not None:
             count = self._count_failure(node_id)
@@ -232,11 +273,21 @@ class PowerSync:
                 return
         elif actual == seen[0]:
             self._forget(node_id)
+            if health is _NOT_READ or health == seen[-1]:
+                return
+            task = self._lock(context, node_id, seen, _syncable)
+            if task is None:
+                return
+            with task:
+                if self._take_health(task.node, health):
+                    task.node.save(task.context)
             return
         task = self._lock(context, node_id, seen, _syncable)
         if task is None:
             return
         with task:
+            # Saved with the power state below.
+            self._take_health(task.node, health)
             if error is not None:
                 self._to_maintenance(
                     task, None, 'the power state could not be read %d '
@@ -245,7 +296,11 @@ class PowerSync:
                 self._record(task, actual, node_history.INFO,
                              'no power state was recorded; recording '
                              '"%s" as read from the BMC' % actual)
-            elif self.conf.conductor.force_power_state_during_sync:
+            elif (self.conf.conductor.force_power_state_during_sync
+                  and not (task.node.disable_power_off
+                           and task.node.power_state == states.POWER_OFF)):
+                # A node with disable_power_off is never powered off, so
+                # a recorded "power off" is not forced onto it.
                 self._force(task, actual)
             else:
                 self._record(
@@ -312,7 +367,7 @@ class PowerSync:
         read = self._read(context, node_id, _recoverable)
         if read is None:
             return
-        seen, actual, error = read
+        seen, actual, error, health = read
         if error is not None:
             LOG.debug('Node %(node)s in maintenance for a power failure '
                       'still does not answer: %(err)s',
@@ -323,6 +378,7 @@ class PowerSync:
             return
         with task:
             node = task.node
+            self._take_health(node, health)
             node.power_state = actual
             node.maintenance = False
             node.maintenance_reason = None

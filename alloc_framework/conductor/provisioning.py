@@ -355,6 +355,8 @@ def do_tear_down(conf, task):
     # The instance is gone: release it and, as the allocation API says,
     # its allocation, in the same transaction.
     node.instance_info = {}
+    # instance_name mirrors instance_info's display_name.
+    node.instance_name = None
     node.instance_uuid = None
     node.protected = False
     node.protected_reason = None

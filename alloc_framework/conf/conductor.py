@@ -107,6 +107,13 @@ opts = [
                     'out of it once their BMC answers again. 0 disables '
                     'it; the recorded power state then only changes '
                     'through power actions.'),
+    cfg.BoolOpt('enable_health_monitoring',
+                default=True,
+                help='Whether the power state sync also reads each '
+                     'node\'s health from its BMC (Redfish: the system\'s '
+                     'Status.Health) and records it in the node\'s '
+                     '``health`` (bare metal API 1.109). False leaves '
+                     '``health`` as it is.'),
     cfg.BoolOpt('force_power_state_during_sync',
                 default=True,
                 help='What the power state sync does when a BMC reports '

@@ -250,6 +250,19 @@ class PowerInterface(BaseInterface):
         :raises: PowerStateFailure
         """
 
+    def get_health(self, task):
+        """The node's overall health as its hardware reports it.
+
+        The power state sync reads it with the power state (when
+        ``[conductor]enable_health_monitoring``); an interface whose
+        hardware reports no health keeps this default.
+
+        :returns: one of ``states.HEALTH_STATES``, or None when the
+            hardware does not report it.
+        :raises: PowerStateFailure when the hardware cannot be reached.
+        """
+        return None
+
 
 class DeployInterface(BaseInterface):
     """Puts an instance on a node and takes it away."""

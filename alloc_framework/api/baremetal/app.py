@@ -3,8 +3,9 @@
 The stack, outermost first: CORS (when ``[cors]allowed_origin`` is set),
 the proxy headers (when
 ``[oslo_middleware]enable_proxy_headers_parsing`` is set), request ids
-(``X-OpenStack-Request-Id``), the health check (``GET /healthcheck``,
-unauthenticated, when ``[healthcheck]enabled``), the request limits
+(``X-OpenStack-Request-Id`` and ``OpenStack-Request-Id``), the health
+check (``GET /healthcheck``, unauthenticated, when
+``[healthcheck]enabled``), the request limits
 (UTF-8 URLs, body size: see ``alloc_framework.api.limits``), the fault
 wrapper (no traceback ever reaches a client), authentication
 (``[DEFAULT]auth_strategy``) and the dispatcher of the route table. A
@@ -24,6 +25,16 @@ from alloc_framework.api import limits
 from alloc_framework.api import middleware
 
 LOG = log.getLogger(__name__)
+
+
+class RequestId(request_id.RequestId):
+    """Request ids in ``X-OpenStack-Request-Id`` and, as upstream
+    (microversion 1.107), the same id in ``OpenStack-Request-Id``.
+
+    Headers are not negotiated, so both are sent at every version.
+    """
+
+    compat_headers = ['OpenStack-Request-Id']
 
 
 class FaultWrapper:
@@ -69,7 +80,7 @@ def setup_app(conf, auth_middleware=None):
     app = FaultWrapper(app)
     app = limits.wrap(app, conf, _limit_error)
     app = middleware.wrap_healthcheck(app, conf)
-    app = request_id.RequestId(app)
+    app = RequestId(app)
     conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
     if conf.oslo_middleware.enable_proxy_headers_parsing:
         app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
@@ -78,4 +89,5 @@ def setup_app(conf, auth_middleware=None):
         allow_headers=['X-Auth-Token', microversion.HEADER,
                        'X-OpenStack-Request-Id', 'Content-Type'],
         expose_headers=[microversion.HEADER, microversion.MIN_HEADER,
-                        microversion.MAX_HEADER, 'X-OpenStack-Request-Id'])
+                        microversion.MAX_HEADER, 'X-OpenStack-Request-Id',
+                        'OpenStack-Request-Id'])

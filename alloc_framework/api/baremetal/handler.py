@@ -2,8 +2,9 @@
 
 ``ROUTES`` is the one declarative table: URL template -> HTTP method ->
 handler. A URL that matches with a method it does not list answers 405
-with ``Allow``. A trailing ``.json`` on a path that matches nothing is
-stripped and the path matched again, as the upstream service accepts it.
+with ``Allow``. Up to version 1.90 a trailing ``.json`` on a path that
+matches nothing is stripped and the path matched again, as the upstream
+service accepts it; from 1.91 it is part of the path.
 
 The dispatcher negotiates the API version, builds the request context,
 calls the handler, turns domain exceptions into error responses and logs
@@ -135,9 +136,11 @@ class Dispatcher:
             self._rpcapi = rpcapi.ConductorAPI(self.conf)
         return self._rpcapi
 
-    def _match(self, path):
+    def _match(self, path, version):
         match = self.mapper.match(path)
-        if path.endswith('.json'):
+        # Up to 1.90 a trailing ``.json`` may be stripped; from 1.91 it is
+        # part of the path, as upstream.
+        if path.endswith('.json') and version < microversion.NO_JSON_SUFFIX:
             stripped = self.mapper.match(path[:-len('.json')])
             # ``/v1/nodes/detail.json`` is the detail listing, not a node
             # named ``detail.json``; names ending in .json are resolved by
@@ -175,7 +178,7 @@ class Dispatcher:
         return resp(environ, start_response)
 
     def _dispatch(self, req):
-        match = self._match(req.path_info or '/')
+        match = self._match(req.path_info or '/', req.version)
         if match is None:
             raise errors.HTTPError(
                 404, 'The resource could not be found.', errors.NOT_FOUND)

@@ -6,10 +6,11 @@ upstream bare metal service does. Every response under ``/v1`` names the
 supported range and the version used.
 
 ``VERSIONS`` is the canonical list: one line per version that changed
-behaviour we implement. Handlers gate on the named constants below and
-nothing else, so a gate is always greppable. The version table of
-``doc/source/baremetal-api.rst`` is its rendering for API users; a unit
-test keeps the two to the same versions.
+behaviour we implement; ``UNCHANGED`` names the upstream versions in the
+range that change only resources this service does not serve. Handlers
+gate on the named constants below and nothing else, so a gate is always
+greppable. The version table of ``doc/source/baremetal-api.rst`` is its
+rendering for API users; a unit test keeps the two to the same versions.
 """
 
 import re
@@ -68,10 +69,45 @@ VERSIONS = {
     85: 'unhold provision verb',
     86: 'node firmware_interface; GET /v1/nodes/{node}/firmware',
     87: 'service provision verb (service_steps); node service_step',
+    91: 'no .json suffix stripping: a trailing .json is part of the path',
+    92: 'runbook attribute of the clean and service provision verbs',
+    95: 'node disable_power_off: the node is never powered off',
+    98: 'JSON patch keys with ~ or / (the ~0 and ~1 escapes of RFC 6901)',
+    104: 'node instance_name (kept in step with instance_info display_name)'
+         ' and filter',
+    107: 'X-OpenStack-Request-Id named with OpenStack-Request-Id '
+         '(sent at every version here)',
+    108: 'disable_ramdisk attribute of the service provision verb',
+    109: 'node health (read from the BMC by the power state sync)',
+    110: 'abort of a node in wait call-back',
+    113: 'project of node history events',
+}
+
+# Upstream versions that change only resources this service does not
+# serve (see "Deliberately absent" in doc/source/baremetal-api.rst): they
+# are supported and change nothing here.
+UNCHANGED = {
+    88: 'port name',
+    89: 'virtual media attach and detach',
+    90: 'OVN VTEP switches in port local_link_connection',
+    93: 'virtual media read (GET /v1/nodes/{node}/vmedia)',
+    94: 'ports created with the node name',
+    96: 'inspection rules',
+    97: 'port description',
+    99: 'conductor group filter of ports and port groups',
+    100: 'port vendor',
+    101: 'port category',
+    102: 'port group physical_network',
+    103: 'port group category',
+    105: 'OVN VTEP switches removed from port local_link_connection',
+    106: 'shard filter of port groups',
+    # Upstream's summaries name no change of 1.111 to anything served.
+    111: 'no known change to the resources served here',
+    112: 'runbook traits and description',
 }
 
 MIN_VERSION = (1, min(VERSIONS))
-MAX_VERSION = (1, max(VERSIONS))
+MAX_VERSION = (1, max(set(VERSIONS) | set(UNCHANGED)))
 
 # The minor versions handlers gate on, named after what they introduced;
 # VERSIONS says what each one brought.
@@ -117,6 +153,16 @@ CONTINUE_INSPECTION = 84
 UNHOLD = 85
 FIRMWARE = 86
 SERVICE = 87
+NO_JSON_SUFFIX = 91
+RUNBOOK = 92
+DISABLE_POWER_OFF = 95
+PATCH_ESCAPES = 98
+INSTANCE_NAME = 104
+REQUEST_ID = 107
+SERVICE_DISABLE_RAMDISK = 108
+HEALTH = 109
+ABORT_DEPLOY_WAIT = 110
+HISTORY_PROJECT = 113
 
 _VERSION_RE = re.compile(r'^1\.[0-9]+$')
 

@@ -14,6 +14,7 @@ from oslo_utils import uuidutils
 import webob
 
 from alloc_framework.api.baremetal import errors
+from alloc_framework.api.baremetal import microversion as mv
 from alloc_framework.api.baremetal import policy
 from alloc_framework.api import strict_json
 from alloc_framework.common import exception
@@ -247,12 +248,14 @@ def apply_patch(doc, patch):
 
 # --- lookups -----------------------------------------------------------------
 
-def _with_suffix(lookup, ident):
+def _with_suffix(req, lookup, ident):
     try:
         return lookup(ident)
     except exception.NotFound:
-        # ``foo.json`` may be ``foo`` asked for with the JSON suffix.
-        if isinstance(ident, str) and ident.endswith('.json'):
+        # Up to 1.90 ``foo.json`` may be ``foo`` asked for with the JSON
+        # suffix; from 1.91 it is only ``foo.json``.
+        if (isinstance(ident, str) and ident.endswith('.json')
+                and req.version < mv.NO_JSON_SUFFIX):
             return lookup(ident[:-len('.json')])
         raise
 
@@ -284,7 +287,7 @@ def _get_node(req, ident):
             return node_obj.Node.get_by_name(req.context, value)
         raise exception.InvalidIdentity(identity=value)
 
-    return _with_suffix(lookup, ident)
+    return _with_suffix(req, lookup, ident)
 
 
 def get_allocation(req, ident, fields=None):
@@ -303,7 +306,7 @@ def get_allocation(req, ident, fields=None):
                 req.context, value, fields=fields)
         raise exception.InvalidIdentity(identity=value)
 
-    return _with_suffix(lookup, ident)
+    return _with_suffix(req, lookup, ident)
 
 
 def mask_secrets(data):

@@ -110,6 +110,14 @@ class Node(BASE):
     # UUID of the node this node is a part of (a child node: a DPU, a
     # BMC-managed card): not a foreign key, as upstream keeps it.
     parent_node = sa.Column(sa.String(36), nullable=True)
+    # The service never powers the node off (reboots instead).
+    disable_power_off = sa.Column(sa.Boolean, nullable=False,
+                                  default=False, server_default=sa.false())
+    # Human-readable name of the instance; mirrors
+    # instance_info['display_name'].
+    instance_name = sa.Column(sa.String(255), nullable=True)
+    # Health the BMC last reported: OK, Warning, Critical or NULL.
+    health = sa.Column(sa.String(15), nullable=True)
 
 
 class NodeTrait(BASE):
@@ -176,6 +184,8 @@ class NodeHistory(BASE):
     severity = sa.Column(sa.String(255), nullable=True)
     event = sa.Column(sa.Text, nullable=True)
     user = sa.Column(sa.String(255), nullable=True)
+    # Project of the request that caused the event.
+    project = sa.Column(sa.String(80), nullable=True)
 
 
 class DeferredAction(BASE):

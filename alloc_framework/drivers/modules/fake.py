@@ -52,6 +52,9 @@ def _append(task, key, value):
 # The key of driver_internal_info holding the power state the fake BMC
 # reports when it differs from the record (see FakePower).
 BMC_POWER_STATE = 'fake_bmc_power_state'
+# driver_internal_info key: the health the fake BMC reports (none when
+# absent).
+BMC_HEALTH = 'fake_bmc_health'
 
 
 class FakePower(base.PowerInterface):
@@ -79,6 +82,12 @@ class FakePower(base.PowerInterface):
         info = task.node.driver_internal_info or {}
         return (info.get(BMC_POWER_STATE) or task.node.power_state
                 or states.POWER_OFF)
+
+    def get_health(self, task):
+        if _failing(task, 'fake_fail_power_read'):
+            raise exception.PowerStateFailure(
+                'The fake BMC of node %s does not answer.' % task.node.uuid)
+        return (task.node.driver_internal_info or {}).get(BMC_HEALTH)
 
     def set_power_state(self, task, power_state, timeout=None):
         if power_state not in states.POWER_STATES:

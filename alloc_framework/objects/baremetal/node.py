@@ -39,7 +39,7 @@ _FILTERS = ('provision_state', 'provision_state_in', 'maintenance',
             'reserved', 'reservation', 'uuid_in', 'allocation_id', 'traits',
             'name', 'power_state', 'retired', 'id_in',
             'provisioned_before', 'shard_in', 'sharded', 'parent_node',
-            'include_children')
+            'include_children', 'instance_name')
 
 # Rows are read and written as Core statements on the table (see
 # alloc_framework.db.api): a row is a named tuple, not an ORM entity.
@@ -344,7 +344,8 @@ class Node(base.AllocObject):
     # Version 1.1: boot_interface, bios_interface, firmware_interface
     # Version 1.2: shard, parent_node
     # Version 1.3: service_step
-    VERSION = '1.3'
+    # Version 1.4: disable_power_off, instance_name, health
+    VERSION = '1.4'
 
     fields = {
         'id': fields.IntegerField(),
@@ -390,6 +391,9 @@ class Node(base.AllocObject):
         'retired_reason': fields.StringField(nullable=True),
         'shard': fields.StringField(nullable=True),
         'parent_node': fields.UUIDField(nullable=True),
+        'disable_power_off': fields.BooleanField(default=False),
+        'instance_name': fields.StringField(nullable=True),
+        'health': fields.StringField(nullable=True),
         'traits': fields.ListOfStringsField(nullable=True),
         'created_at': fields.DateTimeField(nullable=True),
         'updated_at': fields.DateTimeField(nullable=True),
@@ -398,6 +402,9 @@ class Node(base.AllocObject):
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
         target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 4):
+            for field in ('disable_power_off', 'instance_name', 'health'):
+                primitive.pop(field, None)
         if target < (1, 3):
             primitive.pop('service_step', None)
         if target < (1, 2):
@@ -569,6 +576,7 @@ class Node(base.AllocObject):
         values.setdefault('maintenance', False)
         values.setdefault('protected', False)
         values.setdefault('retired', False)
+        values.setdefault('disable_power_off', False)
         values['conductor_group'] = (values.get('conductor_group')
                                      or '').lower()
         for key in ('driver_info', 'driver_internal_info', 'properties',

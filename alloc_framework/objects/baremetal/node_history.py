@@ -5,6 +5,7 @@ operators can see them after ``last_error`` has been overwritten.
 """
 
 from oslo_utils import uuidutils
+from oslo_utils import versionutils
 import sqlalchemy as sa
 
 from alloc_framework.common import exception
@@ -63,7 +64,8 @@ class NodeHistory(base.AllocObject):
     """One event of a node's history."""
 
     # Version 1.0: initial version
-    VERSION = '1.0'
+    # Version 1.1: project
+    VERSION = '1.1'
 
     fields = {
         'id': fields.IntegerField(),
@@ -74,9 +76,16 @@ class NodeHistory(base.AllocObject):
         'severity': fields.StringField(nullable=True),
         'event': fields.StringField(nullable=True),
         'user': fields.StringField(nullable=True),
+        'project': fields.StringField(nullable=True),
         'created_at': fields.DateTimeField(nullable=True),
         'updated_at': fields.DateTimeField(nullable=True),
     }
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 1):
+            primitive.pop('project', None)
 
     def create(self, context=None):
         """Insert the event (a UUID is generated when unset)."""
@@ -94,8 +103,9 @@ class NodeHistory(base.AllocObject):
         """Shortcut: record ``event`` for ``node`` (a Node) and return it."""
         entry = cls(context, node_id=node.id, event=event,
                     event_type=event_type, severity=severity,
-                    conductor=conductor, user=getattr(context, 'user_id',
-                                                      None))
+                    conductor=conductor,
+                    user=getattr(context, 'user_id', None),
+                    project=getattr(context, 'project_id', None))
         entry.create(context)
         return entry
 

@@ -336,7 +336,7 @@ class TestAllocationCommands(base.BaremetalCLITestCase):
         err = self.alloc_fails('--os-baremetal-api-version', '1.51',
                                'baremetal', 'allocation', 'list')
         self.assertIn('requires --os-baremetal-api-version 1.52', err)
-        err = self.alloc_fails('--os-baremetal-api-version', '1.99',
+        err = self.alloc_fails('--os-baremetal-api-version', '1.116',
                                'baremetal', 'allocation', 'list')
         self.assertIn('(HTTP 406)', err)
 

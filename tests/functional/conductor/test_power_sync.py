@@ -128,6 +128,25 @@ class TestForcedBackToRecord(PowerSyncTestCase):
             'fake_power_actions'])
         self.assertEqual(0, self.manager.power_sync.failures(node.id))
 
+    def test_node_never_powered_off_is_not_forced_off(self):
+        # disable_power_off (API 1.95): the BMC's "power on" is recorded
+        # instead of powering the node off.
+        node = self.node(OFF, bmc=ON, disable_power_off=True)
+        self.sync()
+        synced = self.get(node)
+        self.assertEqual(ON, synced.power_state)
+        self.assertNotIn('fake_power_actions', synced.driver_internal_info)
+        [entry] = self.history(node)
+        self.assertEqual('WARNING', entry.severity)
+        self.assertIn('recording "power on"', entry.event)
+        # A node recorded on is still powered back on.
+        node = self.node(ON, bmc=OFF, disable_power_off=True)
+        self.sync()
+        synced = self.get(node)
+        self.assertEqual(ON, synced.power_state)
+        self.assertEqual([ON],
+                         synced.driver_internal_info['fake_power_actions'])
+
     def test_node_that_cannot_be_forced_goes_to_maintenance(self):
         # max retries 2: two attempts to force it, the third run gives up.
         node = self.node(OFF, bmc=ON, driver_info={'fake_fail_power': True})
@@ -145,6 +164,76 @@ class TestForcedBackToRecord(PowerSyncTestCase):
         self.assertIn('still reports "power on"', synced.maintenance_reason)
         severities = [e.severity for e in self.history(node)]
         self.assertEqual(['WARNING', 'ERROR'] * 2 + ['ERROR'], severities)
+
+
+class TestHealth(PowerSyncTestCase):
+    """The sync records the health the BMC reports (API 1.109)."""
+
+    def node_reporting(self, health, **kw):
+        node = self.node(ON, **kw)
+        if health is not None:
+            node.driver_internal_info = {fake.BMC_HEALTH: health}
+            node.save(self.ctx)
+        return node
+
+    def test_default_is_on(self):
+        self.assertTrue(self.conf.conductor.enable_health_monitoring)
+
+    def test_health_recorded_and_followed(self):
+        node = self.node_reporting('Warning')
+        self.sync()
+        self.assertEqual('Warning', self.get(node).health)
+        # Nothing else changed, and the power state needs no history.
+        self.assertEqual([], self.history(node))
+        synced = self.get(node)
+        synced.driver_internal_info = {fake.BMC_HEALTH: 'OK'}
+        synced.save(self.ctx)
+        self.sync()
+        self.assertEqual('OK', self.get(node).health)
+
+    def test_recorded_with_a_power_state_change(self):
+        node = self.node(OFF, bmc=ON)
+        node.driver_internal_info = dict(node.driver_internal_info,
+                                         **{fake.BMC_HEALTH: 'Critical'})
+        node.save(self.ctx)
+        self.config(force_power_state_during_sync=False, group='conductor')
+        self.sync()
+        synced = self.get(node)
+        self.assertEqual((ON, 'Critical'),
+                         (synced.power_state, synced.health))
+
+    def test_hardware_without_health_records_none(self):
+        node = self.node_reporting('OK')
+        self.sync()
+        synced = self.get(node)
+        synced.driver_internal_info = {}
+        synced.save(self.ctx)
+        self.sync()
+        self.assertIsNone(self.get(node).health)
+
+    def test_unknown_value_is_recorded_as_none(self):
+        node = self.make_node(power_state=ON, health='OK',
+                              provision_state=states.AVAILABLE,
+                              driver_internal_info={
+                                  fake.BMC_HEALTH: 'Splendid'})
+        self.sync()
+        self.assertIsNone(self.get(node).health)
+
+    def test_monitoring_off_leaves_health(self):
+        self.config(enable_health_monitoring=False, group='conductor')
+        node = self.make_node(power_state=ON, health='Warning',
+                              provision_state=states.AVAILABLE,
+                              driver_internal_info={fake.BMC_HEALTH: 'OK'})
+        self.sync()
+        self.assertEqual('Warning', self.get(node).health)
+
+    def test_bmc_not_answering_leaves_health(self):
+        node = self.make_node(power_state=ON, health='Warning',
+                              provision_state=states.AVAILABLE,
+                              driver_info={'fake_fail_power_read': True},
+                              driver_internal_info={fake.BMC_HEALTH: 'OK'})
+        self.sync()
+        self.assertEqual('Warning', self.get(node).health)
 
 
 class TestBMCNotAnswering(PowerSyncTestCase):

@@ -35,8 +35,19 @@ SORT_KEYS = ('id', 'uuid', 'name', 'state', 'resource_class',
 
 
 def _require_api(req):
-    if not req.version.check(mv.ALLOCATIONS):
+    """Before 1.52 allocations do not exist.
+
+    As upstream's allocations controller: a read of a resource that does
+    not exist yet is a 404, any other method a 405.
+    """
+    if req.version.check(mv.ALLOCATIONS):
+        return
+    if req.method in ('GET', 'HEAD'):
         raise util.resource_not_found()
+    raise errors.HTTPError(
+        405, 'The API version %s does not allow allocations (1.%d or newer '
+             'is required).' % (req.version, mv.ALLOCATIONS),
+        errors.METHOD_NOT_ALLOWED, headers={'Allow': 'GET'})
 
 
 def serialize(req, allocation, fields=None, node_uuid=None):
@@ -98,11 +109,9 @@ def list_allocations(req):
     filters = {}
     state = req.GET.get('state')
     if state is not None:
-        if state not in allocation_obj.STATES:
-            raise errors.HTTPError(
-                400, 'Invalid state %r: expected one of %s.'
-                % (state, ', '.join(allocation_obj.STATES)),
-                errors.INVALID_QUERY)
+        # As upstream, any string filters: a state no allocation can be
+        # in matches nothing (and is not sent to the database, which may
+        # refuse some strings, such as ones with NUL, with an error).
         filters['state'] = state
     resource_class = req.GET.get('resource_class')
     if resource_class is not None:
@@ -135,9 +144,12 @@ def list_allocations(req):
             raise errors.HTTPError(400, 'Invalid marker %s: no such '
                                    'allocation.' % marker,
                                    errors.INVALID_QUERY)
-    allocations = Allocation.list(req.context, filters=filters, limit=limit,
-                                  marker=marker, sort_key=sort_key,
-                                  sort_dir=sort_dir)
+    if state is not None and state not in allocation_obj.STATES:
+        allocations = []
+    else:
+        allocations = Allocation.list(
+            req.context, filters=filters, limit=limit, marker=marker,
+            sort_key=sort_key, sort_dir=sort_dir)
     items = [util.filter_fields(serialize(req, a, fields), fields)
              for a in allocations]
     return util.json_response(util.collection(req, 'allocations', items,
@@ -161,7 +173,10 @@ def get_allocation(req, allocation_ident):
 
 
 def _node_allocation(req, node_ident, rule):
-    _require_api(req)
+    # Unlike /v1/allocations, upstream answers 404 here before 1.52
+    # whatever the method.
+    if not req.version.check(mv.ALLOCATIONS):
+        raise util.resource_not_found()
     node = util.get_node(req, node_ident)
     if not node.allocation_id:
         if node.instance_uuid:
@@ -357,7 +372,7 @@ def create_allocation(req):
 # --- changes -----------------------------------------------------------------
 
 def update_allocation(req, allocation_ident):
-    _require_api(req)
+    # Before 1.52 too: upstream answers any method but GET with 405 there.
     if not req.version.check(mv.ALLOCATION_UPDATE):
         raise errors.HTTPError(
             405, 'Updating allocations needs API version 1.57 or newer.',

@@ -39,6 +39,8 @@ FIELDS = {
     'retired_reason': mv.RETIRED, 'lessee': mv.LESSEE,
     'shard': mv.SHARDS, 'parent_node': mv.CHILD_NODES,
     'firmware_interface': mv.FIRMWARE, 'service_step': mv.SERVICE,
+    'disable_power_off': mv.DISABLE_POWER_OFF,
+    'instance_name': mv.INSTANCE_NAME, 'health': mv.HEALTH,
 }
 # What ``GET /v1/nodes`` shows without ``fields`` or ``detail``.
 SUMMARY_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
@@ -54,6 +56,7 @@ FILTERS = {
     'owner': mv.OWNER, 'lessee': mv.LESSEE, 'retired': mv.RETIRED,
     'shard': mv.SHARDS, 'sharded': mv.SHARDS,
     'parent_node': mv.CHILD_NODES, 'include_children': mv.CHILD_NODES,
+    'instance_name': mv.INSTANCE_NAME,
 }
 BOOLEAN_FILTERS = ('maintenance', 'associated', 'retired', 'sharded',
                    'include_children')
@@ -247,6 +250,7 @@ def create_node(req):
                      'owner must be your project.', errors.POLICY_FORBIDDEN)
         body['owner'] = project
     values = schema.validate_create(req, body)
+    values.update(schema.instance_name_sync(values, None))
     if values.get('parent_node'):
         values['parent_node'] = resolve_parent(req, values['parent_node'],
                                                values.get('uuid'))
@@ -275,6 +279,7 @@ def update_node(req, node_ident):
     doc = util.apply_patch(_patch_document(node),
                            patch if isinstance(patch, list) else None)
     changes = schema.validate_patch(req, patch, doc, node)
+    changes.update(schema.instance_name_sync(changes, node))
     if changes.get('parent_node'):
         changes['parent_node'] = resolve_parent(req, changes['parent_node'],
                                                 node.uuid)

@@ -108,7 +108,7 @@ def set_provision_state(req, node_ident):
     node = _node(req, node_ident, 'baremetal:node:set_provision_state')
     body = util.json_object(req)
     unknown = set(body) - {'target', 'clean_steps', 'service_steps',
-                           'configdrive'}
+                           'configdrive', 'runbook', 'disable_ramdisk'}
     if unknown:
         raise errors.HTTPError(400, 'Unknown attribute(s): %s'
                                % ', '.join(sorted(unknown)),
@@ -123,12 +123,23 @@ def set_provision_state(req, node_ident):
         raise util.not_acceptable(req, 'The "%s" provision action' % target)
     if 'service_steps' in body and not req.version.check(mv.SERVICE):
         raise util.not_acceptable(req, 'The "service_steps" attribute')
+    if 'runbook' in body and not req.version.check(mv.RUNBOOK):
+        raise util.not_acceptable(req, 'The "runbook" attribute')
+    if 'disable_ramdisk' in body:
+        _check_disable_ramdisk(req, body['disable_ramdisk'], target)
     for field, verb in STEP_LISTS.items():
         _check_steps(body, field, verb, target)
+    if 'runbook' in body:
+        _check_runbook(body['runbook'], target)
     if target in ('active', 'deploy', 'rebuild') and node.maintenance:
         raise exception.NodeInMaintenance(op='provisioning', node=node.uuid)
     event = states.event_for_verb(target)
-    if not states.MACHINE.is_valid_event(node.provision_state, event):
+    if (not states.MACHINE.is_valid_event(node.provision_state, event)
+            or (event == states.ABORT
+                and node.provision_state == states.DEPLOYWAIT
+                and not req.version.check(mv.ABORT_DEPLOY_WAIT))):
+        # Before 1.110 upstream cannot abort a deployment waiting for
+        # its call-back.
         raise exception.InvalidStateRequested(
             action=target, node=node.uuid, state=node.provision_state)
     req.rpcapi.do_provisioning_action(
@@ -144,6 +155,12 @@ def _check_steps(body, field, verb, target):
     against the node's interfaces.
     """
     steps = body.get(field)
+    if target == verb and 'runbook' in body:
+        if steps is not None:
+            raise errors.HTTPError(
+                400, '"runbook" and "%s" can not be given together.'
+                % field, errors.INVALID_FIELD)
+        return
     if target == verb:
         if not isinstance(steps, list) or not steps or not all(
                 isinstance(s, dict) and isinstance(s.get('interface'), str)
@@ -158,6 +175,47 @@ def _check_steps(body, field, verb, target):
         raise errors.HTTPError(400, '"%s" is only valid with the %s '
                                'action.' % (field, verb),
                                errors.INVALID_FIELD)
+
+
+def _check_disable_ramdisk(req, value, target):
+    """``disable_ramdisk`` of the service action (1.108).
+
+    Upstream does not boot its ramdisk for service steps given it. The
+    conductor here never boots a ramdisk (steps run through the BMC), so
+    the flag asks for what always happens and is only checked.
+
+    :raises: HTTPError 406 before 1.108, 400 naming it when it is not a
+        boolean or comes with another action.
+    """
+    if not req.version.check(mv.SERVICE_DISABLE_RAMDISK):
+        raise util.not_acceptable(req, 'The "disable_ramdisk" attribute')
+    if target != 'service':
+        raise errors.HTTPError(400, '"disable_ramdisk" is only valid with '
+                               'the service action here.',
+                               errors.INVALID_FIELD)
+    if not isinstance(value, bool):
+        raise errors.HTTPError(400, '"disable_ramdisk" must be a boolean.',
+                               errors.INVALID_FIELD)
+
+
+def _check_runbook(runbook, target):
+    """A runbook (1.92) in place of the steps of ``clean`` or ``service``.
+
+    This service keeps no runbooks (``/v1/runbooks`` is not served), so
+    any runbook named is not found, as upstream answers for an unknown
+    one.
+
+    :raises: HTTPError 400 naming ``runbook`` when it is not a name or
+        UUID or comes with another action, RunbookNotFound (404).
+    """
+    if target not in STEP_LISTS.values():
+        raise errors.HTTPError(400, '"runbook" is only valid with the '
+                               'clean and service actions.',
+                               errors.INVALID_FIELD)
+    if not isinstance(runbook, str) or not runbook:
+        raise errors.HTTPError(400, '"runbook" must be the name or UUID '
+                               'of a runbook.', errors.INVALID_FIELD)
+    raise exception.RunbookNotFound(runbook=runbook)
 
 
 def _check_power_timeout(req, timeout):
@@ -280,11 +338,15 @@ def clear_maintenance(req, node_ident):
 # --- history -----------------------------------------------------------------
 
 HISTORY_FIELDS = ('uuid', 'created_at', 'severity', 'event')
-HISTORY_DETAIL_FIELDS = HISTORY_FIELDS + ('event_type', 'conductor', 'user')
+HISTORY_DETAIL_FIELDS = HISTORY_FIELDS + ('event_type', 'conductor', 'user',
+                                          'project')
+# Fields of a history event -> first minor version (when after 1.78).
+HISTORY_FIELD_VERSIONS = {'project': mv.HISTORY_PROJECT}
 
 
 def _history(req, node, event, fields):
-    data = {name: getattr(event, name) for name in fields}
+    data = {name: getattr(event, name) for name in fields
+            if req.version.check(HISTORY_FIELD_VERSIONS.get(name, 1))}
     data['links'] = [{'href': '%s/v1/nodes/%s/history/%s' % (
         util.base_url(req), node.uuid, event.uuid), 'rel': 'self'}]
     return data

@@ -70,15 +70,21 @@ def _field_of(exc):
 def validate_post(req, body):
     """Check a POST body; returns it.
 
-    :raises: 406 for ``node``/``owner`` in a version without them, 400
-        naming the field for anything else that is wrong.
+    :raises: 400 for ``node`` before 1.58 and 406 for ``owner`` before
+        1.60 (upstream's answers: an invalid request, and the "not
+        acceptable" of its allocation field check), 400 naming the field
+        for anything else that is wrong.
     """
-    for name, minor in (('node', mv.ALLOCATION_BACKFILL),
-                        ('owner', mv.ALLOCATION_OWNER)):
-        if name in body and not req.version.check(minor):
-            raise errors.HTTPError(
-                406, 'Field %s is not available in API version %s.'
-                % (name, req.version), errors.VERSION_NOT_ACCEPTABLE)
+    if body.get('node') is not None and not req.version.check(
+            mv.ALLOCATION_BACKFILL):
+        raise errors.HTTPError(
+            400, 'Invalid allocation field node: backfilling needs API '
+                 'version 1.%d or newer (this request uses %s).'
+            % (mv.ALLOCATION_BACKFILL, req.version), errors.INVALID_FIELD)
+    if 'owner' in body and not req.version.check(mv.ALLOCATION_OWNER):
+        raise errors.HTTPError(
+            406, 'Field owner is not available in API version %s.'
+            % req.version, errors.VERSION_NOT_ACCEPTABLE)
     try:
         schema_utils.validate(body, _schema_for(req.version))
     except jsonschema.ValidationError as exc:

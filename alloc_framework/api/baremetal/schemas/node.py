@@ -6,9 +6,11 @@ upstream service does, and anything else unknown or read-only with 400
 naming the field.
 """
 
+import json
 import re
 
 import jsonschema
+from oslo_utils import strutils
 
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal import microversion as mv
@@ -62,7 +64,13 @@ WRITABLE = {
     # A node name or UUID; the handler stores the parent's UUID.
     'parent_node': ({'type': ['string', 'null'], 'maxLength': 255},
                     mv.CHILD_NODES),
+    'disable_power_off': (_BOOL, mv.DISABLE_POWER_OFF),
+    'instance_name': (_STRING_255, mv.INSTANCE_NAME),
 }
+# Boolean fields: false when removed or given as null at creation.
+_FLAGS = ('maintenance', 'protected', 'retired', 'disable_power_off')
+# Fields that take a boolean (or a string naming one).
+_BOOLEAN_FIELDS = _FLAGS + ('automated_clean',)
 # Fields set only at creation.
 CREATE_ONLY = ('uuid',)
 # Fields holding a UUID, stored in its canonical spelling.
@@ -73,7 +81,7 @@ READ_ONLY = ('uuid', 'created_at', 'updated_at', 'provision_state',
              'provision_updated_at', 'last_error', 'reservation',
              'clean_step', 'deploy_step', 'service_step',
              'driver_internal_info',
-             'allocation_uuid', 'traits', 'fault', 'conductor',
+             'allocation_uuid', 'traits', 'fault', 'conductor', 'health',
              'console_enabled', 'links', 'id')
 # The document a PATCH applies to.
 PATCH_DOCUMENT = tuple(WRITABLE) + tuple(
@@ -135,6 +143,18 @@ def _check_value(name, value):
         raise errors.HTTPError(400, message, errors.INVALID_FIELD)
 
 
+def _coerce(name, value):
+    """A boolean field patched with a string (``"True"``, ``"false"``)
+    takes that boolean, as upstream's patches do: python-ironicclient's
+    ``node set --protected`` or ``--disable-power-off`` send strings."""
+    if name in _BOOLEAN_FIELDS and isinstance(value, str):
+        try:
+            return strutils.bool_from_string(value, strict=True)
+        except ValueError:
+            pass  # refused by the field's schema, naming the field
+    return value
+
+
 def _check_version(req, name):
     minor = WRITABLE[name][1]
     if not req.version.check(minor):
@@ -165,8 +185,7 @@ def validate_create(req, body):
             value = ''
         if name in UUID_FIELDS and value is not None:
             value = utils.canonical_uuid(value)
-        if value is not None or name not in ('maintenance', 'protected',
-                                             'retired'):
+        if value is not None or name not in _FLAGS:
             values[name] = value
     return values
 
@@ -180,6 +199,14 @@ def check_patch_paths(req, patch):
     for op in patch:
         if not isinstance(op, dict) or not isinstance(op.get('path'), str):
             continue
+        if '~' in op['path'] and not req.version.check(mv.PATCH_ESCAPES):
+            # Upstream's patch paths were word characters and dashes
+            # until 1.98 brought keys with ~ and / (escaped ~0 and ~1).
+            raise errors.HTTPError(
+                400, 'Invalid patch path %s: keys with ~ or / (escaped '
+                     '~0 and ~1) need API version 1.%d or later.'
+                % (json.dumps(op['path'])[:300], mv.PATCH_ESCAPES),
+                errors.INVALID_PATCH)
         root = op['path'].lstrip('/').split('/')[0]
         if root in READ_ONLY:
             raise errors.HTTPError(
@@ -205,9 +232,9 @@ def validate_patch(req, patch, doc, node):
         if name not in doc:
             # A removed attribute goes back to its empty value.
             doc[name] = {} if WRITABLE[name][0] is _DICT else None
-            if name in ('maintenance', 'protected', 'retired'):
+            if name in _FLAGS:
                 doc[name] = False
-        value = doc[name]
+        value = _coerce(name, doc[name])
         if name in UUID_FIELDS and isinstance(value, str):
             _check_value(name, value)
             value = utils.canonical_uuid(value)
@@ -220,3 +247,41 @@ def validate_patch(req, patch, doc, node):
                 value = ''
             changes[name] = value
     return changes
+
+
+def instance_name_sync(values, node):
+    """Keep ``instance_name`` and ``instance_info['display_name']`` equal.
+
+    As upstream (1.104): setting ``instance_name`` sets the display name
+    (removing it removes the name), and an ``instance_info`` whose
+    ``display_name`` changes, at any version, changes ``instance_name``
+    (clients written before 1.104 set only the display name).
+
+    :param values: the new values (a POST body's or a patch's changes).
+    :param node: the node being updated, None at creation.
+    :returns: the further changes to make.
+    """
+    info = values.get('instance_info')
+    if info is None and node is not None:
+        info = node.instance_info
+    info = dict(info or {})
+    if 'instance_name' in values:
+        name = values['instance_name']
+        if name is None:
+            info.pop('display_name', None)
+        else:
+            info['display_name'] = name
+        if node is None or info != (node.instance_info or {}):
+            return {'instance_info': info}
+        return {}
+    if 'instance_info' not in values:
+        return {}
+    display = info.get('display_name')
+    if not isinstance(display, str) or len(display) > 255:
+        # Not a name the field can hold: the field stays empty.
+        display = None
+    if node is None:
+        return {'instance_name': display} if display is not None else {}
+    if display != node.instance_name:
+        return {'instance_name': display}
+    return {}

@@ -37,6 +37,13 @@ _RESET_FOR = {
 _FINAL = {states.POWER_ON: sushy.PowerState.ON,
           states.POWER_OFF: sushy.PowerState.OFF}
 
+# The ComputerSystem's Status.Health -> the node's health.
+HEALTH_MAP = {
+    sushy.Health.OK: states.HEALTH_OK,
+    sushy.Health.WARNING: states.HEALTH_WARNING,
+    sushy.Health.CRITICAL: states.HEALTH_CRITICAL,
+}
+
 
 def _map(node, value):
     try:
@@ -80,6 +87,12 @@ class RedfishPower(base.PowerInterface):
     def get_power_state(self, task):
         with utils.Connection(task.node, self.conf) as conn:
             return _map(task.node, conn.system().power_state)
+
+    def get_health(self, task):
+        """The ComputerSystem's ``Status.Health`` (None when absent)."""
+        with utils.Connection(task.node, self.conf) as conn:
+            status = conn.system().status
+        return HEALTH_MAP.get(getattr(status, 'health', None))
 
     def set_power_state(self, task, power_state, timeout=None):
         if power_state not in _RESET_FOR:

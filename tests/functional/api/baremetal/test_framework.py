@@ -4,6 +4,10 @@ from oslo_middleware import http_proxy_to_wsgi
 
 from tests.functional.api.baremetal import base
 
+# The newest version served, and the first that is not.
+MAX = '1.113'
+BEYOND = '1.114'
+
 
 class TestVersions(base.BaremetalTestCase):
     with_conductor = False
@@ -13,7 +17,7 @@ class TestVersions(base.BaremetalTestCase):
         body = resp.json_body
         self.assertEqual('v1', body['default_version']['id'])
         self.assertEqual('1.1', body['default_version']['min_version'])
-        self.assertEqual('1.87', body['default_version']['version'])
+        self.assertEqual(MAX, body['default_version']['version'])
         self.assertEqual('CURRENT', body['default_version']['status'])
         self.assertEqual([body['default_version']], body['versions'])
         self.assertEqual('http://localhost/v1/',
@@ -25,15 +29,15 @@ class TestVersions(base.BaremetalTestCase):
         self.assertEqual('v1', body['id'])
         self.assertEqual('application/vnd.openstack.ironic.v1+json',
                          body['media_types'][0]['type'])
-        self.assertEqual('1.87', body['version']['version'])
+        self.assertEqual(MAX, body['version']['version'])
         self.assertEqual('1.1', body['version']['min_version'])
         self.assertIn('nodes', body)
         self.assertIn('allocations', body)
         self.assertEqual('1.1', resp.headers[
             'X-OpenStack-Ironic-API-Minimum-Version'])
-        self.assertEqual('1.87', resp.headers[
+        self.assertEqual(MAX, resp.headers[
             'X-OpenStack-Ironic-API-Maximum-Version'])
-        self.assertEqual('1.87', resp.headers[
+        self.assertEqual(MAX, resp.headers[
             'X-OpenStack-Ironic-API-Version'])
 
     def test_allocations_link_needs_1_52(self):
@@ -56,10 +60,10 @@ class TestVersions(base.BaremetalTestCase):
                          resp.headers['X-OpenStack-Ironic-API-Version'])
 
     def test_version_too_high_is_406(self):
-        resp = self.get('/v1/nodes', version='1.88')
+        resp = self.get('/v1/nodes', version=BEYOND)
         self.assertError(resp, 406, 'baremetal.version_not_acceptable',
-                         '1.88')
-        self.assertEqual('1.87', resp.headers[
+                         BEYOND)
+        self.assertEqual(MAX, resp.headers[
             'X-OpenStack-Ironic-API-Maximum-Version'])
 
     def test_version_zero_and_other_major_are_406(self):
@@ -70,16 +74,23 @@ class TestVersions(base.BaremetalTestCase):
         self.assertError(self.get('/v1', version='one'), 400,
                          'baremetal.version_invalid')
 
-    def test_json_suffix_with_latest(self):
-        # Upstream answers 500 here.
-        resp = self.get('/v1.json', status=200)
+    def test_json_suffix_up_to_1_90(self):
+        resp = self.get('/v1.json', version='1.90', status=200)
         self.assertEqual('v1', resp.json_body['id'])
-        resp = self.get('/v1/nodes.json', status=200)
+        resp = self.get('/v1/nodes.json', version='1.90', status=200)
         self.assertEqual([], resp.json_body['nodes'])
-        resp = self.get('/v1/nodes/detail.json', status=200)
+        resp = self.get('/v1/nodes/detail.json', version='1.90',
+                        status=200)
         self.assertEqual([], resp.json_body['nodes'])
-        resp = self.get('/v1/allocations.json', status=200)
+        resp = self.get('/v1/allocations.json', version='1.90', status=200)
         self.assertEqual([], resp.json_body['allocations'])
+
+    def test_no_json_suffix_from_1_91(self):
+        """Upstream 1.91 ends the special treatment of ``.json``."""
+        for path in ('/v1/nodes.json', '/v1/nodes/detail.json',
+                     '/v1/allocations.json'):
+            self.assertError(self.get(path, version='1.91'), 404)
+            self.assertError(self.get(path), 404)
 
     def test_request_id(self):
         resp = self.get('/v1', status=200)

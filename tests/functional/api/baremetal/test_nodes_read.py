@@ -136,9 +136,11 @@ class TestNodeRead(base.BaremetalTestCase):
 
     def test_json_suffix_on_node(self):
         node = self.make_node(name='n1')
-        body = self.get('/v1/nodes/n1.json', status=200).json_body
+        body = self.get('/v1/nodes/n1.json', version='1.90',
+                        status=200).json_body
         self.assertEqual(node.uuid, body['uuid'])
-        self.get('/v1/nodes/%s.json' % node.uuid, status=200)
+        self.get('/v1/nodes/%s.json' % node.uuid, version='1.90',
+                 status=200)
 
     def test_secrets_masked(self):
         node = self.make_node(driver_info={'ipmi_password': 'p4ss',

@@ -36,3 +36,14 @@ class VersionsTestCase(testtools.TestCase):
         self.assertIn('The supported range is **%s to %s**.' % (
             microversion.version_string(microversion.MIN_VERSION),
             microversion.version_string(microversion.MAX_VERSION)), text)
+
+    def test_unchanged_versions_are_documented_as_absent(self):
+        # Versions that change only resources that are not served are in
+        # the range, never in VERSIONS, and named in the documentation.
+        with open(_DOC, encoding='utf-8') as stream:
+            text = stream.read()
+        absent = text[text.index('Deliberately absent'):]
+        for minor in microversion.UNCHANGED:
+            self.assertNotIn(minor, microversion.VERSIONS)
+            self.assertLess(minor, microversion.MAX_VERSION[1] + 1)
+            self.assertIn('1.%d' % minor, absent)

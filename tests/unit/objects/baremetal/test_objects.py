@@ -21,8 +21,8 @@ EXPECTED_FINGERPRINTS = {
     'DeferredAction': '1.1-f250fb01a358bbf5c7ea3ba80e7daafe',
     'DeferredActionPayload': '1.0-ef25ea0dc0644bdfd49d7407c792b157',
     'FirmwareComponent': '1.0-0e0720dab959e20247bbcfd5f28958c5',
-    'Node': '1.3-60904dc78a7cf848992ef223d982c3b9',
-    'NodeHistory': '1.0-6c246d887c547680aab2078586e8955a',
+    'Node': '1.4-ca57e14b48d54658278f732e42865e8a',
+    'NodeHistory': '1.1-9ab4658c17f886cd062ccd838857b1a9',
 }
 
 
@@ -86,6 +86,23 @@ class TestObjectVersions(base.TestCase):
             'alloc_framework_object.data']
         self.assertEqual('x', data['firmware_interface'])
         self.assertNotIn('service_step', data)
+
+    def test_node_1_3_has_no_power_off_instance_name_or_health(self):
+        node = baremetal.Node(driver='fake-hardware', service_step={},
+                              disable_power_off=True, instance_name='vm',
+                              health='OK')
+        data = node.obj_to_primitive(target_version='1.3')[
+            'alloc_framework_object.data']
+        self.assertEqual({}, data['service_step'])
+        for field in ('disable_power_off', 'instance_name', 'health'):
+            self.assertNotIn(field, data)
+
+    def test_node_history_1_0_has_no_project(self):
+        event = baremetal.NodeHistory(event='e', user='u', project='p')
+        data = event.obj_to_primitive(target_version='1.0')[
+            'alloc_framework_object.data']
+        self.assertEqual('u', data['user'])
+        self.assertNotIn('project', data)
 
     def test_deferred_action_1_0_has_no_flow(self):
         action = baremetal.DeferredAction(call='task.driver.power.x',
