@@ -10,7 +10,8 @@ cycle (``allocating`` -> ``active`` | ``error``) while the backend
 * :func:`do_allocate` runs in the pool and never raises: a failure becomes
   ``error`` with a ``last_error`` naming the filter that left no node.
 * :func:`resume_allocations` picks up this conductor's own ``allocating``
-  allocations when it starts again.
+  allocations when it starts again (read by
+  :func:`unfinished_allocations` before it serves RPC).
 * :func:`take_over_dead_allocations` (a periodic) moves ``allocating``
   allocations of dead conductors to this one with a compare-and-swap and
   processes them; of several live conductors exactly one wins each.
@@ -167,26 +168,37 @@ def _process_all(manager, context, allocations):
         do_allocate(manager, context, allocation)
 
 
-def resume_allocations(manager, context):
-    """Resume this conductor's ``allocating`` allocations (at start).
+def unfinished_allocations(manager, context):
+    """This conductor's ``allocating`` allocations, to resume at start.
+
+    Read before the conductor serves RPC: an allocation created through
+    it afterwards is already being processed and must not be resumed
+    too (it would be processed twice).
+    """
+    return objects.Allocation.list(
+        context, filters={'state': alloc_obj.ALLOCATING,
+                          'conductor_affinity': _conductor_id(manager)})
+
+
+def resume_allocations(manager, context, unfinished):
+    """Resume ``unfinished`` allocations (see :func:`unfinished_allocations`).
 
     They are processed one after the other in a single worker, so a long
     backlog does not fill the pool.
 
     :returns: how many allocations are resumed.
     """
-    allocations = objects.Allocation.list(
-        context, filters={'state': alloc_obj.ALLOCATING,
-                          'conductor_affinity': _conductor_id(manager)})
-    if allocations:
-        LOG.info('Resuming %d unfinished allocations', len(allocations))
+    if unfinished:
+        LOG.info('Resuming %(count)d unfinished allocations: %(uuids)s',
+                 {'count': len(unfinished),
+                  'uuids': ', '.join(a.uuid for a in unfinished)})
         try:
             manager.spawn_worker(_process_all, manager, context,
-                                 allocations)
+                                 unfinished)
         except exception.NoFreeConductorWorker:
             # Called at start with an idle pool, but never lose them.
-            _process_all(manager, context, allocations)
-    return len(allocations)
+            _process_all(manager, context, unfinished)
+    return len(unfinished)
 
 
 def take_over_dead_allocations(manager, context):

@@ -151,6 +151,10 @@ class ConductorManager:
                 self.start_backend()
             if self.transport is None:
                 self.transport = rpcapi.load_transport(self.conf)
+            # Read before serving: what is created through this conductor
+            # from now on is processed as it is created.
+            unfinished = allocations.unfinished_allocations(
+                self, self.context)
             self.transport.start_server(self)
             self.deferred_actions = deferred_actions.Launcher(self, self._stop)
             self.deferred_cleanup = deferred_cleanup.DeferredCleanup(
@@ -161,7 +165,7 @@ class ConductorManager:
                 periodics.collect_for_conductor(self, self.context),
                 name='periodics-%s' % self.host)
             self._periodics.start()
-            allocations.resume_allocations(self, self.context)
+            allocations.resume_allocations(self, self.context, unfinished)
         except Exception:
             self.del_host()
             raise

@@ -6,8 +6,11 @@ no RPC server); several of them in one process stand for several hosts.
 
 import threading
 
+import fixtures
+
 from alloc_framework.common import exception
 from alloc_framework.conductor import allocations
+from alloc_framework.conductor import rpcapi
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from tests import base
@@ -260,6 +263,42 @@ class TestResumeAndTakeOver(ConductorTestCase):
         self.assertEqual(node.id, done.node_id)
         self.assertEqual(alloc_obj.ALLOCATING, objects.Allocation.get_by_id(
             self.ctx, other.id).state)
+
+    def test_created_while_starting_is_not_resumed(self):
+        # An allocation created through the conductor once it serves RPC
+        # is processed by that request: the resume at start must not
+        # process it a second time.
+        manager = self.start_conductor('c1')
+        conductor_id = manager.conductor.id
+        self.stop_conductor(manager)
+        node = f.make_node(self.ctx)
+        orphan = self._orphan(conductor_id)
+        arrived = []
+        original = rpcapi.load_transport
+
+        def load_transport(conf):
+            transport = original(conf)
+            start_server = transport.start_server
+
+            def serve(manager):
+                start_server(manager)
+                # A request arrives the moment the server is up; its own
+                # processing is left out here, as if it were still in its
+                # worker while the conductor finishes starting.
+                arrived.append(self._orphan(conductor_id))
+            transport.start_server = serve
+            return transport
+        self.useFixture(fixtures.MockPatchObject(
+            rpcapi, 'load_transport', load_transport))
+        manager = self.start_conductor('c1')
+        done = conductors.wait_allocation(self.ctx, orphan.id)
+        self.assertEqual((alloc_obj.ACTIVE, node.id),
+                         (done.state, done.node_id))
+        # Stopping waits for the workers: had the resume taken the new
+        # allocation too, it would have failed it (the only node is gone).
+        self.stop_conductor(manager)
+        self.assertEqual(alloc_obj.ALLOCATING, objects.Allocation.get_by_id(
+            self.ctx, arrived[0].id).state)
 
     def test_dead_conductor_is_taken_over(self):
         dead = self.start_conductor('dead')
