@@ -569,17 +569,28 @@ class PlacementBackend(base.AllocationBackend):
             yield self.client.candidate_claims(rc_name, traits, member_of,
                                                limit=limit)
 
-    def _claim(self, allocation, node_uuid, rc_name, resources=None):
+    def _claim(self, allocation, node_uuid, rc_name, resources=None,
+               context=None):
         """Claim the node's providers for the allocation; False on 409.
 
         :param resources: ``{provider: {class: amount}}`` to claim, the
             node's whole tree; by default one unit of ``rc_name`` on the
             node's root.
+        :param context: given, a claim of the consumer is removed as
+            stale only while no node is reserved for the allocation.
+        :raises: InstanceAssociated when a node is reserved for the
+            allocation already (it was processed meanwhile): its claim
+            stays.
         """
         project, user = self._consumer_ids(allocation)
         if self.client.claim(allocation.uuid, node_uuid, rc_name, project,
                              user, resources=resources):
             return True
+        if context is not None and _get(allocation, 'id') is not None:
+            holder = node_reservation.reserved_node(context, allocation.id)
+            if holder is not None:
+                raise exception.InstanceAssociated(
+                    instance_uuid=allocation.uuid, node=holder)
         # A claim left by an earlier attempt of this allocation (its
         # conductor died between claiming and reserving) blocks the
         # consumer: remove it and try once more.
@@ -685,7 +696,8 @@ class PlacementBackend(base.AllocationBackend):
             random.shuffle(free)
             for node_uuid in free:
                 if not self._claim(allocation, node_uuid, rc_name,
-                                   resources=batch[node_uuid]):
+                                   resources=batch[node_uuid],
+                                   context=context):
                     continue
                 node = self._reserve(context, allocation, node_uuid)
                 if node is not None:

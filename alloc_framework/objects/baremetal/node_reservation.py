@@ -453,6 +453,17 @@ def reserve_node(context, allocation, randomize=True, node_uuid=None):
 
 
 @db_api.reader.connection
+def reserved_node(context, allocation_id):
+    """The UUID of the node reserved for allocation ``allocation_id``.
+
+    :returns: the node's UUID, or None when no node is reserved for it.
+    """
+    return context.connection.execute(
+        sa.select(NODES.c.uuid).where(NODES.c.allocation_id == allocation_id)
+        .limit(1)).scalar()
+
+
+@db_api.reader.connection
 def free_nodes(context, allocation, uuids=None, limit=None):
     """Which nodes (of ``uuids`` when given) could serve ``allocation`` now.
 
