@@ -459,7 +459,8 @@ def record_failure(context, node, action, message, host):
         objects.NodeHistory(
             context, node_id=node.id, event=message, event_type=EVENT_TYPE,
             severity=node_history.ERROR, conductor=host,
-            user=action.user_id).create(context)
+            user=action.user_id,
+            **node_history.node_state(node)).create(context)
     except Exception:
         # History is for operators; never let it mask the failure.
         LOG.exception('Could not record history of node %s', node.uuid)

@@ -39,11 +39,12 @@ def _move(task, event):
 
 
 def _record(task, message, event_type=node_history.PROVISIONING,
-            severity=node_history.ERROR):
+            severity=node_history.ERROR, state_entered_at=None):
     try:
         objects.NodeHistory.record(task.context, task.node, message,
                                    event_type=event_type, severity=severity,
-                                   conductor=task.host)
+                                   conductor=task.host,
+                                   state_entered_at=state_entered_at)
     except Exception:
         # History is for operators; never let it mask the real failure.
         LOG.exception('Could not record history of node %s',
@@ -64,8 +65,9 @@ def _fail(task, message, fault=None):
     node.clean_step = {}
     node.deploy_step = {}
     node.service_step = {}
+    entered_at = node.provision_updated_at
     _move(task, states.FAIL)
-    _record(task, message)
+    _record(task, message, state_entered_at=entered_at)
 
 
 # --- cleaning and servicing --------------------------------------------------
@@ -374,12 +376,14 @@ def do_abort(task):
     """
     node = task.node
     before = node.provision_state
+    entered_at = node.provision_updated_at
     _move(task, states.ABORT)
     node.last_error = 'Aborted by request in state %s.' % before
     node.deploy_step = {}
     steps.clear_progress(node)
     node.save(task.context)
-    _record(task, node.last_error, event_type=node_history.PROVISIONING)
+    _record(task, node.last_error, event_type=node_history.PROVISIONING,
+            state_entered_at=entered_at)
 
 
 FLOWS = {

@@ -502,7 +502,10 @@ class FirmwareInterface(BaseInterface):
         """Read the firmware components from the hardware.
 
         :returns: list of ``{'component': str, 'current_version': str}``;
-            empty when the hardware cannot tell.
+            empty when the hardware cannot tell. An item may also carry
+            ``vendor``, ``model`` and ``serial_number`` strings of the
+            component's device (absent or None when unknown), shown from
+            bare metal API 1.114.
         """
         return []
 

@@ -81,6 +81,9 @@ VERSIONS = {
     109: 'node health (read from the BMC by the power state sync)',
     110: 'abort of a node in wait call-back',
     113: 'project of node history events',
+    114: 'vendor, model and serial_number of node firmware components',
+    115: 'state, target_provision_state and duration_seconds of node '
+         'history events',
 }
 
 # Upstream versions that change only resources this service does not
@@ -163,6 +166,8 @@ SERVICE_DISABLE_RAMDISK = 108
 HEALTH = 109
 ABORT_DEPLOY_WAIT = 110
 HISTORY_PROJECT = 113
+FIRMWARE_IDENTITY = 114
+HISTORY_STATE = 115
 
 _VERSION_RE = re.compile(r'^1\.[0-9]+$')
 

@@ -186,6 +186,11 @@ class NodeHistory(BASE):
     user = sa.Column(sa.String(255), nullable=True)
     # Project of the request that caused the event.
     project = sa.Column(sa.String(80), nullable=True)
+    # The node's provision state and target when the event was recorded;
+    # for a change of provision state, the seconds spent in the state left.
+    state = sa.Column(sa.String(255), nullable=True)
+    target_provision_state = sa.Column(sa.String(255), nullable=True)
+    duration_seconds = sa.Column(sa.Integer, nullable=True)
 
 
 class DeferredAction(BASE):
@@ -250,6 +255,10 @@ class FirmwareComponent(BASE):
     initial_version = sa.Column(sa.String(255), nullable=False)
     current_version = sa.Column(sa.String(255), nullable=True)
     last_version_flashed = sa.Column(sa.String(255), nullable=True)
+    # What the hardware says of the device (null when it does not tell).
+    vendor = sa.Column(sa.String(255), nullable=True)
+    model = sa.Column(sa.String(255), nullable=True)
+    serial_number = sa.Column(sa.String(255), nullable=True)
 
 
 # --- placement ---------------------------------------------------------------

@@ -241,10 +241,15 @@ class FakeFirmware(base.FirmwareInterface):
     default), ``driver_info['fake_firmware_poll_delay']`` seconds apart,
     before the versions change. With
     ``driver_info['fake_fail_firmware_component']`` naming a component,
-    the update installs the components before it and then fails.
+    the update installs the components before it and then fails. Every
+    component reports the fixed vendor, model and serial number of
+    :attr:`IDENTITY`.
     """
 
     INITIAL = {'bmc': '1.0', 'bios': '1.0'}
+    # The device every fake component reports (bare metal API 1.114).
+    IDENTITY = {'vendor': 'Fake Vendor', 'model': 'Fake Model',
+                'serial_number': 'FAKE-0001'}
     _SETTINGS = {'description': 'The components to update: a list of '
                                 '{"component": name, "url": image URL}.',
                  'required': True}
@@ -263,7 +268,7 @@ class FakeFirmware(base.FirmwareInterface):
             'fake_firmware_versions') or self.INITIAL)
 
     def get_components(self, task):
-        return [{'component': name, 'current_version': version}
+        return [dict(self.IDENTITY, component=name, current_version=version)
                 for name, version in sorted(self._versions(task).items())]
 
     @base.clean_step(priority=0, argsinfo={'settings': _SETTINGS})

@@ -11,8 +11,13 @@ firmware interface reads from the hardware with
 * ``current_version``: the version last read;
 * ``last_version_flashed``: the version an update last installed (read
   after the update), None when the component was never updated.
+
+From version 1.1, ``vendor``, ``model`` and ``serial_number`` say what
+the hardware tells of the device (bare metal API 1.114): None until a
+reading gives them; a reading without them keeps what was known.
 """
 
+from oslo_utils import versionutils
 import sqlalchemy as sa
 
 from alloc_framework.common import exception
@@ -23,6 +28,8 @@ from alloc_framework.objects.baremetal import fields
 
 FIRMWARE = models.FirmwareComponent.__table__
 F = FIRMWARE.c
+# What a reading may tell of a component's device, beside its version.
+IDENTITY_FIELDS = ('vendor', 'model', 'serial_number')
 
 
 @db_api.reader
@@ -34,22 +41,24 @@ def _list(context, node_id):
 
 @db_api.retry_on_deadlock
 @db_api.writer
-def _sync(context, node_id, versions, flashed):
+def _sync(context, node_id, versions, identities, flashed):
     """Apply one reading of the hardware in one transaction."""
     now = base.utcnow()
     rows = {row.component: row for row in context.session.execute(
         sa.select(FIRMWARE).where(F.node_id == node_id))}
     for component, version in versions.items():
         row = rows.get(component)
+        identity = identities.get(component, {})
         if row is None:
             context.session.execute(sa.insert(FIRMWARE).values(
                 node_id=node_id, component=component,
                 initial_version=version, current_version=version,
                 last_version_flashed=(version if component in flashed
                                       else None),
-                created_at=now))
+                created_at=now, **identity))
             continue
-        values = {}
+        values = {name: value for name, value in identity.items()
+                  if getattr(row, name) != value}
         if row.current_version != version:
             values['current_version'] = version
         if component in flashed and row.last_version_flashed != version:
@@ -65,7 +74,8 @@ class FirmwareComponent(base.AllocObject):
     """One firmware component of a node."""
 
     # Version 1.0: initial version
-    VERSION = '1.0'
+    # Version 1.1: vendor, model, serial_number
+    VERSION = '1.1'
 
     fields = {
         'id': fields.IntegerField(),
@@ -74,9 +84,19 @@ class FirmwareComponent(base.AllocObject):
         'initial_version': fields.StringField(),
         'current_version': fields.StringField(nullable=True),
         'last_version_flashed': fields.StringField(nullable=True),
+        'vendor': fields.StringField(nullable=True),
+        'model': fields.StringField(nullable=True),
+        'serial_number': fields.StringField(nullable=True),
         'created_at': fields.DateTimeField(nullable=True),
         'updated_at': fields.DateTimeField(nullable=True),
     }
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 1):
+            for name in IDENTITY_FIELDS:
+                primitive.pop(name, None)
 
     @classmethod
     def list_by_node_id(cls, context, node_id):
@@ -94,12 +114,15 @@ class FirmwareComponent(base.AllocObject):
         what was known.
 
         :param components: list of ``{'component': str,
-            'current_version': str}`` (``FirmwareInterface.get_components``).
+            'current_version': str}`` (``FirmwareInterface.get_components``),
+            each optionally with ``vendor``, ``model`` and
+            ``serial_number`` strings (None or absent: unknown).
         :param flashed: names of the components an update just installed:
             their version read now is also ``last_version_flashed``.
         :raises: InvalidParameterValue for a malformed reading.
         """
         versions = {}
+        identities = {}
         for item in components or ():
             name = item.get('component') if isinstance(item, dict) else None
             version = item.get('current_version') if name else None
@@ -109,5 +132,18 @@ class FirmwareComponent(base.AllocObject):
                     err='A firmware component needs a "component" name and '
                         'a "current_version" string, not %r.' % (item,))
             versions[name] = version
+            identity = {}
+            for field in IDENTITY_FIELDS:
+                value = item.get(field)
+                if value is None or value == '':
+                    continue
+                if not isinstance(value, str) or len(value) > 255:
+                    raise exception.InvalidParameterValue(
+                        err='The "%s" of firmware component %s must be a '
+                            'string of at most 255 characters, not %r.'
+                            % (field, name, value))
+                identity[field] = value
+            identities[name] = identity
         if versions:
-            _sync(context, node_id, versions, frozenset(flashed))
+            _sync(context, node_id, versions, identities,
+                  frozenset(flashed))

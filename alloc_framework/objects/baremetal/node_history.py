@@ -2,8 +2,14 @@
 
 Conductors record failures (and other notable events) here so that
 operators can see them after ``last_error`` has been overwritten.
+
+From version 1.2 an event also keeps the node's provision ``state`` and
+``target_provision_state`` when it was recorded and, for an event that
+records a change of provision state, ``duration_seconds``: how long the
+node stayed in the state it left (bare metal API 1.115).
 """
 
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 from oslo_utils import versionutils
 import sqlalchemy as sa
@@ -59,13 +65,29 @@ def _list_by_node(context, node_id, limit, marker):
     return context.session.execute(query).all()
 
 
+def node_state(node, state_entered_at=None):
+    """The state fields of an event of ``node`` recorded now.
+
+    :param state_entered_at: see :meth:`NodeHistory.record`.
+    """
+    duration = None
+    if state_entered_at is not None:
+        # Node fields are aware datetimes; the database's are naive UTC.
+        entered = timeutils.normalize_time(state_entered_at)
+        duration = max(0, int((base.utcnow() - entered).total_seconds()))
+    return {'state': node.provision_state,
+            'target_provision_state': node.target_provision_state,
+            'duration_seconds': duration}
+
+
 @base.AllocObjectRegistry.register
 class NodeHistory(base.AllocObject):
     """One event of a node's history."""
 
     # Version 1.0: initial version
     # Version 1.1: project
-    VERSION = '1.1'
+    # Version 1.2: state, target_provision_state, duration_seconds
+    VERSION = '1.2'
 
     fields = {
         'id': fields.IntegerField(),
@@ -77,6 +99,9 @@ class NodeHistory(base.AllocObject):
         'event': fields.StringField(nullable=True),
         'user': fields.StringField(nullable=True),
         'project': fields.StringField(nullable=True),
+        'state': fields.StringField(nullable=True),
+        'target_provision_state': fields.StringField(nullable=True),
+        'duration_seconds': fields.IntegerField(nullable=True),
         'created_at': fields.DateTimeField(nullable=True),
         'updated_at': fields.DateTimeField(nullable=True),
     }
@@ -84,6 +109,10 @@ class NodeHistory(base.AllocObject):
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
         target = versionutils.convert_version_to_tuple(target_version)
+        if target < (1, 2):
+            for name in ('state', 'target_provision_state',
+                         'duration_seconds'):
+                primitive.pop(name, None)
         if target < (1, 1):
             primitive.pop('project', None)
 
@@ -99,13 +128,23 @@ class NodeHistory(base.AllocObject):
 
     @classmethod
     def record(cls, context, node, event, event_type=PROVISIONING,
-               severity=ERROR, conductor=None):
-        """Shortcut: record ``event`` for ``node`` (a Node) and return it."""
+               severity=ERROR, conductor=None, state_entered_at=None):
+        """Shortcut: record ``event`` for ``node`` (a Node) and return it.
+
+        The event keeps the node's provision state and target as they
+        are now.
+
+        :param state_entered_at: for an event that records a change of
+            provision state (made before this call), when the node had
+            entered the state it left (its ``provision_updated_at`` then):
+            the event's ``duration_seconds`` is the time since.
+        """
         entry = cls(context, node_id=node.id, event=event,
                     event_type=event_type, severity=severity,
                     conductor=conductor,
                     user=getattr(context, 'user_id', None),
-                    project=getattr(context, 'project_id', None))
+                    project=getattr(context, 'project_id', None),
+                    **node_state(node, state_entered_at))
         entry.create(context)
         return entry
 

@@ -338,10 +338,14 @@ def clear_maintenance(req, node_ident):
 # --- history -----------------------------------------------------------------
 
 HISTORY_FIELDS = ('uuid', 'created_at', 'severity', 'event')
-HISTORY_DETAIL_FIELDS = HISTORY_FIELDS + ('event_type', 'conductor', 'user',
-                                          'project')
+HISTORY_DETAIL_FIELDS = HISTORY_FIELDS + (
+    'event_type', 'conductor', 'user', 'project', 'state',
+    'target_provision_state', 'duration_seconds')
 # Fields of a history event -> first minor version (when after 1.78).
-HISTORY_FIELD_VERSIONS = {'project': mv.HISTORY_PROJECT}
+HISTORY_FIELD_VERSIONS = {'project': mv.HISTORY_PROJECT,
+                          'state': mv.HISTORY_STATE,
+                          'target_provision_state': mv.HISTORY_STATE,
+                          'duration_seconds': mv.HISTORY_STATE}
 
 
 def _history(req, node, event, fields):
@@ -382,7 +386,12 @@ def get_history(req, node_ident, event_ident):
 # --- firmware ----------------------------------------------------------------
 
 FIRMWARE_FIELDS = ('component', 'initial_version', 'current_version',
-                   'last_version_flashed', 'created_at', 'updated_at')
+                   'last_version_flashed', 'vendor', 'model',
+                   'serial_number', 'created_at', 'updated_at')
+# Fields of a firmware component -> first minor version (when after 1.86).
+FIRMWARE_FIELD_VERSIONS = {'vendor': mv.FIRMWARE_IDENTITY,
+                           'model': mv.FIRMWARE_IDENTITY,
+                           'serial_number': mv.FIRMWARE_IDENTITY}
 
 
 def list_firmware(req, node_ident):
@@ -390,6 +399,7 @@ def list_firmware(req, node_ident):
                  mv.FIRMWARE)
     components = firmware_obj.FirmwareComponent.list_by_node_id(
         req.context, node.id)
+    fields = [name for name in FIRMWARE_FIELDS
+              if req.version.check(FIRMWARE_FIELD_VERSIONS.get(name, 1))]
     return util.json_response({'firmware': [
-        {name: getattr(c, name) for name in FIRMWARE_FIELDS}
-        for c in components]})
+        {name: getattr(c, name) for name in fields} for c in components]})

@@ -3,7 +3,11 @@
 Versions (:meth:`RedfishFirmware.get_components`): the BIOS's is the
 ComputerSystem's ``BiosVersion``, the BMC's its Manager's
 ``FirmwareVersion``; when the BMC leaves one of them empty, the node's
-own ``FirmwareInventory`` member of the component gives it.
+own ``FirmwareInventory`` member of the component gives it. The
+device of each component (bare metal API 1.114): ``vendor`` is the
+``Manufacturer`` of that inventory member, ``model`` and
+``serial_number`` the ``Model`` and ``SerialNumber`` of the system
+(BIOS) or its Manager (BMC); each is None when the BMC does not tell.
 
 A service may manage several systems (chassis managers, blade
 enclosures), each with its Manager and inventory members named alike:
@@ -199,16 +203,43 @@ def _inventory_member(conn, system, component, node):
     return mine[0] if mine else None
 
 
-def _read_versions(conn, node):
+def _text(resource, key):
+    """A non-empty string at ``key`` of a resource's JSON, else None."""
+    value = (getattr(resource, 'json', None) or {}).get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def _read_components(conn, node):
+    """The components' versions and devices, as ``get_components``."""
     system = conn.system()
-    versions = {'bios': system.bios_version}
     manager = _manager(conn, system)
-    versions['bmc'] = manager.firmware_version if manager else None
+    owners = {'bios': system, 'bmc': manager}
+    versions = {'bios': system.bios_version,
+                'bmc': manager.firmware_version if manager else None}
+    components = []
     for component in COMPONENTS:
-        if not versions[component]:
+        version = versions[component]
+        try:
             member = _inventory_member(conn, system, component, node)
-            versions[component] = member.version if member else None
-    return versions
+        except exception.RedfishError as exc:
+            if not version:
+                raise
+            # The owner gives the version; only the vendor is unknown.
+            LOG.debug('Node %(node)s: no vendor for its %(comp)s firmware: '
+                      '%(exc)s', {'node': node.uuid, 'comp': component,
+                                  'exc': exc})
+            member = None
+        if not version and member is not None:
+            version = member.version
+        if not version:
+            continue
+        owner = owners[component]
+        components.append({
+            'component': component, 'current_version': version,
+            'vendor': _text(member, 'Manufacturer'),
+            'model': _text(owner, 'Model'),
+            'serial_number': _text(owner, 'SerialNumber')})
+    return components
 
 
 def _unreachable(exc):
@@ -229,9 +260,7 @@ class RedfishFirmware(base.FirmwareInterface):
 
     def get_components(self, task):
         with utils.Connection(task.node, self.conf) as conn:
-            versions = _read_versions(conn, task.node)
-        return [{'component': c, 'current_version': versions[c]}
-                for c in COMPONENTS if versions[c]]
+            return _read_components(conn, task.node)
 
     # --- update ---
 

@@ -6,9 +6,13 @@ only resources this service does not serve are checked to show nodes
 alike and to keep those resources absent.
 """
 
+import datetime
+
 from alloc_framework.api.baremetal import microversion as mv
 from alloc_framework.common import context as af_context
 from alloc_framework.common import states
+from alloc_framework.objects.baremetal import base as obj_base
+from alloc_framework.objects.baremetal import firmware
 from alloc_framework.objects.baremetal import node as node_obj
 from alloc_framework.objects.baremetal import node_history
 from tests.functional.api.baremetal import test_nodes_write
@@ -370,3 +374,82 @@ class TestBooleanStringsInPatches(test_nodes_write.NodeWriteTestCase):
         resp = self.patch(path, [{'op': 'add', 'path': '/retired',
                                   'value': 'maybe'}])
         self.assertError(resp, 400, 'baremetal.invalid_field', 'retired')
+
+
+class TestFirmwareIdentity(test_nodes_write.NodeWriteTestCase):
+    """1.114: ``vendor``, ``model`` and ``serial_number`` of firmware."""
+
+    with_conductor = False
+    IDENTITY = ('vendor', 'model', 'serial_number')
+
+    def test_identity_shown_from_1_114(self):
+        node = self.make_node()
+        firmware.FirmwareComponent.sync(self.context, node.id, [
+            {'component': 'bmc', 'current_version': '1.0',
+             'vendor': 'Acme', 'model': 'BMC-9', 'serial_number': 'SN1'},
+            {'component': 'bios', 'current_version': '2.0'}])
+        path = '/v1/nodes/%s/firmware' % node.uuid
+        old = self.get(path, version='1.113', status=200).json_body
+        for component in old['firmware']:
+            self.assertEqual('1.0' if component['component'] == 'bmc'
+                             else '2.0', component['current_version'])
+            for field in self.IDENTITY:
+                self.assertNotIn(field, component)
+        bios, bmc = self.get(path, version='1.114',
+                             status=200).json_body['firmware']
+        self.assertEqual(('Acme', 'BMC-9', 'SN1'),
+                         tuple(bmc[f] for f in self.IDENTITY))
+        # Unknown to the hardware: null, not absent.
+        self.assertEqual((None, None, None),
+                         tuple(bios[f] for f in self.IDENTITY))
+
+
+class TestHistoryState(test_nodes_write.NodeWriteTestCase):
+    """1.115: ``state``, ``target_provision_state`` and
+    ``duration_seconds`` of node history events."""
+
+    FIELDS = ('state', 'target_provision_state', 'duration_seconds')
+
+    def test_state_shown_from_1_115(self):
+        node = self.make_node(provision_state=states.DEPLOYWAIT,
+                              target_provision_state=states.ACTIVE,
+                              power_state=states.POWER_ON)
+        # The node has waited for ten minutes.
+        node.provision_updated_at = (obj_base.utcnow()
+                                     - datetime.timedelta(minutes=10))
+        node.save(self.context)
+        self.put('/v1/nodes/%s/states/provision' % node.uuid,
+                 {'target': 'abort'}, version='1.115', status=202)
+        self.wait_state(node.uuid, 'provision_state', states.DEPLOYFAIL)
+        path = '/v1/nodes/%s/history' % node.uuid
+        [old] = self.get(path + '?detail=true', version='1.114',
+                         status=200).json_body['history']
+        self.assertEqual('Aborted by request in state %s.'
+                         % states.DEPLOYWAIT, old['event'])
+        for field in self.FIELDS:
+            self.assertNotIn(field, old)
+        one = '%s/%s' % (path, old['uuid'])
+        old = self.get(one, version='1.114', status=200).json_body
+        for field in self.FIELDS:
+            self.assertNotIn(field, old)
+        new = self.get(one, version='1.115', status=200).json_body
+        self.assertEqual((states.DEPLOYFAIL, states.ACTIVE),
+                         (new['state'], new['target_provision_state']))
+        # Ten minutes in wait call-back, give or take a loaded machine.
+        self.assertGreaterEqual(new['duration_seconds'], 600)
+        self.assertLess(new['duration_seconds'], 1200)
+        [listed] = self.get(path + '?detail=true', version='1.115',
+                            status=200).json_body['history']
+        self.assertEqual(new, listed)
+        [short] = self.get(path, version='1.115',
+                           status=200).json_body['history']
+        for field in self.FIELDS:
+            self.assertNotIn(field, short)
+
+    def test_event_without_state_change_has_no_duration(self):
+        node = self.make_node(provision_state=states.ACTIVE)
+        event = node_history.NodeHistory.record(self.context, node, 'x')
+        body = self.get('/v1/nodes/%s/history/%s' % (node.uuid, event.uuid),
+                        version='1.115', status=200).json_body
+        self.assertEqual((states.ACTIVE, None, None),
+                         tuple(body[f] for f in self.FIELDS))

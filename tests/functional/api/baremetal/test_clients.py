@@ -6,10 +6,14 @@ run in-process) and openstacksdk use the server unchanged, with
 sides know.
 """
 
+import datetime
 import json
 
 import fixtures
 
+from alloc_framework.common import states
+from alloc_framework.objects.baremetal import base as obj_base
+from alloc_framework.objects.baremetal import firmware
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
 from tests.functional import openstack_client
@@ -309,6 +313,49 @@ class TestBaremetalCommand(BaremetalCommandTestCase):
             '[{"interface": "firmware", "step": "nope"}]')
         self.assertNotEqual(0, result.returncode)
         self.assertIn('service_steps[0]', result.stderr)
+
+    def test_history_and_firmware_identity(self):
+        """``node history list/get`` (1.115 fields), ``firmware list``."""
+        node = self.make_node(name='hist-node',
+                              provision_state=states.DEPLOYWAIT,
+                              target_provision_state=states.ACTIVE,
+                              power_state=states.POWER_ON)
+        node.provision_updated_at = (obj_base.utcnow()
+                                     - datetime.timedelta(minutes=5))
+        node.save(self.context)
+        self.run_cli('baremetal', 'node', 'abort', 'hist-node')
+        tests_base.wait_for(
+            lambda: json.loads(self.run_cli(
+                'baremetal', 'node', 'show', 'hist-node', '-f',
+                'json'))['provision_state'] == states.DEPLOYFAIL,
+            'hist-node to fail its deployment')
+        [short] = json.loads(self.run_cli(
+            'baremetal', 'node', 'history', 'list', 'hist-node', '-f',
+            'json'))
+        self.assertIn('Aborted by request', _get(short, 'event'))
+        [long] = json.loads(self.run_cli(
+            'baremetal', 'node', 'history', 'list', 'hist-node', '--long',
+            '-f', 'json'))
+        self.assertEqual((states.DEPLOYFAIL, states.ACTIVE),
+                         (_get(long, 'state'),
+                          _get(long, 'target_provision_state')))
+        self.assertGreaterEqual(_get(long, 'duration_seconds'), 300)
+        event = json.loads(self.run_cli(
+            'baremetal', 'node', 'history', 'get', 'hist-node',
+            _get(short, 'uuid'), '-f', 'json'))
+        self.assertEqual(states.DEPLOYFAIL, event['state'])
+        self.assertEqual(_get(long, 'duration_seconds'),
+                         event['duration_seconds'])
+        # The firmware listing of python-ironicclient 6.3 shows the
+        # versions; the 1.114 fields do not disturb it.
+        firmware.FirmwareComponent.sync(self.context, node.id, [
+            {'component': 'bmc', 'current_version': '1.0',
+             'vendor': 'Acme'}])
+        [bmc] = json.loads(self.run_cli(
+            'baremetal', 'node', 'firmware', 'list', 'hist-node', '-f',
+            'json'))
+        self.assertEqual(('bmc', '1.0'), (_get(bmc, 'component'),
+                                          _get(bmc, 'current_version')))
 
     def test_conductor_and_driver_commands(self):
         conductors = json.loads(self.run_cli(

@@ -5,8 +5,8 @@ from oslo_middleware import http_proxy_to_wsgi
 from tests.functional.api.baremetal import base
 
 # The newest version served, and the first that is not.
-MAX = '1.113'
-BEYOND = '1.114'
+MAX = '1.115'
+BEYOND = '1.116'
 
 
 class TestVersions(base.BaremetalTestCase):

@@ -50,8 +50,13 @@ class TestFirmware(_Base):
                          [c['component'] for c in body['firmware']])
         bmc = body['firmware'][1]
         self.assertEqual({'component', 'initial_version', 'current_version',
-                          'last_version_flashed', 'created_at',
-                          'updated_at'}, set(bmc))
+                          'last_version_flashed', 'vendor', 'model',
+                          'serial_number', 'created_at', 'updated_at'},
+                         set(bmc))
+        # What the fake hardware reports of its devices (1.114).
+        self.assertEqual(('Fake Vendor', 'Fake Model', 'FAKE-0001'),
+                         (bmc['vendor'], bmc['model'],
+                          bmc['serial_number']))
         self.assertEqual('1.0', bmc['initial_version'])
         self.assertEqual('1.0', bmc['current_version'])
         self.assertIsNone(bmc['last_version_flashed'])

@@ -5,8 +5,11 @@ and has no BMC or BIOS firmware targets; this one behaves like the BMCs
 the ``redfish`` firmware interface is written for:
 
 * one ComputerSystem (``BiosVersion``, power, ``Reset``) managed by one
-  Manager (``FirmwareVersion``), HTTP basic authentication;
-* an UpdateService whose FirmwareInventory has ``BMC`` and ``BIOS``;
+  Manager (``FirmwareVersion``), HTTP basic authentication; both have
+  a ``Model`` (``Emulated System``, ``Emulated BMC``) and a
+  ``SerialNumber`` (``SN-`` and their id);
+* an UpdateService whose FirmwareInventory has ``BMC`` and ``BIOS``
+  (``Manufacturer``: ``Emulated BMC Vendor``, ``Emulated BIOS Vendor``);
 * with ``--systems N`` (N > 1), N systems ``fw-system-<k>`` (k from 1),
   each managed by its own Manager ``bmc-<k>`` and with its own inventory
   members ``BMC-<k>`` and ``BIOS-<k>``, all named ``BMC`` and ``BIOS``
@@ -202,7 +205,8 @@ class BMC:
             return self.system_doc(system)
         if path == system.manager:
             doc = {'@odata.id': path, 'Id': system.manager_id,
-                   'Name': 'BMC'}
+                   'Name': 'BMC', 'Model': 'Emulated BMC',
+                   'SerialNumber': 'SN-' + system.manager_id}
             if not self.args.inventory_versions_only:
                 doc['FirmwareVersion'] = system.versions['bmc']
             if self.links == 'active':
@@ -221,6 +225,8 @@ class BMC:
             if path == system.members[component]:
                 doc = {'@odata.id': path, 'Id': path.rsplit('/', 1)[1],
                        'Name': component.upper(), 'Updateable': True,
+                       'Manufacturer': 'Emulated %s Vendor' % (
+                           component.upper()),
                        'Version': system.versions[component]}
                 if self.links == 'related':
                     doc['RelatedItem'] = [{'@odata.id': owner}]
@@ -251,6 +257,7 @@ class BMC:
     def system_doc(self, system):
         doc = {
             '@odata.id': system.path, 'Id': system.id, 'Name': system.id,
+            'Model': 'Emulated System', 'SerialNumber': 'SN-' + system.id,
             'PowerState': system.power,
             'Boot': dict(system.boot, **{
                 'BootSourceOverrideTarget@Redfish.AllowableValues':

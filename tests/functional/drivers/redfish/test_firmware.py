@@ -87,6 +87,21 @@ class TestFirmwareUpdate(FirmwareUpdateTestCase):
 
     bmc_options = {'task_polls': 1, 'bmc_reset': 1.0}
 
+    def test_components_tell_their_device(self):
+        with task_manager.acquire(
+                self.ctx, self.node.id, shared=True,
+                driver_factory=self.manager.driver_factory) as task:
+            task.driver.firmware.cache_firmware_components(task)
+        stored = {c.component: (c.vendor, c.model, c.serial_number)
+                  for c in objects.FirmwareComponent.list_by_node_id(
+                      self.ctx, self.node.id)}
+        # The inventory member's Manufacturer; the Model and
+        # SerialNumber of the Manager (BMC) and of the system (BIOS).
+        self.assertEqual(
+            {'bmc': ('Emulated BMC Vendor', 'Emulated BMC', 'SN-bmc'),
+             'bios': ('Emulated BIOS Vendor', 'Emulated System',
+                      'SN-fw-system')}, stored)
+
     def test_bmc_then_bios(self):
         self.assertEqual({'bmc': '1.0.0', 'bios': 'U30 v1.00'},
                          self.components())

@@ -42,6 +42,14 @@ class SeveralSystemsTestCase(test_firmware.FirmwareUpdateTestCase):
             return {c['component']: c['current_version']
                     for c in task.driver.firmware.get_components(task)}
 
+    def identity_of(self, node):
+        with task_manager.acquire(
+                self.ctx, node.id, shared=True,
+                driver_factory=self.manager.driver_factory) as task:
+            return {c['component']: (c['vendor'], c['model'],
+                                     c['serial_number'])
+                    for c in task.driver.firmware.get_components(task)}
+
     def update_node(self, node, settings):
         self.node = node
         action = self.update(settings)
@@ -57,6 +65,15 @@ class TestRelatedItems(SeveralSystemsTestCase):
 
     bmc_options = {'firmware_links': 'related',
                    'inventory_versions_only': True}
+
+    def test_each_node_tells_its_own_devices(self):
+        for k in (1, 3):
+            self.assertEqual(
+                {'bmc': ('Emulated BMC Vendor', 'Emulated BMC',
+                         'SN-bmc-%d' % k),
+                 'bios': ('Emulated BIOS Vendor', 'Emulated System',
+                          'SN-fw-system-%d' % k)},
+                self.identity_of(self.nodes[k - 1]))
 
     def test_an_update_reaches_only_its_own_system(self):
         for node in self.nodes:
@@ -137,6 +154,12 @@ class TestNoInventory(SeveralSystemsTestCase):
         self.assertEqual(OLD, self.versions_of(self.nodes[0]))
         self.assertEqual([], systems['fw-system-1']['targets'])
 
+    def test_no_member_no_vendor(self):
+        self.assertEqual(
+            {'bmc': (None, 'Emulated BMC', 'SN-bmc-2'),
+             'bios': (None, 'Emulated System', 'SN-fw-system-2')},
+            self.identity_of(self.nodes[1]))
+
 
 class TestUnlinkedMembers(SeveralSystemsTestCase):
     """Members named alike and tied to nothing: no guess."""
@@ -158,5 +181,10 @@ class TestUnlinkedMembers(SeveralSystemsTestCase):
             'to guess.' % (node.uuid, INVENTORY, INVENTORY, INVENTORY),
             error)
         self.assertEqual(0, self.bmc.counters()['simple_updates'])
-        # Versions the system and the Manager show need no member.
+        # Versions the system and the Manager show need no member; the
+        # vendor, which only a member tells, is then unknown.
         self.assertEqual(OLD, self.versions_of(node))
+        self.assertEqual(
+            {'bmc': (None, 'Emulated BMC', 'SN-bmc-2'),
+             'bios': (None, 'Emulated System', 'SN-fw-system-2')},
+            self.identity_of(node))

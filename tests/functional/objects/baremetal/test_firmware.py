@@ -73,3 +73,34 @@ class FirmwareComponentTestCase(base.DBTestCase):
                               objects.FirmwareComponent.sync, self.ctx,
                               self.node.id, bad)
         self.assertEqual({}, self._list())
+
+    def _identity(self):
+        return {c.component: (c.vendor, c.model, c.serial_number)
+                for c in objects.FirmwareComponent.list_by_node_id(
+                    self.ctx, self.node.id)}
+
+    def test_identity_stored_and_kept_when_unknown(self):
+        objects.FirmwareComponent.sync(self.ctx, self.node.id, [
+            {'component': 'bmc', 'current_version': '1.0', 'vendor': 'V',
+             'model': 'M', 'serial_number': 'S'},
+            {'component': 'bios', 'current_version': '2.0'}])
+        self.assertEqual({'bmc': ('V', 'M', 'S'),
+                          'bios': (None, None, None)}, self._identity())
+        # A later reading that does not tell keeps what was known; one
+        # that tells something new changes it.
+        objects.FirmwareComponent.sync(self.ctx, self.node.id, [
+            {'component': 'bmc', 'current_version': '1.1', 'vendor': None},
+            {'component': 'bios', 'current_version': '2.0',
+             'serial_number': 'B1'}])
+        self.assertEqual({'bmc': ('V', 'M', 'S'),
+                          'bios': (None, None, 'B1')}, self._identity())
+
+    def test_malformed_identity_refused(self):
+        for bad in (5, 'x' * 256):
+            err = self.assertRaises(
+                exception.InvalidParameterValue,
+                objects.FirmwareComponent.sync, self.ctx, self.node.id,
+                [{'component': 'bmc', 'current_version': '1',
+                  'model': bad}])
+            self.assertIn('"model"', str(err))
+        self.assertEqual({}, self._list())

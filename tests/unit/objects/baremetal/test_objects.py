@@ -20,9 +20,9 @@ EXPECTED_FINGERPRINTS = {
     'Conductor': '1.0-c1d71fbbca640666418d95deb6070523',
     'DeferredAction': '1.1-f250fb01a358bbf5c7ea3ba80e7daafe',
     'DeferredActionPayload': '1.0-ef25ea0dc0644bdfd49d7407c792b157',
-    'FirmwareComponent': '1.0-0e0720dab959e20247bbcfd5f28958c5',
+    'FirmwareComponent': '1.1-7ecd119471acde3f5964a0b8dfafcb3b',
     'Node': '1.4-ca57e14b48d54658278f732e42865e8a',
-    'NodeHistory': '1.1-9ab4658c17f886cd062ccd838857b1a9',
+    'NodeHistory': '1.2-7a6f5f44bab03628fa2a0d7ecc1bf7c8',
 }
 
 
@@ -103,6 +103,29 @@ class TestObjectVersions(base.TestCase):
             'alloc_framework_object.data']
         self.assertEqual('u', data['user'])
         self.assertNotIn('project', data)
+
+    def test_node_history_1_1_has_no_state(self):
+        event = baremetal.NodeHistory(
+            event='e', project='p', state='deploy failed',
+            target_provision_state='active', duration_seconds=3)
+        data = event.obj_to_primitive(target_version='1.1')[
+            'alloc_framework_object.data']
+        self.assertEqual('p', data['project'])
+        for field in ('state', 'target_provision_state',
+                      'duration_seconds'):
+            self.assertNotIn(field, data)
+        self.assertEqual(3, event.obj_to_primitive()[
+            'alloc_framework_object.data']['duration_seconds'])
+
+    def test_firmware_component_1_0_has_no_identity(self):
+        component = baremetal.FirmwareComponent(
+            component='bmc', initial_version='1', vendor='v', model='m',
+            serial_number='s')
+        data = component.obj_to_primitive(target_version='1.0')[
+            'alloc_framework_object.data']
+        self.assertEqual('bmc', data['component'])
+        for field in ('vendor', 'model', 'serial_number'):
+            self.assertNotIn(field, data)
 
     def test_deferred_action_1_0_has_no_flow(self):
         action = baremetal.DeferredAction(call='task.driver.power.x',
