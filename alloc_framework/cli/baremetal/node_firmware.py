@@ -26,18 +26,28 @@ class ListNodeFirmware(base.BaremetalMixin, lister.Lister):
     min_version = '1.86'
     COLUMNS = ('component', 'initial_version', 'current_version',
                'last_version_flashed', 'created_at', 'updated_at')
+    # From API 1.114: what the hardware says the component is.
+    IDENTITY = ('vendor', 'model', 'serial_number')
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('node', metavar='<node>',
                             help='Name or UUID of the node.')
+        parser.add_argument('--long', action='store_true',
+                            help='Also show the vendor, model and serial '
+                                 'number of each component (API 1.114).')
         return parser
 
     def take_action(self, parsed_args):
+        if parsed_args.long:
+            self.require_version('1.114', '--long')
         components = self.client().get(
             FIRMWARE_URL.format(node=parsed_args.node))['firmware']
-        return self.COLUMNS, [common.get_properties(c, self.COLUMNS)
-                              for c in components]
+        columns = self.COLUMNS
+        if parsed_args.long:
+            columns = self.COLUMNS[:4] + self.IDENTITY + self.COLUMNS[4:]
+        return columns, [common.get_properties(c, columns)
+                         for c in components]
 
 
 def _component(value):

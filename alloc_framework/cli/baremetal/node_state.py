@@ -316,8 +316,12 @@ class ListNodeHistory(base.BaremetalMixin, lister.Lister):
 
     min_version = '1.78'
     SHORT = ('uuid', 'created_at', 'severity', 'event')
+    # project from API 1.113; state, target_provision_state and
+    # duration_seconds from 1.115: shown when the server returns them.
     LONG = ('uuid', 'created_at', 'severity', 'event_type', 'event',
-            'conductor', 'user')
+            'conductor', 'user', 'project', 'state',
+            'target_provision_state', 'duration_seconds')
+    ALWAYS = LONG[:7]
 
     def get_parser(self, prog_name):
         parser = _node_parser(super().get_parser(prog_name))
@@ -329,7 +333,12 @@ class ListNodeHistory(base.BaremetalMixin, lister.Lister):
         params = {'detail': 'true'} if parsed_args.long else {}
         events = self.client().get(HISTORY_URL.format(node=parsed_args.node),
                                    params=params)['history']
-        columns = self.LONG if parsed_args.long else self.SHORT
+        if parsed_args.long:
+            returned = set().union(*events) if events else set()
+            columns = tuple(c for c in self.LONG
+                            if c in self.ALWAYS or c in returned)
+        else:
+            columns = self.SHORT
         return columns, [common.get_properties(e, columns) for e in events]
 
 

@@ -187,6 +187,16 @@ class TestNodeCommands(base.BaremetalCLITestCase):
                           '--long')
         self.assertEqual(len(history), len(long))
         self.assertIn('event_type', long[0])
+        # At the newest version the fields of 1.113 and 1.115 are shown;
+        # at 1.112 the server returns none of them and they are left out.
+        for field in ('project', 'state', 'target_provision_state',
+                      'duration_seconds'):
+            self.assertIn(field, long[0])
+        older = self.alloc('--os-baremetal-api-version', '1.112',
+                           'baremetal', 'node', 'history', 'list', 'node-1',
+                           '--long')
+        self.assertEqual({'uuid', 'created_at', 'severity', 'event_type',
+                          'event', 'conductor', 'user'}, set(older[0]))
         uuid = [e['uuid'] for e in history
                 if e['event'] == 'Deploy step failed'][0]
         event = self.alloc('baremetal', 'node', 'history', 'get', 'node-1',

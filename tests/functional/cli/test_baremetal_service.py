@@ -43,6 +43,18 @@ class TestServiceAndFirmwareCommands(base.BaremetalCLITestCase):
         self.assertEqual({'bios': ('1.0', '1.0', None),
                           'bmc': ('1.0', '1.0', None)},
                          self._firmware('node-0'))
+        # --long adds what the hardware says each component is (1.114).
+        long = self.alloc('baremetal', 'node', 'firmware', 'list',
+                          'node-0', '--long')
+        self.assertEqual({'component', 'initial_version', 'current_version',
+                          'last_version_flashed', 'vendor', 'model',
+                          'serial_number', 'created_at', 'updated_at'},
+                         set(long[0]))
+        err = self.alloc_fails('--os-baremetal-api-version', '1.113',
+                               'baremetal', 'node', 'firmware', 'list',
+                               'node-0', '--long')
+        self.assertIn('--long requires --os-baremetal-api-version 1.114',
+                      err)
 
     def test_firmware_update_of_a_manageable_node_cleans_it(self):
         self._node('node-1', '--driver-info', 'fake_firmware_polls=2')
