@@ -48,6 +48,22 @@ def set_power(task, target):
     task.node.power_state = target
 
 
+def run_stages(*stages):
+    """Run ``(stage, work)`` pairs in order; the first failure stops them.
+
+    :raises: InstanceDeployFailure naming the stage that failed (one the
+        work raised itself passes as it is).
+    """
+    for stage, work in stages:
+        try:
+            work()
+        except exception.InstanceDeployFailure:
+            raise
+        except Exception as exc:
+            raise exception.InstanceDeployFailure(
+                reason='%s failed: %s' % (stage, exc))
+
+
 class RamdiskDeploy(base.DeployInterface):
     """Boots the instance image over the node's boot interface."""
 
@@ -71,20 +87,13 @@ class RamdiskDeploy(base.DeployInterface):
 
         :raises: InstanceDeployFailure naming the stage that failed.
         """
-        for stage, work in (
-                ('powering the node off', lambda: set_power(
-                    task, states.POWER_OFF)),
-                ('preparing the instance\'s boot',
-                 lambda: task.driver.boot.prepare_instance(task)),
-                ('powering the node on', lambda: set_power(
-                    task, states.POWER_ON))):
-            try:
-                work()
-            except exception.InstanceDeployFailure:
-                raise
-            except Exception as exc:
-                raise exception.InstanceDeployFailure(
-                    reason='%s failed: %s' % (stage, exc))
+        run_stages(
+            ('powering the node off',
+             lambda: set_power(task, states.POWER_OFF)),
+            ('preparing the instance\'s boot',
+             lambda: task.driver.boot.prepare_instance(task)),
+            ('powering the node on',
+             lambda: set_power(task, states.POWER_ON)))
         return None
 
     def tear_down(self, task):
@@ -92,16 +101,11 @@ class RamdiskDeploy(base.DeployInterface):
 
         :raises: InstanceDeployFailure naming the stage that failed.
         """
-        try:
-            set_power(task, states.POWER_OFF)
-        except Exception as exc:
-            raise exception.InstanceDeployFailure(
-                reason='powering the node off failed: %s' % exc)
-        try:
-            task.driver.boot.clean_up_instance(task)
-        except Exception as exc:
-            raise exception.InstanceDeployFailure(
-                reason='cleaning up the instance\'s boot failed: %s' % exc)
+        run_stages(
+            ('powering the node off',
+             lambda: set_power(task, states.POWER_OFF)),
+            ('cleaning up the instance\'s boot',
+             lambda: task.driver.boot.clean_up_instance(task)))
         return None
 
 
@@ -146,23 +150,14 @@ class ExternalDeploy(base.DeployInterface):
         :raises: InstanceDeployFailure naming the stage that failed.
         """
         device = self._device(task)
-        try:
-            set_power(task, states.POWER_OFF)
-        except Exception as exc:
-            raise exception.InstanceDeployFailure(
-                reason='powering the node off failed: %s' % exc)
-        try:
-            task.driver.management.set_boot_device(task, device,
-                                                   persistent=False)
-        except Exception as exc:
-            raise exception.InstanceDeployFailure(
-                reason='setting the boot device to %s failed: %s'
-                       % (device, exc))
-        try:
-            set_power(task, states.POWER_ON)
-        except Exception as exc:
-            raise exception.InstanceDeployFailure(
-                reason='powering the node on failed: %s' % exc)
+        run_stages(
+            ('powering the node off',
+             lambda: set_power(task, states.POWER_OFF)),
+            ('setting the boot device to %s' % device,
+             lambda: task.driver.management.set_boot_device(
+                 task, device, persistent=False)),
+            ('powering the node on',
+             lambda: set_power(task, states.POWER_ON)))
         return None
 
     def tear_down(self, task):
@@ -170,9 +165,6 @@ class ExternalDeploy(base.DeployInterface):
 
         :raises: InstanceDeployFailure
         """
-        try:
-            set_power(task, states.POWER_OFF)
-        except Exception as exc:
-            raise exception.InstanceDeployFailure(
-                reason='powering the node off failed: %s' % exc)
+        run_stages(('powering the node off',
+                    lambda: set_power(task, states.POWER_OFF)))
         return None
