@@ -194,3 +194,106 @@ class ConverseTestCase(base.TestCase):
             raise exception.PowerStateFailure(pstate='power on')
         self.assertRaises(exception.PowerStateFailure, common.converse,
                           self.conf, self.bmc, work, 'asking')
+
+
+class ConversationThreadsTestCase(base.TestCase):
+    """A conversation stuck in the IPMI library never outlives its use."""
+
+    def test_a_stuck_conversation_does_not_keep_the_process(self):
+        # A child process whose only conversation never ends: the caller
+        # gets its "no answer" at the deadline and the process then
+        # exits at once, instead of waiting for the stuck thread.
+        import subprocess
+        import sys
+        import textwrap
+        code = textwrap.dedent('''
+            import threading
+            from oslo_config import cfg
+            from alloc_framework.conf import hardware
+            from alloc_framework.drivers.modules.ipmi import common
+            from alloc_framework.common import exception
+
+            class Session:
+                def logout(self):
+                    pass
+
+            class Client:
+                ipmi_session = Session()
+
+            common._open = lambda bmc: Client()
+            conf = cfg.ConfigOpts()
+            hardware.register_plugin_opts(conf)
+            conf([], project='alloc_framework')
+            conf.set_override('command_deadline', 1.0, 'ipmi')
+            conf.set_override('command_retries', 0, 'ipmi')
+            forever = threading.Event()
+            try:
+                common.converse(conf, common.BMCInfo('192.0.2.8', 623,
+                                                     '', ''),
+                                lambda client: forever.wait(),
+                                'waiting forever')
+            except exception.IPMIFailure as exc:
+                print(exc)
+        ''')
+        proc = subprocess.run([sys.executable, '-c', code],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        self.assertIn('no answer within 1.0 seconds while waiting forever',
+                      proc.stdout)
+
+    def test_results_and_errors_travel_back(self):
+        pool = common._DaemonPool(2, 'test-pool')
+        futures = [pool.submit(pow, 2, n) for n in range(5)]
+        self.assertEqual([1, 2, 4, 8, 16], [f.result(5) for f in futures])
+        failed = pool.submit(int, 'x')
+        self.assertRaises(ValueError, failed.result, 5)
+        self.assertLessEqual(len(pool._threads), 2)
+        self.assertTrue(all(t.daemon for t in pool._threads))
+
+
+class PyghmiLocksTestCase(base.TestCase):
+    """pyghmi's two session registries share one reentrant lock.
+
+    pyghmi 1.6 takes its keep-alive lock then its waiting lock to send,
+    and the waiting lock then the keep-alive lock when a wait times out;
+    two conversations doing both at once deadlocked every BMC
+    conversation of the process.
+    """
+
+    def test_one_lock_for_both_registries(self):
+        from pyghmi.ipmi.private import session
+        common._mend_pyghmi()
+        self.assertIs(session.KEEPALIVE_SESSIONS, session.WAITING_SESSIONS)
+
+    def test_the_two_orders_of_taking_cannot_deadlock(self):
+        from pyghmi.ipmi.private import session
+        from pyghmi.ipmi.private import util
+        import threading
+        common._mend_pyghmi()
+        holding = threading.Event()
+        release = threading.Event()
+        done = []
+
+        def send():
+            # What send_payload does: keep-alive, then waiting.
+            with util.protect(session.KEEPALIVE_SESSIONS):
+                holding.set()
+                release.wait(5)
+                with util.protect(session.WAITING_SESSIONS):
+                    done.append('send')
+
+        def time_out():
+            # What a timed-out wait does: waiting, then keep-alive.
+            with util.protect(session.WAITING_SESSIONS):
+                with util.protect(session.KEEPALIVE_SESSIONS):
+                    done.append('timeout')
+
+        first = threading.Thread(target=send, daemon=True)
+        first.start()
+        holding.wait(5)
+        second = threading.Thread(target=time_out, daemon=True)
+        second.start()
+        release.set()
+        first.join(10)
+        second.join(10)
+        self.assertEqual(['send', 'timeout'], done)

@@ -32,9 +32,22 @@ pools, RPC, BMC sessions) a new pyghmi socket gets such a descriptor, the
 IO thread dies, and every BMC stops answering. Its module is given
 :class:`_PollSelect` instead, the same call on ``poll()``, which has no
 such limit.
+
+pyghmi guards its registries of sessions to keep alive and sessions
+waiting for an answer with two locks, taken in both orders: sending
+holds the first and takes the second, while a thread whose wait timed
+out holds the second and takes the first to mark its session broken.
+Two conversations with BMCs that are slow to answer can so deadlock
+each other and every later conversation in the process (seen with
+pyghmi 1.6.19). Both names are given one reentrant lock instead, which
+no order of taking can deadlock.
+
+The threads running conversations are daemon threads: a conversation
+the caller gave up on never keeps the process from ending.
 """
 
 import concurrent.futures
+import queue
 import select
 import threading
 import time
@@ -134,12 +147,52 @@ def parse_driver_info(node):
                    _text(info, 'ipmi_password', MAX_PASSWORD))
 
 
+class _DaemonPool:
+    """A fixed number of daemon threads running submitted calls.
+
+    ``concurrent.futures.ThreadPoolExecutor`` joins its threads when the
+    interpreter exits, so one conversation stuck inside the IPMI library
+    would keep a stopped conductor (or a test process) alive. These
+    threads are daemons; their results still travel as futures.
+    """
+
+    def __init__(self, size, name):
+        self._calls = queue.SimpleQueue()
+        self._size = size
+        self._name = name
+        self._threads = []
+        self._lock = threading.Lock()
+
+    def _run(self):
+        while True:
+            future, fn, args = self._calls.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(*args))
+            except BaseException as exc:
+                future.set_exception(exc)
+            # Drop the references before waiting for the next call.
+            future = fn = args = None
+
+    def submit(self, fn, *args):
+        future = concurrent.futures.Future()
+        with self._lock:
+            if len(self._threads) < self._size:
+                thread = threading.Thread(
+                    target=self._run, daemon=True,
+                    name='%s_%d' % (self._name, len(self._threads)))
+                thread.start()
+                self._threads.append(thread)
+        self._calls.put((future, fn, args))
+        return future
+
+
 def _pool():
     global _executor
     with _executor_lock:
         if _executor is None:
-            _executor = concurrent.futures.ThreadPoolExecutor(
-                max_workers=IO_THREADS, thread_name_prefix='ipmi-bmc')
+            _executor = _DaemonPool(IO_THREADS, 'ipmi-bmc')
         return _executor
 
 
@@ -165,9 +218,13 @@ class _PollSelect:
         return ready, [], []
 
 
-def _pyghmi_on_poll():
+def _mend_pyghmi():
+    """Give pyghmi's session module a poll() select and one lock."""
     from pyghmi.ipmi.private import session
     session.select = _PollSelect
+    # Before the first session exists, so no thread holds either lock
+    # yet; idempotent afterwards.
+    session.WAITING_SESSIONS = session.KEEPALIVE_SESSIONS
 
 
 def _open(bmc):
@@ -175,7 +232,7 @@ def _open(bmc):
     # its import is slow and only IPMI conductors need it.
     from pyghmi import exceptions as pyghmi_exc
     from pyghmi.ipmi import command
-    _pyghmi_on_poll()
+    _mend_pyghmi()
     for attempt in (1, 2):
         try:
             # As bytes: pyghmi files a session being set up under the

@@ -219,3 +219,4 @@ class PollSelectTestCase(base.TestCase):
         drv.conf = self.conf
         drv.get_power_state(task)
         self.assertIs(common._PollSelect, session.select)
+        self.assertIs(session.KEEPALIVE_SESSIONS, session.WAITING_SESSIONS)
