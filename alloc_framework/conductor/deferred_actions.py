@@ -158,6 +158,9 @@ class Launcher:
         # the one refill that may run at a time.
         self._backlog = False
         self._refilling = threading.Lock()
+        # A worker freed a thread while the refill was running: the
+        # running refill launches once more before it ends.
+        self._refill_wanted = False
         self._executor = None
         self.metrics = metrics.get_emitter(self.conf)
         self._notifier = None
@@ -306,19 +309,38 @@ class Launcher:
         last run left due actions waiting for one.
 
         Only with the launcher periodic enabled, never while stopping, and
-        one refill at a time: the others leave it to the one running.
+        one refill at a time: the others leave it to the one running,
+        which then launches again. Without that second launch, an action
+        the refill launched could end (and ask for a refill) before the
+        refill itself ended, and the backlog would wait for the next
+        periodic run with every thread idle.
         """
-        if (not self._backlog or self._stop_event.is_set()
-                or not self.conf.deferred_actions.launcher_interval):
+        if not self.conf.deferred_actions.launcher_interval:
             return
-        if not self._refilling.acquire(blocking=False):
-            return
-        try:
-            self.launch(context)
-        except Exception:
-            LOG.exception('Could not refill the deferred action pool')
-        finally:
-            self._refilling.release()
+        with self._lock:
+            self._refill_wanted = True
+        while self._refilling.acquire(blocking=False):
+            try:
+                while True:
+                    with self._lock:
+                        wanted, self._refill_wanted = (
+                            self._refill_wanted, False)
+                    if (not wanted or not self._backlog
+                            or self._stop_event.is_set()):
+                        break
+                    try:
+                        self.launch(context)
+                    except Exception:
+                        LOG.exception('Could not refill the deferred '
+                                      'action pool')
+                        break
+            finally:
+                self._refilling.release()
+            # Asked for between the last look and the release: the
+            # asker found the lock taken and left it to us.
+            with self._lock:
+                if not self._refill_wanted:
+                    return
 
     def _execute(self, context, action, previous):
         try:

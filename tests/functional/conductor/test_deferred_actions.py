@@ -867,6 +867,32 @@ class RefillTestCase(_LauncherBase):
         test_base.wait_for(lambda: self.launcher.busy == 0, 'idle launcher')
         self.assertEqual(6, sum(self.power.calls.values()))
 
+    def test_a_refill_asked_for_during_a_refill_is_not_lost(self):
+        # An action the refill launched can end, and ask for a refill,
+        # before the refill itself ends. The running refill must launch
+        # once more, or the backlog waits for the next periodic run
+        # with every thread idle.
+        launcher = self.launcher
+        launches = []
+
+        def launch(context):
+            launches.append(threading.current_thread().name)
+            if len(launches) == 1:
+                # The launched action ends on another worker meanwhile.
+                other = threading.Thread(target=launcher._refill,
+                                         args=(context,), name='other')
+                other.start()
+                other.join(10)
+                self.assertFalse(other.is_alive())
+
+        launcher._backlog = True
+        launcher.launch = launch
+        launcher._refill(self.ctx)
+        self.assertEqual(['MainThread', 'MainThread'], launches)
+        # Nothing left asked for: the next refill launches once.
+        launcher._refill(self.ctx)
+        self.assertEqual(3, len(launches))
+
     def test_no_refill_without_the_periodic(self):
         self.config(launcher_interval=0, group='deferred_actions')
         actions = [self._action('flash', node=self.make_node())
