@@ -37,6 +37,8 @@ import time
 from oslo_db import api as oslo_db_api
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
+from sqlalchemy.dialects import plugins as sa_plugins
+from sqlalchemy.engine import CreateEnginePlugin
 
 context_manager = enginefacade.transaction_context()
 reader = context_manager.reader
@@ -193,6 +195,54 @@ def _postgresql_setup(engine):
     engine.dispose()
 
 
+SQLITE_POOL_PLUGIN = 'alloc_framework_sqlite_pool'
+_SQLITE_POOL_SIZE = 'alloc_framework_pool_size'
+
+
+class SQLitePool(CreateEnginePlugin):
+    """Keep the connections of a SQLite file in a pool.
+
+    oslo.db gives a SQLite file a ``NullPool``: every transaction opens
+    the file, reads its schema and runs the connect-time pragmas, then
+    closes it again. A conductor running deferred actions makes tens of
+    thousands of short transactions: opening and closing connections was
+    a fifth of its CPU (``benchmarks/README.md``). This plugin, which
+    the URLs of :func:`configure` and :func:`create_engine` name, puts
+    back SQLAlchemy's own choice for SQLite files, a ``QueuePool`` of
+    ``[database]max_pool_size`` connections shared by the threads, with
+    no limit on the connections opened beyond it (a thread never waits
+    for a SQLite connection: the write lock is what serializes writers).
+
+    It is SQLAlchemy's public way to choose the pool of an engine that
+    another library (here oslo.db's ``create_engine``) builds.
+    """
+
+    def __init__(self, url, kwargs):
+        super().__init__(url, kwargs)
+        kwargs['poolclass'] = sa.pool.QueuePool
+        kwargs['pool_size'] = int(url.query.get(_SQLITE_POOL_SIZE, 5))
+        kwargs['max_overflow'] = -1
+
+    def update_url(self, url):
+        return url.difference_update_query([_SQLITE_POOL_SIZE])
+
+
+sa_plugins.register(SQLITE_POOL_PLUGIN, __name__, 'SQLitePool')
+
+
+def _pooled(url, pool_size):
+    """``url`` naming :class:`SQLitePool` when it is a SQLite file."""
+    parsed = sa.engine.make_url(url)
+    if (parsed.get_backend_name() != 'sqlite'
+            or parsed.database in (None, '', ':memory:')
+            or 'plugin' in parsed.query):
+        return url
+    return parsed.update_query_dict({
+        'plugin': SQLITE_POOL_PLUGIN,
+        _SQLITE_POOL_SIZE: str(pool_size)}).render_as_string(
+            hide_password=False)
+
+
 # A pooled connection idle for longer than this is pinged before use.
 PING_AFTER_IDLE = 1.0
 
@@ -239,10 +289,8 @@ def _take_over_pool_reset_and_ping(pool):
     Worth it: on MariaDB and PostgreSQL every transaction is short, so
     the two round trips spared are a large part of its cost;
     ``benchmarks/db_pool_bench.py`` compares a stock pool with this one
-    (results in ``doc/source/performance.rst``). SQLite gains nothing:
-    its pool (oslo.db's NullPool) opens a connection per transaction,
-    which neither pool pings, and sqlite3 sends nothing for a rollback
-    outside a transaction.
+    (results in ``doc/source/performance.rst``). On SQLite a ping and a
+    reset cost no round trip, only a call into the library.
 
     Should SQLAlchemy rename the attributes, this fails at engine
     creation instead of silently keeping both round trips.
@@ -337,7 +385,7 @@ def configure(conf):
         if directory:
             os.makedirs(directory, exist_ok=True)
     context_manager.configure(
-        connection=connection,
+        connection=_pooled(connection, conf.database.max_pool_size),
         sqlite_fk=True,
         # oslo.db would test the first connection itself, with a retry
         # loop of its own: the commands wait for the database once, as
@@ -369,7 +417,8 @@ def create_engine(url, **kwargs):
     """
     from oslo_db.sqlalchemy import engines
     kwargs.setdefault('thread_checkin', False)
-    engine = engines.create_engine(url, **kwargs)
+    engine = engines.create_engine(
+        _pooled(url, kwargs.get('max_pool_size') or 5), **kwargs)
     for setup in _ENGINE_SETUP:
         setup(engine)
     return engine

@@ -1,8 +1,11 @@
 """The enginefacade helpers of alloc_framework.db.api."""
 
+import os
+import threading
 from unittest import mock
 
 from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
@@ -219,6 +222,63 @@ class PoolTestCase(base.DBTestCase):
             with self.engine.connect() as conn:
                 self.assertNotEqual(victim,
                                     conn.execute(sa.text(own_id)).scalar())
+
+
+class SQLitePoolTestCase(base.TestCase):
+    """A SQLite file keeps its connections in a pool (oslo.db's engine
+    alone would open one per transaction)."""
+    dialect_neutral = True
+
+    def _url(self, name='pooled.db'):
+        return 'sqlite:///' + os.path.join(self.state_path, name)
+
+    def test_the_facade_engine_keeps_its_connections(self):
+        self.config(connection=self._url(), max_pool_size=3,
+                    group='database')
+        facade = enginefacade.transaction_context()
+        url = db_api._pooled(self.conf.database.connection, 3)
+        facade.configure(connection=url, sqlite_fk=True, max_retries=0)
+        engine = facade.writer.get_engine()
+        self.addCleanup(engine.dispose)
+        self.assertIsInstance(engine.pool, sa.pool.QueuePool)
+        self.assertEqual(3, engine.pool.size())
+        # The plugin's own parameters never reach the driver.
+        self.assertEqual({}, dict(engine.url.query))
+        connects = []
+        sa.event.listen(engine, 'connect', lambda *a: connects.append(1))
+        for _ in range(5):
+            with engine.begin() as conn:
+                conn.exec_driver_sql('SELECT 1')
+        self.assertEqual(1, len(connects))
+
+    def test_configure_names_the_plugin_for_files_only(self):
+        self.assertIn('plugin=%s' % db_api.SQLITE_POOL_PLUGIN,
+                      db_api._pooled(self._url(), 7))
+        for url in ('sqlite://', 'sqlite:///:memory:',
+                    'postgresql+psycopg2://u@h/db',
+                    'mysql+pymysql://root@h/db?charset=utf8mb4'):
+            self.assertEqual(url, db_api._pooled(url, 7))
+
+    def test_threads_share_the_pool_and_writers_queue(self):
+        engine = db_api.create_engine(self._url('threads.db'))
+        self.addCleanup(engine.dispose)
+        self.assertIsInstance(engine.pool, sa.pool.QueuePool)
+        with engine.begin() as conn:
+            conn.exec_driver_sql('CREATE TABLE t (n INTEGER)')
+
+        def write():
+            for n in range(25):
+                with engine.begin() as conn:
+                    conn.exec_driver_sql('INSERT INTO t VALUES (%d)' % n)
+        threads = [threading.Thread(target=write) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        with engine.begin() as conn:
+            self.assertEqual(100, conn.exec_driver_sql(
+                'SELECT COUNT(*) FROM t').scalar())
+        self.assertLessEqual(engine.pool.checkedin(), 5)
 
 
 class IsolationTestCase(base.DBTestCase):
