@@ -22,6 +22,8 @@ another Placement over HTTP, that one's figures are not here.
   :func:`usage.over_capacity_providers`).
 - :func:`nodes_by_state`, :func:`allocations_by_state`,
   :func:`deferred_actions_by_state`: the bare metal side, counted.
+- :func:`placement_summary`, :func:`baremetal_summary`: those of each
+  side read together, in one transaction.
 """
 
 import collections
@@ -120,3 +122,19 @@ def deferred_actions_by_state(context):
     statement; :meth:`DeferredAction.count_by_state`)."""
     return {state: int(count) for state, count in
             deferred_action.DeferredAction.count_by_state(context).items()}
+
+
+@db_api.reader
+def placement_summary(context):
+    """``(placement_capacity(), over_capacity_count())`` read in one
+    transaction: three statements."""
+    return placement_capacity(context), over_capacity_count(context)
+
+
+@db_api.reader
+def baremetal_summary(context):
+    """``(nodes_by_state(), allocations_by_state(),
+    deferred_actions_by_state())`` read in one transaction: three
+    statements."""
+    return (nodes_by_state(context), allocations_by_state(context),
+            deferred_actions_by_state(context))
