@@ -29,6 +29,8 @@ another Placement over HTTP, that one's figures are not here.
 import collections
 
 import sqlalchemy as sa
+from sqlalchemy.ext import compiler
+from sqlalchemy.sql import functions
 
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
@@ -41,6 +43,29 @@ _INV_TBL = models.Inventory.__table__
 _RC_TBL = models.ResourceClass.__table__
 _NODE_TBL = models.Node.__table__
 _NODE_ALLOC_TBL = models.NodeAllocation.__table__
+
+
+class _whole(functions.FunctionElement):
+    """The whole part of a non-negative number, as Python's ``int()``.
+
+    ``floor()`` on PostgreSQL and MariaDB; on SQLite, whose ``floor()``
+    exists only when it was built with its math functions, a cast to
+    INTEGER, which truncates (PostgreSQL's and MariaDB's casts round).
+    """
+
+    type = sa.BigInteger()
+    inherit_cache = True
+
+
+@compiler.compiles(_whole)
+def _whole_default(element, compiler_, **kw):
+    return 'floor(%s)' % compiler_.process(element.clauses, **kw)
+
+
+@compiler.compiles(_whole, 'sqlite')
+def _whole_sqlite(element, compiler_, **kw):
+    return 'CAST(%s AS INTEGER)' % compiler_.process(element.clauses, **kw)
+
 
 ClassCapacity = collections.namedtuple(
     'ClassCapacity',
@@ -63,14 +88,14 @@ def placement_capacity(context):
 
     :returns: list of :class:`ClassCapacity`, ordered by class name.
     """
-    # floor() is int() for the non-negative capacities Placement allows
-    # (reserved never exceeds total), summed per inventory as fits() and
-    # capacity() count it, not from the sums.
+    # The whole part of each inventory's capacity (reserved never
+    # exceeds total), summed: as fits() and capacity() count it, not
+    # int() of the sum.
     inventories = context.session.execute(
         sa.select(_RC_TBL.c.name,
                   sa.func.sum(_INV_TBL.c.total).label('total'),
                   sa.func.sum(_INV_TBL.c.reserved).label('reserved'),
-                  sa.func.sum(sa.func.floor(preds.capacity_of(_INV_TBL)))
+                  sa.func.sum(_whole(preds.capacity_of(_INV_TBL)))
                   .label('capacity'))
         .select_from(_INV_TBL.join(
             _RC_TBL, _RC_TBL.c.id == _INV_TBL.c.resource_class_id))
