@@ -11,6 +11,7 @@ import sys
 from oslo_log import log
 
 from alloc_framework.api.baremetal import app
+from alloc_framework.api import prometheus
 from alloc_framework.cmd import service_setup
 from alloc_framework.common import wsgi_service
 from alloc_framework.conductor import rpcapi
@@ -24,6 +25,7 @@ def build_service(conf):
     # Conductors are reached lazily, at the first request that needs one:
     # an unknown transport must stop the command now instead.
     rpcapi.load_transport(conf)
+    prometheus.setup_process(conf)
     server = wsgi_service.WSGIService.from_conf(
         'alloc-api', app.setup_app(conf), conf, 'api')
     # The launcher serves from a child process: connections opened here

@@ -14,6 +14,7 @@ import sys
 from oslo_log import log as logging
 
 from alloc_framework.api.placement import deploy
+from alloc_framework.api import prometheus
 from alloc_framework.cmd import service_setup
 from alloc_framework.common import wsgi_service
 from alloc_framework.db import api as db_api
@@ -25,6 +26,7 @@ LOG = logging.getLogger(__name__)
 def build_service(conf):
     """The WSGIService of the Placement API over ``conf`` (not started)."""
     migration.upgrade_embedded(conf)
+    prometheus.setup_process(conf, conf.placement_api.processes)
     app = deploy.loadapp(conf)
     # The launcher serves from a forked child: connections opened while
     # loading must not be shared with it.

@@ -20,6 +20,7 @@ from oslo_log import log
 from alloc_framework.api.baremetal import app as bm_app
 from alloc_framework.api.placement import deploy as placement_deploy
 from alloc_framework.api.placement import direct as placement_direct
+from alloc_framework.api import prometheus
 from alloc_framework.cmd import service_setup
 from alloc_framework.common import wsgi_service
 from alloc_framework.conductor import service as conductor_service
@@ -101,6 +102,7 @@ def build_service(conf):
     conductor.check_config()
     migration.upgrade_embedded(conf)
     count = conf.server_workers
+    prometheus.setup_process(conf, count)
     services = [
         # The conductor first: the APIs route requests to it.
         conductor,

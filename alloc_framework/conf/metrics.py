@@ -1,4 +1,9 @@
-"""Options of the [metrics] group: where conductors send their metrics."""
+"""Options of the [metrics] group.
+
+Two kinds of metrics: those conductors send (``backend``, ``prefix``,
+``statsd_*``), and the Prometheus endpoint ``GET /metrics`` of both APIs
+(``prometheus_*``; see ``doc/source/metrics.rst``).
+"""
 
 from oslo_config import cfg
 
@@ -18,6 +23,37 @@ opts = [
     cfg.PortOpt('statsd_port',
                 default=8125,
                 help='UDP port of the statsd daemon (``statsd``).'),
+    cfg.BoolOpt('prometheus_enabled',
+                default=True,
+                help='Serve ``GET /metrics`` on the bare metal API and the '
+                     'Placement API: Prometheus metrics in the text '
+                     'exposition format, with request latency histograms '
+                     'and gauges computed from the database at each '
+                     'scrape. When false, requests are not timed and '
+                     '/metrics answers 404.'),
+    cfg.BoolOpt('prometheus_allow_unauthenticated',
+                default=False,
+                help='Answer ``GET /metrics`` without authentication or '
+                     'policy check, for scrapers on a private network '
+                     'that cannot present the credentials the API asks '
+                     'for (a Keystone token, for instance). When false, '
+                     '/metrics needs the configured authentication and '
+                     'passes the admin-only policy rule '
+                     '``placement:metrics`` or ``baremetal:metrics:get``.'),
+    cfg.StrOpt('prometheus_multiproc_dir',
+               help='A directory private to one service where the serving '
+                    'processes of an API keep their latency histograms '
+                    '(prometheus-client\'s multiprocess mode), so that a '
+                    'scrape, whichever process answers it, reports the '
+                    'requests of all of them. Set it when '
+                    '[placement_api]processes or [DEFAULT]server_workers '
+                    'is above 1 (or when a WSGI server runs several '
+                    'processes); it is created if missing and emptied when '
+                    'alloc-server, alloc-api or alloc-placement-api start, '
+                    'so give each service its own. When unset (and the '
+                    'PROMETHEUS_MULTIPROC_DIR environment variable too), '
+                    'each process keeps its own histograms and a scrape '
+                    'sees those of the process that answered it.'),
 ]
 
 

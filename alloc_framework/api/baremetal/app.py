@@ -3,7 +3,9 @@
 The stack, outermost first: CORS (when ``[cors]allowed_origin`` is set),
 the proxy headers (when
 ``[oslo_middleware]enable_proxy_headers_parsing`` is set), request ids
-(``X-OpenStack-Request-Id`` and ``OpenStack-Request-Id``), the health
+(``X-OpenStack-Request-Id`` and ``OpenStack-Request-Id``), the
+Prometheus metrics (request timing, and ``GET /metrics`` when it needs
+no credentials: see ``alloc_framework.api.prometheus``), the health
 check (``GET /healthcheck``, unauthenticated, when
 ``[healthcheck]enabled``), the request limits
 (UTF-8 URLs, body size: see ``alloc_framework.api.limits``), the fault
@@ -23,6 +25,7 @@ from alloc_framework.api.baremetal import handler
 from alloc_framework.api.baremetal import microversion
 from alloc_framework.api import limits
 from alloc_framework.api import middleware
+from alloc_framework.api import prometheus
 
 LOG = log.getLogger(__name__)
 
@@ -80,6 +83,7 @@ def setup_app(conf, auth_middleware=None):
     app = FaultWrapper(app)
     app = limits.wrap(app, conf, _limit_error)
     app = middleware.wrap_healthcheck(app, conf)
+    app = prometheus.wrap(app, conf, prometheus.BAREMETAL)
     app = RequestId(app)
     conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
     if conf.oslo_middleware.enable_proxy_headers_parsing:

@@ -20,6 +20,7 @@ from alloc_framework.api.baremetal.handlers import allocation
 from alloc_framework.api.baremetal.handlers import conductor
 from alloc_framework.api.baremetal.handlers import deferred_action
 from alloc_framework.api.baremetal.handlers import driver
+from alloc_framework.api.baremetal.handlers import metrics
 from alloc_framework.api.baremetal.handlers import node
 from alloc_framework.api.baremetal.handlers import node_extra
 from alloc_framework.api.baremetal.handlers import node_links
@@ -27,6 +28,7 @@ from alloc_framework.api.baremetal.handlers import root
 from alloc_framework.api.baremetal import microversion
 from alloc_framework.api.baremetal import notify
 from alloc_framework.api.baremetal import policy
+from alloc_framework.api import prometheus
 from alloc_framework.common import context as af_context
 
 LOG = log.getLogger(__name__)
@@ -79,6 +81,8 @@ ROUTES = {
         'GET': driver.get_driver_properties},
     '/v1/deferred_actions': {'GET': deferred_action.list_actions},
     '/v1/deferred_actions/{action_id}': {'GET': deferred_action.get_action},
+    # Not upstream's: the Prometheus metrics of this API.
+    prometheus.PATH: {'GET': metrics.get_metrics},
 }
 
 # Paths answered without authentication: the version documents, and the
@@ -182,7 +186,11 @@ class Dispatcher:
         if match is None:
             raise errors.HTTPError(
                 404, 'The resource could not be found.', errors.NOT_FOUND)
-        methods = ROUTES[match.pop('_template')]
+        template = match.pop('_template')
+        # The template, not the path: what the latency metrics are
+        # labelled with (api/prometheus.py).
+        req.environ[prometheus.ROUTE_KEY] = template
+        methods = ROUTES[template]
         handler = methods.get(req.method)
         if handler is None and req.method == 'HEAD':
             handler = methods.get('GET')

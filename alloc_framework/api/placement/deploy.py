@@ -1,12 +1,14 @@
 """Assemble the Placement WSGI application.
 
 ``loadapp(conf)`` returns the whole stack, outermost first: request ids,
-CORS (when ``[cors]allowed_origin`` is set), the health check (``GET
+the Prometheus metrics (request timing, and ``GET /metrics`` when it
+needs no credentials: see ``alloc_framework.api.prometheus``), CORS
+(when ``[cors]allowed_origin`` is set), the health check (``GET
 /healthcheck``, unauthenticated, when ``[healthcheck]enabled``), request
-log, request limits
-(UTF-8 URLs, body size: see ``alloc_framework.api.limits``), fault wrapper,
-authentication (noauth, http_basic or keystone), request context,
-microversion, route table. Loading also makes sure the standard resource
+log, request limits (UTF-8 URLs, body size: see
+``alloc_framework.api.limits``), fault wrapper, authentication (noauth,
+http_basic or keystone), request context, microversion, route table.
+Loading also makes sure the standard resource
 classes and traits are in the database.
 """
 
@@ -24,6 +26,7 @@ from alloc_framework.api.placement import microversion_middleware
 from alloc_framework.api.placement import policy
 from alloc_framework.api.placement import requestlog
 from alloc_framework.api.placement import response
+from alloc_framework.api import prometheus
 from alloc_framework.common import context as common_context
 from alloc_framework.objects.placement import resource_class
 from alloc_framework.objects.placement import trait
@@ -79,6 +82,7 @@ def deploy(conf, auth_strategy=None):
                        'OpenStack-API-Version', 'Content-Type'],
         expose_headers=['X-Openstack-Request-Id', 'OpenStack-API-Version',
                         'Location', 'Last-Modified', 'Vary'])
+    application = prometheus.wrap(application, conf, prometheus.PLACEMENT)
     application = request_id.RequestId(application)
     return application
 

@@ -15,6 +15,7 @@ from alloc_framework.api.placement.handlers import aggregate
 from alloc_framework.api.placement.handlers import allocation
 from alloc_framework.api.placement.handlers import allocation_candidate
 from alloc_framework.api.placement.handlers import inventory
+from alloc_framework.api.placement.handlers import metrics
 from alloc_framework.api.placement.handlers import reshaper
 from alloc_framework.api.placement.handlers import resource_class
 from alloc_framework.api.placement.handlers import resource_provider
@@ -24,6 +25,7 @@ from alloc_framework.api.placement.handlers import trait
 from alloc_framework.api.placement.handlers import usage
 from alloc_framework.api.placement import response
 from alloc_framework.api.placement import urls
+from alloc_framework.api import prometheus
 from alloc_framework.objects.placement import allocation_candidate as ac_obj
 from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import exception
@@ -104,15 +106,23 @@ ROUTE_DECLARATIONS = {
         'PUT': trait.put_trait,
         'DELETE': trait.delete_trait,
     },
+    # Not upstream's: the Prometheus metrics of this API.
+    prometheus.PATH: {
+        'GET': metrics.get_metrics,
+    },
 }
 
 
 def dispatch(environ, start_response, mapper):
     """Call the handler of the route matching ``environ``, or 404."""
-    result = mapper.match(environ=environ)
-    if result is None:
+    found = mapper.routematch(environ=environ)
+    if found is None:
         raise webob.exc.HTTPNotFound(
             'The resource could not be found.')
+    result, route = found
+    # The template, not the path: what the latency metrics are labelled
+    # with (api/prometheus.py).
+    environ[prometheus.ROUTE_KEY] = route.routepath
     handler = result.pop('action')
     environ['wsgiorg.routing_args'] = ((), result)
     return handler(environ, start_response)

@@ -3,7 +3,8 @@
 Two views: per resource provider (``GET /resource_providers/{uuid}/usages``)
 and per project and optionally user (``GET /usages``), the latter grouped
 by consumer type from microversion 1.38. Besides, the providers whose
-usage exceeds their capacity (:func:`over_capacity_providers`).
+usage exceeds their capacity (:func:`over_capacity_providers`, and how
+many they are: :func:`count_over_capacity_providers`).
 """
 
 import collections
@@ -139,6 +140,44 @@ def get_by_consumer_type(context, project_id, user_id=None,
     return dict(result)
 
 
+def _over_capacity_select(*columns):
+    """The rows (provider, class) whose usage exceeds the capacity.
+
+    ``columns`` are selected besides the class id and the usage (columns
+    of the provider and inventory tables). A class the provider has no
+    inventory of counts against a capacity of 0: see
+    :func:`over_capacity_providers`.
+    """
+    usage = sa.select(
+        _ALLOC_TBL.c.resource_provider_id,
+        _ALLOC_TBL.c.resource_class_id,
+        sa.func.sum(_ALLOC_TBL.c.used).label('used'),
+    ).group_by(_ALLOC_TBL.c.resource_provider_id,
+               _ALLOC_TBL.c.resource_class_id).subquery('usage')
+    return (
+        sa.select(usage.c.resource_class_id, usage.c.used, *columns)
+        .select_from(usage.join(
+            _RP_TBL, _RP_TBL.c.id == usage.c.resource_provider_id
+        ).outerjoin(_INV_TBL, sa.and_(
+            _INV_TBL.c.resource_provider_id == usage.c.resource_provider_id,
+            _INV_TBL.c.resource_class_id == usage.c.resource_class_id)))
+        .where(usage.c.used > 0, sa.or_(
+            _INV_TBL.c.resource_provider_id.is_(None),
+            preds.over_capacity(_INV_TBL, usage.c.used))))
+
+
+@db_api.reader
+def count_over_capacity_providers(context):
+    """How many providers are over capacity in at least one class.
+
+    The same rule as :func:`over_capacity_providers`, counted in SQL: one
+    query and one row, whatever the number of providers.
+    """
+    over = _over_capacity_select(_RP_TBL.c.id.label('rp_id')).subquery()
+    return int(context.session.execute(
+        sa.select(sa.func.count(sa.distinct(over.c.rp_id)))).scalar())
+
+
 @db_api.reader
 def over_capacity_providers(context):
     """Every provider and class whose usage exceeds the capacity.
@@ -159,24 +198,9 @@ def over_capacity_providers(context):
         ``int((total - reserved) * allocation_ratio)``. Empty when no
         provider is over capacity.
     """
-    usage = sa.select(
-        _ALLOC_TBL.c.resource_provider_id,
-        _ALLOC_TBL.c.resource_class_id,
-        sa.func.sum(_ALLOC_TBL.c.used).label('used'),
-    ).group_by(_ALLOC_TBL.c.resource_provider_id,
-               _ALLOC_TBL.c.resource_class_id).subquery('usage')
-    rows = context.session.execute(
-        sa.select(_RP_TBL.c.uuid, _RP_TBL.c.name, usage.c.resource_class_id,
-                  usage.c.used, _INV_TBL.c.total, _INV_TBL.c.reserved,
-                  _INV_TBL.c.allocation_ratio)
-        .select_from(usage.join(
-            _RP_TBL, _RP_TBL.c.id == usage.c.resource_provider_id
-        ).outerjoin(_INV_TBL, sa.and_(
-            _INV_TBL.c.resource_provider_id == usage.c.resource_provider_id,
-            _INV_TBL.c.resource_class_id == usage.c.resource_class_id)))
-        .where(usage.c.used > 0, sa.or_(
-            _INV_TBL.c.resource_provider_id.is_(None),
-            preds.over_capacity(_INV_TBL, usage.c.used))))
+    rows = context.session.execute(_over_capacity_select(
+        _RP_TBL.c.uuid, _RP_TBL.c.name, _INV_TBL.c.total,
+        _INV_TBL.c.reserved, _INV_TBL.c.allocation_ratio))
     result = []
     for row in rows:
         capacity = 0

@@ -7,6 +7,7 @@ from alloc_framework.api.baremetal.policies import base
 from alloc_framework.api.baremetal.policies import conductor
 from alloc_framework.api.baremetal.policies import deferred_action
 from alloc_framework.api.baremetal.policies import driver
+from alloc_framework.api.baremetal.policies import metrics
 from alloc_framework.api.baremetal.policies import node
 
 
@@ -14,4 +15,5 @@ def list_rules():
     return list(itertools.chain(base.list_rules(), node.list_rules(),
                                 allocation.list_rules(),
                                 conductor.list_rules(), driver.list_rules(),
-                                deferred_action.list_rules()))
+                                deferred_action.list_rules(),
+                                metrics.list_rules()))

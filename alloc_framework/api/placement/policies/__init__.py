@@ -12,6 +12,7 @@ from alloc_framework.api.placement.policies import allocation
 from alloc_framework.api.placement.policies import allocation_candidate
 from alloc_framework.api.placement.policies import base
 from alloc_framework.api.placement.policies import inventory
+from alloc_framework.api.placement.policies import metrics
 from alloc_framework.api.placement.policies import reshaper
 from alloc_framework.api.placement.policies import resource_class
 from alloc_framework.api.placement.policies import resource_provider
@@ -31,4 +32,5 @@ def list_rules():
         allocation.list_rules(),
         allocation_candidate.list_rules(),
         reshaper.list_rules(),
+        metrics.list_rules(),
     ))
