@@ -30,8 +30,10 @@ Three styles, one job each:
   and insert into: a row read is a named tuple, not an entity.
 """
 
+import functools
 import hashlib
 import os
+import threading
 import time
 
 from oslo_db import api as oslo_db_api
@@ -43,6 +45,36 @@ from sqlalchemy.engine import CreateEnginePlugin
 context_manager = enginefacade.transaction_context()
 reader = context_manager.reader
 writer = context_manager.writer
+
+# Set while a snapshot_reader function runs in this thread.
+_snapshot = threading.local()
+
+
+def snapshot_reader(fn):
+    """``@reader`` whose transaction takes no lock, SQLite included.
+
+    Every SQLite transaction begins with ``BEGIN IMMEDIATE`` (see
+    :func:`_sqlite_setup`), which takes the database's write lock for
+    the whole transaction, readers included: a long read (a fleet-wide
+    sum over 100,000 providers) would make every writer wait. A function
+    decorated here begins a plain (deferred) transaction instead, which
+    in WAL mode reads a snapshot and never blocks writers. Only for
+    functions that read and call nothing that opens a transaction of its
+    own; inside an outer transaction it joins that one, as ``@reader``
+    does. PostgreSQL and MariaDB readers take no locks anyway.
+    """
+    read = reader(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        outer = getattr(_snapshot, 'active', False)
+        _snapshot.active = True
+        try:
+            return read(*args, **kwargs)
+        finally:
+            _snapshot.active = outer
+    return wrapper
+
 
 # Attempts after the first that a deadlock victim gets.
 DEADLOCK_MAX_RETRIES = 4
@@ -123,7 +155,9 @@ def _sqlite_setup(engine):
     @sa.event.listens_for(engine, 'begin', insert=True)
     def _on_begin(conn):
         if 'in_transaction' not in conn.info:
-            conn.exec_driver_sql('BEGIN IMMEDIATE')
+            conn.exec_driver_sql(
+                'BEGIN' if getattr(_snapshot, 'active', False)
+                else 'BEGIN IMMEDIATE')
             conn.info['in_transaction'] = True
 
     @sa.event.listens_for(engine, 'rollback')

@@ -5,7 +5,8 @@ Prometheus ``/metrics`` endpoints and the dashboard's overview). Each
 function takes a request context and runs a constant number of
 statements whatever the number of providers, nodes or allocations: the
 database groups and sums, and answers one row per resource class or per
-state, never one per provider. Nothing here takes a lock or writes.
+state, never one per provider. Nothing here writes, and the two
+summaries take no lock, on SQLite either (``db_api.snapshot_reader``).
 
 Both halves of the service live in the one database of ``[database]``,
 which every API process reaches (``alloc-server``, ``alloc-api`` and
@@ -149,17 +150,17 @@ def deferred_actions_by_state(context):
             deferred_action.DeferredAction.count_by_state(context).items()}
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def placement_summary(context):
     """``(placement_capacity(), over_capacity_count())`` read in one
-    transaction: three statements."""
+    transaction: three statements, no lock (a snapshot on SQLite)."""
     return placement_capacity(context), over_capacity_count(context)
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def baremetal_summary(context):
     """``(nodes_by_state(), allocations_by_state(),
     deferred_actions_by_state())`` read in one transaction: three
-    statements."""
+    statements, no lock (a snapshot on SQLite)."""
     return (nodes_by_state(context), allocations_by_state(context),
             deferred_actions_by_state(context))

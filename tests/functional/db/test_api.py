@@ -2,6 +2,7 @@
 
 import os
 import threading
+import time
 from unittest import mock
 
 from oslo_db import exception as db_exc
@@ -308,3 +309,73 @@ class IsolationTestCase(base.DBTestCase):
                 level = conn.exec_driver_sql(
                     'SELECT @@SESSION.tx_isolation').scalar()
             self.assertEqual('READ-COMMITTED', level)
+
+
+class SnapshotReaderTestCase(base.DBTestCase):
+    """A snapshot reader never makes a writer wait, on any backend."""
+
+    def test_a_writer_commits_while_a_snapshot_read_is_open(self):
+        from alloc_framework.common import context as af_context
+        from alloc_framework.db.sqlalchemy import models
+        projects = models.Project.__table__
+        reading = threading.Event()
+        done_writing = threading.Event()
+        seen = []
+
+        @db_api.snapshot_reader
+        def read(context):
+            seen.append(context.session.execute(
+                sa.select(sa.func.count()).select_from(projects)).scalar())
+            reading.set()
+            # Still inside the read transaction while the writer works.
+            done_writing.wait(30)
+            seen.append(context.session.execute(
+                sa.select(sa.func.count()).select_from(projects)).scalar())
+
+        reader_thread = threading.Thread(
+            target=read, args=(af_context.get_admin_context(),))
+        reader_thread.start()
+        self.addCleanup(reader_thread.join, 30)
+        self.addCleanup(done_writing.set)
+        self.assertTrue(reading.wait(30))
+        started = time.monotonic()
+        with self.db.engine.begin() as conn:
+            if self.db.engine.dialect.name == 'sqlite':
+                # Fail at once rather than wait for the reader.
+                conn.exec_driver_sql('PRAGMA busy_timeout = 0')
+            conn.execute(projects.insert().values(external_id='p-1'))
+        elapsed = time.monotonic() - started
+        done_writing.set()
+        reader_thread.join(30)
+        self.assertLess(elapsed, 5)
+        # The reader kept its snapshot (PostgreSQL and MariaDB in READ
+        # COMMITTED see the new row; SQLite's snapshot does not).
+        self.assertEqual(0, seen[0])
+        self.assertEqual(2, len(seen))
+        if self.db.engine.dialect.name == 'sqlite':
+            self.assertEqual(0, seen[1])
+
+    def test_plain_readers_still_take_the_write_lock_on_sqlite(self):
+        if self.db.engine.dialect.name != 'sqlite':
+            self.skipTest('BEGIN IMMEDIATE is SQLite only')
+        statements = []
+
+        def record(conn, cursor, statement, *args):
+            statements.append(statement)
+        sa.event.listen(self.db.engine, 'before_cursor_execute', record)
+        self.addCleanup(sa.event.remove, self.db.engine,
+                        'before_cursor_execute', record)
+        from alloc_framework.common import context as af_context
+
+        @db_api.reader
+        def plain(context):
+            context.session.execute(sa.text('SELECT 1'))
+
+        @db_api.snapshot_reader
+        def snapshot(context):
+            context.session.execute(sa.text('SELECT 1'))
+
+        plain(af_context.get_admin_context())
+        snapshot(af_context.get_admin_context())
+        begins = [s for s in statements if s.startswith('BEGIN')]
+        self.assertEqual(['BEGIN IMMEDIATE', 'BEGIN'], begins)
