@@ -11,6 +11,7 @@ from alloc_framework.api.placement.policies import aggregate
 from alloc_framework.api.placement.policies import allocation
 from alloc_framework.api.placement.policies import allocation_candidate
 from alloc_framework.api.placement.policies import base
+from alloc_framework.api.placement.policies import dashboard
 from alloc_framework.api.placement.policies import inventory
 from alloc_framework.api.placement.policies import reshaper
 from alloc_framework.api.placement.policies import resource_class
@@ -31,4 +32,5 @@ def list_rules():
         allocation.list_rules(),
         allocation_candidate.list_rules(),
         reshaper.list_rules(),
+        dashboard.list_rules(),
     ))
