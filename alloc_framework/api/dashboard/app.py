@@ -261,6 +261,12 @@ class Dispatch:
         return self.api(environ, start_response)
 
 
+def announce(conf):
+    """What the Placement API service logs when it listens: the URL of
+    the dashboard when it is enabled."""
+    return [('Dashboard', PREFIX + '/')] if conf.dashboard.enabled else []
+
+
 def wrap(api, conf, handler):
     """``api`` with the dashboard in front when ``[dashboard]enabled``.
 
