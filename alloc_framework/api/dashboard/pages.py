@@ -21,7 +21,7 @@ from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import usage
 
 # The granular groups of the "what fits" form, besides the unsuffixed one.
-FIT_SUFFIXES = ('', '1', '2')
+FIT_SUFFIXES = ('', '1', '2', '3')
 FIT_FIELDS = ('resources', 'required', 'forbidden', 'member_of', 'in_tree')
 # Candidates shown when the form gives no limit.
 DEFAULT_FIT_LIMIT = 20
@@ -154,6 +154,15 @@ def fit_request(query):
     return pairs, argv
 
 
+def _candidates(page, url):
+    status, body = page.call_api(url)
+    if status == 400:
+        raise params.BadParam('request', body['errors'][0]['detail'])
+    if status != 200:
+        raise page.error(status, body['errors'][0]['detail'])
+    return body
+
+
 def fits(page):
     query = params.parse(page.req, _fit_fields())
     values = {'query': query, 'suffixes': FIT_SUFFIXES, 'asked': False,
@@ -162,11 +171,11 @@ def fits(page):
         return 'fits.html', values
     pairs, argv = fit_request(query)
     api_url = '/allocation_candidates?' + urllib.parse.urlencode(pairs)
-    status, body = page.call_api(api_url + '&explain=true')
-    if status == 400:
-        raise params.BadParam('request', body['errors'][0]['detail'])
-    if status != 200:
-        raise page.error(status, body['errors'][0]['detail'])
+    # The explanation costs more than the search: asked for only when
+    # nothing fits.
+    body = _candidates(page, api_url)
+    if not body['allocation_requests']:
+        body = _candidates(page, api_url + '&explain=true')
     summaries = body['provider_summaries']
     names = rp.provider_names(page.context, set(summaries))
     candidates = []
