@@ -65,6 +65,11 @@ ROUTES = (
     (re.compile(r'^/trouble/([a-z-]+)$'), pages.trouble),
 )
 
+# The <title> of each page (the trouble lists give their own).
+TITLES = {pages.overview: 'Overview', pages.providers: 'Providers',
+          pages.provider: 'Provider tree', pages.fits: 'What fits',
+          pages.baremetal: 'Bare metal'}
+
 NAV = (('', 'Overview'), ('providers', 'Providers'), ('fits', 'What fits'),
        ('baremetal', 'Bare metal'), ('trouble/over-capacity', 'Trouble'))
 
@@ -155,7 +160,8 @@ class DashboardApp:
             self.stylesheet = stream.read()
 
     def render(self, template, status=200, **values):
-        values.setdefault('title', '')
+        values.setdefault('title', 'Error %d' % status if status >= 400
+                          else '')
         body = self.env.get_template(template).render(
             prefix=PREFIX, nav=NAV, stylesheet=PREFIX + STYLESHEET,
             status=status, **values)
@@ -207,6 +213,7 @@ class DashboardApp:
                 match = pattern.match(path)
                 if match:
                     template, values = function(page, *match.groups())
+                    values.setdefault('title', TITLES.get(function, ''))
                     return self.render(template, **values)
             raise page.not_found('No such page.')
         except params.BadParam as exc:

@@ -129,6 +129,10 @@ class DashboardBrowserTestCase(base.TestCase):
                 return False
         base.wait_for(healthy, 'alloc-server', timeout=START_TIMEOUT,
                       interval=0.2)
+        # Where an operator finds the dashboard: in the log at start.
+        base.wait_for(lambda: 'Dashboard: %s/dashboard/' % self.pl
+                      in output(), 'the dashboard URL in the log',
+                      timeout=10, interval=0.1)
 
     def api(self, url, method='GET', body=None, expect=(200,), headers=None):
         status, text = base.http_request(url, method, body, headers)

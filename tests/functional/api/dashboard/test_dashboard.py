@@ -67,6 +67,8 @@ class TestAccess(DashboardTestCase):
                          resp.headers['Content-Type'])
         self.assertSecure(resp)
         self.assertIn('<h1>Overview</h1>', resp.text)
+        self.assertIn('<title>Overview · alloc_framework dashboard</title>',
+                      resp.text)
         # The API itself still wants its token.
         self.assertEqual(401, self.request(
             'GET', '/resource_providers', token=None).status_int)
@@ -74,6 +76,7 @@ class TestAccess(DashboardTestCase):
     def test_non_admin_is_refused(self):
         resp = self.page('/dashboard/', token='someone', status=403)
         self.assertSecure(resp)
+        self.assertIn('<title>Error 403 ·', resp.text)
         self.assertIn('administrators', resp.text)
         self.page('/dashboard/providers', token='admin')
 
