@@ -53,6 +53,9 @@ def overview(page):
                 ctx, page.conf.dashboard.stuck_after)),
             ('error', by_state.get(alloc_obj.ERROR, 0)),
             ('maintenance', bm.count_maintenance_nodes(ctx)),
+            ('drift', bm.count_inventory_drift(ctx)),
+            ('claims', bm.count_foreign_claims(
+                ctx, placement_backend.NODE_TRAIT)),
         ]
     return 'overview.html', {
         'classes': classes,

@@ -168,6 +168,38 @@ def _node_provider_ids(context, node_trait):
         RP_TRAIT_TBL.c.trait_id == trait_id)
 
 
+def _foreign_claims(context, node_trait):
+    """The SELECT of :func:`foreign_claims`, or None when no provider can
+    be a node's (the trait does not exist)."""
+    providers = _node_provider_ids(context, node_trait)
+    if providers is None:
+        return None
+    ours = sa.select(ALLOCATIONS.c.uuid).where(
+        ALLOCATIONS.c.node_id == NODES.c.id)
+    node_gone = NODES.c.id.is_(None)
+    return (sa.select(ALLOC_TBL.c.consumer_id, RP_TBL.c.uuid, RP_TBL.c.name,
+                      node_gone.label('node_gone')).distinct()
+            .select_from(ALLOC_TBL.join(
+                RP_TBL, RP_TBL.c.id == ALLOC_TBL.c.resource_provider_id
+            ).outerjoin(NODES, NODES.c.uuid == RP_TBL.c.uuid))
+            .where(ALLOC_TBL.c.resource_provider_id.in_(providers),
+                   sa.or_(node_gone,
+                          ALLOC_TBL.c.consumer_id.not_in(ours))))
+
+
+def _count(context, query):
+    if query is None:
+        return 0
+    return context.session.execute(
+        sa.select(sa.func.count()).select_from(query.subquery())).scalar()
+
+
+@db_api.reader
+def count_foreign_claims(context, node_trait):
+    """How many rows :func:`foreign_claims` lists in all."""
+    return _count(context, _foreign_claims(context, node_trait))
+
+
 @db_api.reader
 def foreign_claims(context, node_trait, limit, after=None):
     """A page of the Placement allocations on node providers that no node
@@ -179,20 +211,9 @@ def foreign_claims(context, node_trait, limit, after=None):
     :returns: a :class:`Page` of :class:`ConsumerTrouble`, ordered by
         consumer then provider uuid.
     """
-    providers = _node_provider_ids(context, node_trait)
-    if providers is None:
+    query = _foreign_claims(context, node_trait)
+    if query is None:
         return Page([], None)
-    ours = sa.select(ALLOCATIONS.c.uuid).where(
-        ALLOCATIONS.c.node_id == NODES.c.id)
-    node_gone = NODES.c.id.is_(None)
-    query = (sa.select(ALLOC_TBL.c.consumer_id, RP_TBL.c.uuid, RP_TBL.c.name,
-                       node_gone.label('node_gone')).distinct()
-             .select_from(ALLOC_TBL.join(
-                 RP_TBL, RP_TBL.c.id == ALLOC_TBL.c.resource_provider_id
-             ).outerjoin(NODES, NODES.c.uuid == RP_TBL.c.uuid))
-             .where(ALLOC_TBL.c.resource_provider_id.in_(providers),
-                    sa.or_(node_gone,
-                           ALLOC_TBL.c.consumer_id.not_in(ours))))
     if after is not None:
         consumer, _sep, provider = after.partition('/')
         query = query.where(sa.or_(
@@ -215,19 +236,9 @@ NodeDrift = collections.namedtuple(
                   'provider_name', 'detail'))
 
 
-@db_api.reader
-def inventory_drift(context, limit, after=None):
-    """A page of the nodes whose provider's inventory is not theirs.
-
-    The ``placement`` backend gives a node's provider one unit of
-    ``CUSTOM_<resource class>``: a node with a resource class differs when
-    its provider is missing or lacks that inventory (of total 1). This is
-    the ``missing provider`` and inventory part of the ``stale provider``
-    findings of ``alloc-manage placement drift``, in SQL: names, traits
-    and aggregates are left to that command.
-
-    :returns: a :class:`Page` of :class:`NodeDrift`, by node id.
-    """
+def _inventory_drift(context):
+    """The SELECT of :func:`inventory_drift`, or None without nodes of a
+    resource class."""
     classes = [row[0] for row in context.session.execute(
         sa.select(NODES.c.resource_class).distinct().where(
             NODES.c.resource_class.is_not(None)))]
@@ -241,21 +252,45 @@ def inventory_drift(context, limit, after=None):
         except rp_exc.ResourceClassNotFound:
             mapping[name] = -1
     if not mapping:
-        return Page([], None)
+        return None
     rc_id = sa.case(mapping, value=NODES.c.resource_class, else_=-1)
     inv = (sa.select(INV_TBL.c.resource_provider_id)
            .where(INV_TBL.c.resource_provider_id == RP_TBL.c.id,
                   INV_TBL.c.resource_class_id == rc_id,
                   INV_TBL.c.total == 1)
            .correlate(RP_TBL, NODES).exists())
-    query = (sa.select(NODES.c.id, NODES.c.uuid, NODES.c.name,
-                       NODES.c.resource_class,
-                       RP_TBL.c.name.label('provider_name'),
-                       RP_TBL.c.id.label('rp_id'))
-             .select_from(NODES.outerjoin(
-                 RP_TBL, RP_TBL.c.uuid == NODES.c.uuid))
-             .where(NODES.c.resource_class.is_not(None),
-                    sa.or_(RP_TBL.c.id.is_(None), ~inv)))
+    return (sa.select(NODES.c.id, NODES.c.uuid, NODES.c.name,
+                      NODES.c.resource_class,
+                      RP_TBL.c.name.label('provider_name'),
+                      RP_TBL.c.id.label('rp_id'))
+            .select_from(NODES.outerjoin(
+                RP_TBL, RP_TBL.c.uuid == NODES.c.uuid))
+            .where(NODES.c.resource_class.is_not(None),
+                   sa.or_(RP_TBL.c.id.is_(None), ~inv)))
+
+
+@db_api.reader
+def count_inventory_drift(context):
+    """How many nodes :func:`inventory_drift` lists in all."""
+    return _count(context, _inventory_drift(context))
+
+
+@db_api.reader
+def inventory_drift(context, limit, after=None):
+    """A page of the nodes whose provider's inventory is not theirs.
+
+    The ``placement`` backend gives a node's provider one unit of
+    ``CUSTOM_<resource class>``: a node with a resource class differs when
+    its provider is missing or lacks that inventory (of total 1). This is
+    the ``missing provider`` and inventory part of the ``stale provider``
+    findings of ``alloc-manage placement drift``, in SQL: names, traits
+    and aggregates are left to that command.
+
+    :returns: a :class:`Page` of :class:`NodeDrift`, by node id.
+    """
+    query = _inventory_drift(context)
+    if query is None:
+        return Page([], None)
     if after is not None:
         query = query.where(NODES.c.id > after)
     rows = context.session.execute(

@@ -422,6 +422,9 @@ class TestBareMetal(DashboardTestCase):
         resp = self.page('/dashboard/trouble/drift')
         self.assertIn(node.uuid, resp.text)
         self.assertIn('node has no provider', resp.text)
+        resp = self.page('/dashboard/')
+        self.assertIn('id="trouble-drift">1<', resp.text)
+        self.assertIn('id="trouble-stuck">1<', resp.text)
         rp = self.request('POST', '/resource_providers', json={
             'name': 'n1', 'uuid': node.uuid})
         self.assertEqual(200, rp.status_int)
@@ -437,6 +440,8 @@ class TestBareMetal(DashboardTestCase):
                     'total': 1}}}).status_int)
         resp = self.page('/dashboard/trouble/drift')
         self.assertNotIn(node.uuid, resp.text)
+        resp = self.page('/dashboard/')
+        self.assertIn('id="trouble-drift">0<', resp.text)
 
     def test_foreign_claims(self):
         ctx = factories.admin_context()
@@ -469,3 +474,5 @@ class TestBareMetal(DashboardTestCase):
         self.assertIn('the node is gone', text)
         self.assertNotIn(fine, text)
         self.assertIn('is not <code>placement</code>', text)
+        resp = self.page('/dashboard/')
+        self.assertIn('id="trouble-claims">2<', resp.text)
