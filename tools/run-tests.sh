@@ -12,6 +12,12 @@
 # database dialect: those not marked ``dialect_neutral`` (listed by
 # tools/dialect_tests.py; see tests/base.py).
 #
+# The dashboard's browser tests need Chromium and chromedriver from the
+# distribution: tools/install-browser.sh installs them when missing and
+# running as root; without them those tests are skipped, or fail with
+# CI=true. Their screenshots go to $ALLOC_TEST_ARTIFACTS (default
+# .test-artifacts/).
+#
 # Extra arguments are passed to ``stestr run`` (a test filter, for
 # example), on every backend.
 set -eu
@@ -30,6 +36,8 @@ if [ "${ALLOC_USE_CURRENT_PYTHON:-0}" != 1 ]; then
         python -m pip install -q --no-deps -e .
     } 2> >(grep -v "is neither a file nor a directory" >&2)
 fi
+
+./tools/install-browser.sh || echo "WARNING: could not install the browser"
 
 # A new stestr repository knows no durations: seed it with those of the
 # slow tests, so that its first run spreads them over the workers.

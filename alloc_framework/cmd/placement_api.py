@@ -13,6 +13,7 @@ import sys
 
 from oslo_log import log as logging
 
+from alloc_framework.api.dashboard import app as dashboard_app
 from alloc_framework.api.placement import deploy
 from alloc_framework.api import prometheus
 from alloc_framework.cmd import service_setup
@@ -33,7 +34,8 @@ def build_service(conf):
     db_api.get_engine().dispose()
     return wsgi_service.WSGIService.from_conf(
         'alloc-placement-api', app, conf, 'placement_api',
-        reuse_port=conf.placement_api.processes > 1)
+        reuse_port=conf.placement_api.processes > 1,
+        announce=dashboard_app.announce(conf))
 
 
 def main(argv=None):

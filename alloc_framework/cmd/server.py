@@ -18,6 +18,7 @@ import fasteners
 from oslo_log import log
 
 from alloc_framework.api.baremetal import app as bm_app
+from alloc_framework.api.dashboard import app as dashboard_app
 from alloc_framework.api.placement import deploy as placement_deploy
 from alloc_framework.api.placement import direct as placement_direct
 from alloc_framework.api import prometheus
@@ -111,7 +112,8 @@ def build_service(conf):
             reuse_port=count > 1),
         wsgi_service.WSGIService.from_conf(
             'alloc-placement-api', placement_deploy.loadapp(conf), conf,
-            'placement_api', reuse_port=count > 1),
+            'placement_api', reuse_port=count > 1,
+            announce=dashboard_app.announce(conf)),
     ]
     # Last: a registration is only released by the process that stops it.
     # Each worker process is the conductor of its number.

@@ -299,9 +299,13 @@ class WSGIService(service.ServiceBase):
     """
 
     def __init__(self, name, app, host, port, workers=8, reuse_port=False,
-                 connection_threads=64, read_deadline=30, max_body_size=0):
+                 connection_threads=64, read_deadline=30, max_body_size=0,
+                 announce=()):
         check_address(name, host, port, reuse_port=reuse_port)
         self.name = name
+        # ``(label, path)`` of pages for people, logged with their URL
+        # once listening (the dashboard).
+        self.announce = tuple(announce)
         # cheroot's default listen backlog (5) resets bursts of clients.
         self.server = _Server((host, port), app,
                               numthreads=max(workers, connection_threads),
@@ -320,13 +324,17 @@ class WSGIService(service.ServiceBase):
         self._thread = None
 
     @classmethod
-    def from_conf(cls, name, app, conf, group, reuse_port=False):
+    def from_conf(cls, name, app, conf, group, reuse_port=False,
+                  announce=()):
         """The service of an API configured by ``conf.<group>``.
 
         ``group`` is ``api`` or ``placement_api``: their ``host_ip``,
         ``port``, ``api_workers``, ``connection_threads`` and
         ``request_read_deadline``; bodies are limited by
         ``[oslo_middleware]max_request_body_size``, as in the APIs.
+
+        :param announce: ``(label, path)`` pairs logged with their URL
+            when the service listens.
         """
         opts = conf[group]
         return cls(name, app, opts.host_ip, opts.port,
@@ -334,7 +342,8 @@ class WSGIService(service.ServiceBase):
                    connection_threads=opts.connection_threads,
                    read_deadline=opts.request_read_deadline,
                    max_body_size=(
-                       conf.oslo_middleware.max_request_body_size))
+                       conf.oslo_middleware.max_request_body_size),
+                   announce=announce)
 
     @property
     def bound_port(self):
@@ -345,6 +354,9 @@ class WSGIService(service.ServiceBase):
         self.server.prepare()
         LOG.info('%s listening on http://%s:%s', self.name,
                  self.server.bind_addr[0], self.server.bind_addr[1])
+        for label, path in self.announce:
+            LOG.info('%s: http://%s:%s%s', label, self.server.bind_addr[0],
+                     self.server.bind_addr[1], path)
         self._thread = threading.Thread(target=self.server.serve,
                                         name=self.name, daemon=True)
         self._thread.start()

@@ -9,6 +9,7 @@ from oslo_config import cfg
 from alloc_framework.conf import allocation
 from alloc_framework.conf import api
 from alloc_framework.conf import conductor
+from alloc_framework.conf import dashboard
 from alloc_framework.conf import database
 from alloc_framework.conf import default
 from alloc_framework.conf import deferred_actions
@@ -24,7 +25,7 @@ CONF = cfg.CONF
 
 _MODULES = (default, database, api, placement_api, placement, conductor,
             allocation, hardware, messaging, middleware, deferred_actions,
-            metrics, healthcheck)
+            metrics, healthcheck, dashboard)
 
 
 def register_opts(conf):

@@ -3,6 +3,7 @@
 from alloc_framework.conf import allocation
 from alloc_framework.conf import api
 from alloc_framework.conf import conductor
+from alloc_framework.conf import dashboard
 from alloc_framework.conf import default
 from alloc_framework.conf import deferred_actions
 from alloc_framework.conf import hardware
@@ -26,4 +27,5 @@ def list_opts():
         ('metrics', metrics.opts),
         ('oslo_middleware', middleware.opts),
         (healthcheck.GROUP, healthcheck.opts),
+        ('dashboard', dashboard.opts),
     ] + hardware.plugin_opts()

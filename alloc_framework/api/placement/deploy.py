@@ -7,9 +7,11 @@ needs no credentials: see ``alloc_framework.api.prometheus``), CORS
 /healthcheck``, unauthenticated, when ``[healthcheck]enabled``), request
 log, request limits (UTF-8 URLs, body size: see
 ``alloc_framework.api.limits``), fault wrapper, authentication (noauth,
-http_basic or keystone), request context, microversion, route table.
-Loading also makes sure the standard resource
-classes and traits are in the database.
+http_basic or keystone), request context, the dashboard
+(``/dashboard/``, when ``[dashboard]enabled``: see
+``alloc_framework.api.dashboard``), microversion, route table. Loading
+also makes sure the standard resource classes and traits are in the
+database.
 """
 
 from oslo_log import log as logging
@@ -17,6 +19,7 @@ from oslo_middleware import request_id
 import webob
 import webob.exc
 
+from alloc_framework.api.dashboard import app as dashboard_app
 from alloc_framework.api import limits
 from alloc_framework.api import middleware
 from alloc_framework.api.placement import auth
@@ -55,8 +58,10 @@ def deploy(conf, auth_strategy=None):
     :raises: DriverLoadError for an unknown ``[healthcheck]backends``.
     """
     enforcer = policy.get_enforcer(conf)
-    application = handler.PlacementHandler(conf)
-    application = microversion_middleware.MicroversionMiddleware(application)
+    placement_handler = handler.PlacementHandler(conf)
+    application = microversion_middleware.MicroversionMiddleware(
+        placement_handler)
+    application = dashboard_app.wrap(application, conf, placement_handler)
     application = auth.PlacementKeystoneContext(application, enforcer)
     strategy = auth_strategy or auth.get_auth_strategy(conf)
     if strategy == 'keystone':
@@ -71,7 +76,9 @@ def deploy(conf, auth_strategy=None):
                         'included. Use http_basic or keystone outside '
                         'development and tests.')
         application = auth.NoAuthMiddleware(
-            application, conf.placement_api.noauth_admin_tokens)
+            application, conf.placement_api.noauth_admin_tokens,
+            tokenless=dashboard_app.is_dashboard
+            if conf.dashboard.enabled else None)
     application = fault_wrap.FaultWrapper(application)
     application = limits.wrap(application, conf, _limit_error)
     application = requestlog.RequestLog(application)

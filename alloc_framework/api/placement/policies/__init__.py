@@ -11,6 +11,7 @@ from alloc_framework.api.placement.policies import aggregate
 from alloc_framework.api.placement.policies import allocation
 from alloc_framework.api.placement.policies import allocation_candidate
 from alloc_framework.api.placement.policies import base
+from alloc_framework.api.placement.policies import dashboard
 from alloc_framework.api.placement.policies import inventory
 from alloc_framework.api.placement.policies import metrics
 from alloc_framework.api.placement.policies import reshaper
@@ -33,4 +34,5 @@ def list_rules():
         allocation_candidate.list_rules(),
         reshaper.list_rules(),
         metrics.list_rules(),
+        dashboard.list_rules(),
     ))

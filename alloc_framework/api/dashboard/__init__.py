@@ -1,0 +1,1 @@
+"""The read-only web dashboard of the Placement API process."""

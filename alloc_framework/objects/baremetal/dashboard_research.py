@@ -1,0 +1,309 @@
+"""What the dashboard reads from the bare metal tables, page by page.
+
+Lists of node allocations, deferred actions and conductors, and the
+trouble lists that join the bare metal tables with Placement's (they are
+in one database when this process reaches both; see
+``api/dashboard``). Every function is one ``@reader`` transaction: SQL
+aggregates and pages (keyset on the id: ``after`` is the last id of the
+previous page), and no row is locked.
+"""
+
+import collections
+import datetime
+
+import os_resource_classes
+import sqlalchemy as sa
+
+from alloc_framework.db import api as db_api
+from alloc_framework.db.sqlalchemy import models
+from alloc_framework.objects.baremetal import allocation as alloc_obj
+from alloc_framework.objects.baremetal import base
+from alloc_framework.objects.placement import attribute_cache
+from alloc_framework.objects.placement import dashboard_research as rp_research
+from alloc_framework.objects.placement import exception as rp_exc
+
+NODES = models.Node.__table__
+ALLOCATIONS = models.NodeAllocation.__table__
+ACTIONS = models.DeferredAction.__table__
+CONDUCTORS = models.Conductor.__table__
+RP_TBL = models.ResourceProvider.__table__
+INV_TBL = models.Inventory.__table__
+ALLOC_TBL = models.Allocation.__table__
+RP_TRAIT_TBL = models.ResourceProviderTrait.__table__
+
+Page = rp_research.Page
+
+AllocationRow = collections.namedtuple(
+    'AllocationRow', ('id', 'uuid', 'name', 'state', 'resource_class',
+                      'node_uuid', 'owner', 'last_error', 'created_at',
+                      'updated_at'))
+
+ActionRow = collections.namedtuple(
+    'ActionRow', ('id', 'uuid', 'node_uuid', 'state', 'call',
+                  'reschedule_count', 'retry_remaining', 'result',
+                  'created_at', 'updated_at'))
+
+
+def _page(rows, limit):
+    if len(rows) > limit:
+        rows = rows[:limit]
+        return Page(rows, rows[-1].id)
+    return Page(rows, None)
+
+
+@db_api.reader
+def has_baremetal(context):
+    """Whether any node or conductor is in this database."""
+    for table in (CONDUCTORS, NODES):
+        if context.session.execute(
+                sa.select(table.c.id).limit(1)).first() is not None:
+            return True
+    return False
+
+
+def _stuck_since(stuck_after):
+    return base.utcnow() - datetime.timedelta(seconds=stuck_after)
+
+
+@db_api.reader
+def list_allocations(context, limit, after=None, state=None,
+                     stuck_after=None):
+    """A page of node allocations, oldest first, with their node's uuid.
+
+    :param stuck_after: only allocations in ``allocating`` not updated
+        for that many seconds.
+    """
+    query = (sa.select(ALLOCATIONS.c.id, ALLOCATIONS.c.uuid,
+                       ALLOCATIONS.c.name, ALLOCATIONS.c.state,
+                       ALLOCATIONS.c.resource_class,
+                       NODES.c.uuid.label('node_uuid'), ALLOCATIONS.c.owner,
+                       ALLOCATIONS.c.last_error, ALLOCATIONS.c.created_at,
+                       ALLOCATIONS.c.updated_at)
+             .select_from(ALLOCATIONS.outerjoin(
+                 NODES, NODES.c.id == ALLOCATIONS.c.node_id)))
+    if state is not None:
+        query = query.where(ALLOCATIONS.c.state == state)
+    if stuck_after is not None:
+        since = _stuck_since(stuck_after)
+        query = query.where(
+            ALLOCATIONS.c.state == alloc_obj.ALLOCATING,
+            sa.func.coalesce(ALLOCATIONS.c.updated_at,
+                             ALLOCATIONS.c.created_at) < since)
+    if after is not None:
+        query = query.where(ALLOCATIONS.c.id > after)
+    rows = context.session.execute(
+        query.order_by(ALLOCATIONS.c.id).limit(limit + 1)).all()
+    return _page([AllocationRow(*row) for row in rows], limit)
+
+
+@db_api.reader
+def count_stuck_allocations(context, stuck_after):
+    """How many allocations are in ``allocating`` for too long."""
+    return context.session.execute(
+        sa.select(sa.func.count()).select_from(ALLOCATIONS).where(
+            ALLOCATIONS.c.state == alloc_obj.ALLOCATING,
+            sa.func.coalesce(ALLOCATIONS.c.updated_at,
+                             ALLOCATIONS.c.created_at)
+            < _stuck_since(stuck_after))).scalar()
+
+
+@db_api.reader
+def count_maintenance_nodes(context):
+    """How many nodes are in maintenance."""
+    return context.session.execute(
+        sa.select(sa.func.count()).select_from(NODES).where(
+            NODES.c.maintenance.is_(True))).scalar()
+
+
+NodeRow = collections.namedtuple(
+    'NodeRow', ('id', 'uuid', 'name', 'provision_state', 'resource_class',
+                'maintenance_reason', 'updated_at'))
+
+
+@db_api.reader
+def list_maintenance_nodes(context, limit, after=None):
+    """A page of the nodes in maintenance, by id."""
+    query = (sa.select(NODES.c.id, NODES.c.uuid, NODES.c.name,
+                       NODES.c.provision_state, NODES.c.resource_class,
+                       NODES.c.maintenance_reason, NODES.c.updated_at)
+             .where(NODES.c.maintenance.is_(True)))
+    if after is not None:
+        query = query.where(NODES.c.id > after)
+    rows = context.session.execute(
+        query.order_by(NODES.c.id).limit(limit + 1)).all()
+    return _page([NodeRow(*row) for row in rows], limit)
+
+
+@db_api.reader
+def list_actions(context, limit, after=None, state=None):
+    """A page of the deferred actions not deleted, by id."""
+    query = (sa.select(ACTIONS.c.id, ACTIONS.c.uuid,
+                       NODES.c.uuid.label('node_uuid'), ACTIONS.c.state,
+                       ACTIONS.c.call, ACTIONS.c.reschedule_count,
+                       ACTIONS.c.retry_remaining, ACTIONS.c.result,
+                       ACTIONS.c.created_at, ACTIONS.c.updated_at)
+             .select_from(ACTIONS.outerjoin(
+                 NODES, NODES.c.id == ACTIONS.c.node_id))
+             .where(ACTIONS.c.deleted_at.is_(None)))
+    if state is not None:
+        query = query.where(ACTIONS.c.state == state)
+    if after is not None:
+        query = query.where(ACTIONS.c.id > after)
+    rows = context.session.execute(
+        query.order_by(ACTIONS.c.id).limit(limit + 1)).all()
+    return _page([ActionRow(*row) for row in rows], limit)
+
+
+ConsumerTrouble = collections.namedtuple(
+    'ConsumerTrouble', ('consumer', 'provider_uuid', 'provider_name',
+                        'node_gone'))
+
+
+def _node_provider_ids(context, node_trait):
+    try:
+        trait_id = attribute_cache.trait_id(context, node_trait)
+    except rp_exc.TraitNotFound:
+        return None
+    return sa.select(RP_TRAIT_TBL.c.resource_provider_id).where(
+        RP_TRAIT_TBL.c.trait_id == trait_id)
+
+
+def _foreign_claims(context, node_trait):
+    """The SELECT of :func:`foreign_claims`, or None when no provider can
+    be a node's (the trait does not exist)."""
+    providers = _node_provider_ids(context, node_trait)
+    if providers is None:
+        return None
+    ours = sa.select(ALLOCATIONS.c.uuid).where(
+        ALLOCATIONS.c.node_id == NODES.c.id)
+    node_gone = NODES.c.id.is_(None)
+    return (sa.select(ALLOC_TBL.c.consumer_id, RP_TBL.c.uuid, RP_TBL.c.name,
+                      node_gone.label('node_gone')).distinct()
+            .select_from(ALLOC_TBL.join(
+                RP_TBL, RP_TBL.c.id == ALLOC_TBL.c.resource_provider_id
+            ).outerjoin(NODES, NODES.c.uuid == RP_TBL.c.uuid))
+            .where(ALLOC_TBL.c.resource_provider_id.in_(providers),
+                   sa.or_(node_gone,
+                          ALLOC_TBL.c.consumer_id.not_in(ours))))
+
+
+def _count(context, query):
+    if query is None:
+        return 0
+    return context.session.execute(
+        sa.select(sa.func.count()).select_from(query.subquery())).scalar()
+
+
+@db_api.reader
+def count_foreign_claims(context, node_trait):
+    """How many rows :func:`foreign_claims` lists in all."""
+    return _count(context, _foreign_claims(context, node_trait))
+
+
+@db_api.reader
+def foreign_claims(context, node_trait, limit, after=None):
+    """A page of the Placement allocations on node providers that no node
+    allocation of ours stands behind, or whose node is gone.
+
+    :param node_trait: the trait marking the providers of nodes (the
+        ``placement`` backend's).
+    :param after: the ``consumer/provider`` key of the last row.
+    :returns: a :class:`Page` of :class:`ConsumerTrouble`, ordered by
+        consumer then provider uuid.
+    """
+    query = _foreign_claims(context, node_trait)
+    if query is None:
+        return Page([], None)
+    if after is not None:
+        consumer, _sep, provider = after.partition('/')
+        query = query.where(sa.or_(
+            ALLOC_TBL.c.consumer_id > consumer,
+            sa.and_(ALLOC_TBL.c.consumer_id == consumer,
+                    RP_TBL.c.uuid > provider)))
+    rows = context.session.execute(
+        query.order_by(ALLOC_TBL.c.consumer_id, RP_TBL.c.uuid)
+        .limit(limit + 1)).all()
+    rows = [ConsumerTrouble(r[0], r[1], r[2], bool(r[3])) for r in rows]
+    if len(rows) > limit:
+        rows = rows[:limit]
+        return Page(rows, '%s/%s' % (rows[-1].consumer,
+                                     rows[-1].provider_uuid))
+    return Page(rows, None)
+
+
+NodeDrift = collections.namedtuple(
+    'NodeDrift', ('id', 'node_uuid', 'node_name', 'resource_class',
+                  'provider_name', 'detail'))
+
+
+def _inventory_drift(context):
+    """The SELECT of :func:`inventory_drift`, or None without nodes of a
+    resource class."""
+    classes = [row[0] for row in context.session.execute(
+        sa.select(NODES.c.resource_class).distinct().where(
+            NODES.c.resource_class.is_not(None)))]
+    # The Placement class of each node class: few distinct values,
+    # normalized here as the backend does.
+    mapping = {}
+    for name in classes:
+        try:
+            mapping[name] = attribute_cache.rc_id(
+                context, os_resource_classes.normalize_name(name))
+        except rp_exc.ResourceClassNotFound:
+            mapping[name] = -1
+    if not mapping:
+        return None
+    rc_id = sa.case(mapping, value=NODES.c.resource_class, else_=-1)
+    inv = (sa.select(INV_TBL.c.resource_provider_id)
+           .where(INV_TBL.c.resource_provider_id == RP_TBL.c.id,
+                  INV_TBL.c.resource_class_id == rc_id,
+                  INV_TBL.c.total == 1)
+           .correlate(RP_TBL, NODES).exists())
+    return (sa.select(NODES.c.id, NODES.c.uuid, NODES.c.name,
+                      NODES.c.resource_class,
+                      RP_TBL.c.name.label('provider_name'),
+                      RP_TBL.c.id.label('rp_id'))
+            .select_from(NODES.outerjoin(
+                RP_TBL, RP_TBL.c.uuid == NODES.c.uuid))
+            .where(NODES.c.resource_class.is_not(None),
+                   sa.or_(RP_TBL.c.id.is_(None), ~inv)))
+
+
+@db_api.reader
+def count_inventory_drift(context):
+    """How many nodes :func:`inventory_drift` lists in all."""
+    return _count(context, _inventory_drift(context))
+
+
+@db_api.reader
+def inventory_drift(context, limit, after=None):
+    """A page of the nodes whose provider's inventory is not theirs.
+
+    The ``placement`` backend gives a node's provider one unit of
+    ``CUSTOM_<resource class>``: a node with a resource class differs when
+    its provider is missing or lacks that inventory (of total 1). This is
+    the ``missing provider`` and inventory part of the ``stale provider``
+    findings of ``alloc-manage placement drift``, in SQL: names, traits
+    and aggregates are left to that command.
+
+    :returns: a :class:`Page` of :class:`NodeDrift`, by node id.
+    """
+    query = _inventory_drift(context)
+    if query is None:
+        return Page([], None)
+    if after is not None:
+        query = query.where(NODES.c.id > after)
+    rows = context.session.execute(
+        query.order_by(NODES.c.id).limit(limit + 1)).all()
+    result = []
+    for row in rows:
+        if row.rp_id is None:
+            detail = 'node has no provider'
+        else:
+            detail = ('provider lacks one unit of %s'
+                      % os_resource_classes.normalize_name(
+                          row.resource_class))
+        result.append(NodeDrift(row.id, row.uuid, row.name,
+                                row.resource_class, row.provider_name,
+                                detail))
+    return _page(result, limit)
