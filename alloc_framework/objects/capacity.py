@@ -5,8 +5,8 @@ Prometheus ``/metrics`` endpoints and the dashboard's overview). Each
 function takes a request context and runs a constant number of
 statements whatever the number of providers, nodes or allocations: the
 database groups and sums, and answers one row per resource class or per
-state, never one per provider. Nothing here writes, and the two
-summaries take no lock, on SQLite either (``db_api.snapshot_reader``).
+state, never one per provider. Nothing here writes or takes a lock,
+on SQLite either (``db_api.snapshot_reader``).
 
 Both halves of the service live in the one database of ``[database]``,
 which every API process reaches (``alloc-server``, ``alloc-api`` and
@@ -78,7 +78,7 @@ providers are over capacity)."""
 ClassCapacity.free = property(lambda self: self.capacity - self.used)
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def placement_capacity(context):
     """Every resource class that has inventory or usage, summed.
 
@@ -115,13 +115,14 @@ def placement_capacity(context):
     return [result[name] for name in sorted(result)]
 
 
+@db_api.snapshot_reader
 def over_capacity_count(context):
     """How many providers are over capacity in at least one class (one
     statement; :func:`usage.count_over_capacity_providers`)."""
     return usage.count_over_capacity_providers(context)
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def nodes_by_state(context):
     """``{(provision_state, resource_class): count}`` of every node.
 
@@ -135,7 +136,7 @@ def nodes_by_state(context):
     return {(row[0], row[1]): int(row[2]) for row in rows}
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def allocations_by_state(context):
     """``{state: count}`` of the node allocations (one statement)."""
     return {state: int(count) for state, count in context.session.execute(
@@ -143,6 +144,7 @@ def allocations_by_state(context):
         .group_by(_NODE_ALLOC_TBL.c.state))}
 
 
+@db_api.snapshot_reader
 def deferred_actions_by_state(context):
     """``{state: count}`` of the deferred actions not deleted (one
     statement; :meth:`DeferredAction.count_by_state`)."""

@@ -13,10 +13,10 @@ from alloc_framework.api.dashboard import params
 from alloc_framework.drivers.allocation import placement as placement_backend
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.objects.baremetal import conductor as conductor_obj
-from alloc_framework.objects.baremetal import dashboard_research as bm
+from alloc_framework.objects.baremetal import dashboard_queries as bm
 from alloc_framework.objects.baremetal import deferred_action as action_obj
 from alloc_framework.objects import capacity
-from alloc_framework.objects.placement import dashboard_research as rp
+from alloc_framework.objects.placement import dashboard_queries as rp
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import usage
 

@@ -3,9 +3,10 @@
 Lists of node allocations, deferred actions and conductors, and the
 trouble lists that join the bare metal tables with Placement's (they are
 in one database when this process reaches both; see
-``api/dashboard``). Every function is one ``@reader`` transaction: SQL
-aggregates and pages (keyset on the id: ``after`` is the last id of the
-previous page), and no row is locked.
+``api/dashboard``). Every function is one ``@snapshot_reader``
+transaction, which takes no lock (on SQLite either): SQL aggregates and
+pages (keyset on the id: ``after`` is the last id of the previous
+page).
 """
 
 import collections
@@ -19,7 +20,7 @@ from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.objects.baremetal import base
 from alloc_framework.objects.placement import attribute_cache
-from alloc_framework.objects.placement import dashboard_research as rp_research
+from alloc_framework.objects.placement import dashboard_queries as rp_research
 from alloc_framework.objects.placement import exception as rp_exc
 
 NODES = models.Node.__table__
@@ -51,7 +52,7 @@ def _page(rows, limit):
     return Page(rows, None)
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def has_baremetal(context):
     """Whether any node or conductor is in this database."""
     for table in (CONDUCTORS, NODES):
@@ -65,7 +66,7 @@ def _stuck_since(stuck_after):
     return base.utcnow() - datetime.timedelta(seconds=stuck_after)
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def list_allocations(context, limit, after=None, state=None,
                      stuck_after=None):
     """A page of node allocations, oldest first, with their node's uuid.
@@ -96,7 +97,7 @@ def list_allocations(context, limit, after=None, state=None,
     return _page([AllocationRow(*row) for row in rows], limit)
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def count_stuck_allocations(context, stuck_after):
     """How many allocations are in ``allocating`` for too long."""
     return context.session.execute(
@@ -107,7 +108,7 @@ def count_stuck_allocations(context, stuck_after):
             < _stuck_since(stuck_after))).scalar()
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def count_maintenance_nodes(context):
     """How many nodes are in maintenance."""
     return context.session.execute(
@@ -120,7 +121,7 @@ NodeRow = collections.namedtuple(
                 'maintenance_reason', 'updated_at'))
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def list_maintenance_nodes(context, limit, after=None):
     """A page of the nodes in maintenance, by id."""
     query = (sa.select(NODES.c.id, NODES.c.uuid, NODES.c.name,
@@ -134,7 +135,7 @@ def list_maintenance_nodes(context, limit, after=None):
     return _page([NodeRow(*row) for row in rows], limit)
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def list_actions(context, limit, after=None, state=None):
     """A page of the deferred actions not deleted, by id."""
     query = (sa.select(ACTIONS.c.id, ACTIONS.c.uuid,
@@ -194,13 +195,13 @@ def _count(context, query):
         sa.select(sa.func.count()).select_from(query.subquery())).scalar()
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def count_foreign_claims(context, node_trait):
     """How many rows :func:`foreign_claims` lists in all."""
     return _count(context, _foreign_claims(context, node_trait))
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def foreign_claims(context, node_trait, limit, after=None):
     """A page of the Placement allocations on node providers that no node
     allocation of ours stands behind, or whose node is gone.
@@ -269,13 +270,13 @@ def _inventory_drift(context):
                    sa.or_(RP_TBL.c.id.is_(None), ~inv)))
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def count_inventory_drift(context):
     """How many nodes :func:`inventory_drift` lists in all."""
     return _count(context, _inventory_drift(context))
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def inventory_drift(context, limit, after=None):
     """A page of the nodes whose provider's inventory is not theirs.
 

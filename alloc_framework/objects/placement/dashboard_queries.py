@@ -1,10 +1,11 @@
 """What the dashboard reads from Placement's tables, page by page.
 
-Every function is one ``@reader`` transaction of a few statements: they
-aggregate in SQL, never lock a row, and the lists come one page at a time
-(keyset paging: ``after`` is the last key of the previous page, and one
-row more than asked tells whether another page follows). The filters are
-the predicates of ``candidate_predicates``, as the API's listings use.
+Every function is one ``@snapshot_reader`` transaction of a few
+statements, which takes no lock (on SQLite either): they aggregate in
+SQL, and the lists come one page at a time (keyset paging: ``after`` is
+the last key of the previous page, and one row more than asked tells
+whether another page follows). The filters are the predicates of
+``candidate_predicates``, as the API's listings use.
 """
 
 import collections
@@ -72,7 +73,7 @@ def _like(text):
     return '%' + escaped + '%'
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def search_providers(context, limit, after=None, name=None, uuid=None,
                      trait=None, aggregate=None, resource_class=None):
     """A page of the providers matching every given filter, by id.
@@ -172,7 +173,7 @@ def _details(context, provider_filter):
     return providers
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def provider_tree(context, uuid):
     """The whole tree of provider ``uuid`` and the sharing providers it
     reaches, with inventories, usage, traits and aggregates.
@@ -217,7 +218,7 @@ Consumer = collections.namedtuple(
     'Consumer', ('uuid', 'project', 'user', 'resources'))
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def tree_consumers(context, uuid, limit, after=None):
     """A page of the consumers of the tree of provider ``uuid``, by uuid.
 
@@ -268,7 +269,7 @@ def tree_consumers(context, uuid, limit, after=None):
     return Page(result, uuids[-1] if more else None)
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def provider_names(context, uuids):
     """``{uuid: name}`` of the providers ``uuids`` that exist."""
     if not uuids:
