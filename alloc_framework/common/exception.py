@@ -208,6 +208,12 @@ class NodeIsAllocated(Conflict):
                'and its state forbids releasing it now.')
 
 
+class AllocationNotRetryable(Conflict):
+    # Only a failed allocation goes back to allocating (the retry).
+    msg_fmt = ('Allocation %(allocation)s is %(state)s: only an allocation '
+               'in state error can be retried.')
+
+
 class AllocationTakenOver(Conflict):
     # An update of an allocation guarded by its conductor_affinity found
     # another conductor there: the writer lost the allocation and stops.

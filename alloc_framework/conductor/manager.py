@@ -859,6 +859,10 @@ class ConductorManager:
         return allocations.create_allocation(
             self, context, allocation, generated_uuid=generated_uuid)
 
+    def retry_allocation(self, context, allocation):
+        """See :func:`conductor.allocations.retry_allocation`."""
+        return allocations.retry_allocation(self, context, allocation)
+
     def destroy_allocation(self, context, allocation):
         """See :func:`conductor.allocations.destroy_allocation`."""
         return allocations.destroy_allocation(self, context, allocation)

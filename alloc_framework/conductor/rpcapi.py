@@ -47,7 +47,8 @@ TOPIC = 'alloc_framework.conductor'
 # 1.3: set_boot_device, get_boot_device, get_supported_boot_devices
 # 1.4: validate_driver_interfaces, get_driver_details,
 #      get_driver_properties
-RPC_API_VERSION = '1.4'
+# 1.5: retry_allocation
+RPC_API_VERSION = '1.5'
 # Conductors asked to create one allocation before giving up. Two silent
 # conductors at once are rare; more point at the broker or at this
 # service's own connection, which asking further conductors does not fix.
@@ -556,6 +557,16 @@ class ConductorAPI:
                      'not answer', allocation.uuid)
             return found
         raise exception.AllocationAlreadyExists(uuid=allocation.uuid)
+
+    def retry_allocation(self, context, allocation):
+        """Process a failed allocation again on a random live conductor.
+
+        :returns: the Allocation, now ``allocating``.
+        :raises: AllocationNotRetryable, AllocationNotFound,
+            NoFreeConductorWorker, TemporaryFailure
+        """
+        return self._call(context, self._random_host(), 'retry_allocation',
+                          allocation=allocation)
 
     def destroy_allocation(self, context, allocation):
         """Delete an allocation and release its node.

@@ -71,6 +71,8 @@ ROUTES = {
     ALLOCATION: {'GET': allocation.get_allocation,
                  'PATCH': allocation.update_allocation,
                  'DELETE': allocation.delete_allocation},
+    # An extension of ours (upstream has no such path).
+    ALLOCATION + '/retry': {'POST': allocation.retry_allocation},
     '/v1/conductors': {'GET': conductor.list_conductors},
     '/v1/conductors/{hostname}': {'GET': conductor.get_conductor},
     '/v1/drivers': {'GET': driver.list_drivers},

@@ -327,6 +327,26 @@ class TestAllocationCommands(base.BaremetalCLITestCase):
         self.assertEqual(['doomed'], [a['name'] for a in listed])
         self.assertTrue(listed[0]['last_error'])
 
+    def test_retry_failed_allocation(self):
+        err = self.alloc_fails('baremetal', 'allocation', 'create',
+                               '--resource-class', 'gold', '--name', 'late',
+                               '--wait', '30')
+        self.assertIn('failed', err)
+        uuid = self.alloc('baremetal', 'allocation', 'show', 'late')['uuid']
+        # Still nothing to allocate: the retry fails again.
+        err = self.alloc_fails('baremetal', 'allocation', 'retry', 'late',
+                               '--wait', '30')
+        self.assertIn('gold', err)
+        node = self.make_available('n-late', '--resource-class', 'gold')
+        retried = self.alloc('baremetal', 'allocation', 'retry', 'late',
+                             '--wait', '30')
+        self.assertEqual((uuid, 'late', 'active', node['uuid']),
+                         (retried['uuid'], retried['name'],
+                          retried['state'], retried['node_uuid']))
+        err = self.alloc_fails('baremetal', 'allocation', 'retry', 'late')
+        self.assertIn('(HTTP 409)', err)
+        self.assertIn('only an allocation in state error', err)
+
     def test_bad_input(self):
         err = self.alloc_fails('baremetal', 'allocation', 'create',
                                '--resource-class', 'gold', '--uuid',

@@ -398,6 +398,32 @@ def update_allocation(req, allocation_ident):
     return util.json_response(serialize(req, allocation))
 
 
+def retry_allocation(req, allocation_ident):
+    """``POST /v1/allocations/{ident}/retry``: process a failed one again.
+
+    An extension of ours, at every version that has allocations. The
+    allocation keeps its UUID and name; the answer is 202 with it in
+    state ``allocating`` (a client polls for the outcome as after a
+    creation). Any state but ``error`` is a 409
+    ``baremetal.allocation_not_retryable``.
+    """
+    _require_api(req)
+    allocation = _fetch(req, allocation_ident, 'baremetal:allocation:retry')
+    if allocation.state not in allocation_obj.RETRYABLE:
+        # Early, to spare a conductor call; the conductor decides again
+        # with a compare-and-swap on the state.
+        raise exception.AllocationNotRetryable(allocation=allocation.uuid,
+                                               state=allocation.state)
+    notify.start(req, allocation, 'update')
+    with notify.on_error(req, allocation, 'update'):
+        allocation = req.rpcapi.retry_allocation(req.context, allocation)
+    notify.end(req, allocation, 'update')
+    return util.json_response(
+        serialize(req, allocation), status=202,
+        headers={'Location': util.links(req, 'allocations',
+                                        allocation.uuid)[0]['href']})
+
+
 def _destroy(req, allocation):
     node = None
     if allocation.node_id:
