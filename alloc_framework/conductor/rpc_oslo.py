@@ -75,6 +75,7 @@ class _Endpoint:
                'get_supported_boot_devices', 'validate_driver_interfaces',
                'get_driver_details', 'get_driver_properties',
                'create_allocation', 'retry_allocation',
+               'create_allocation_group', 'destroy_allocation_group',
                'destroy_allocation', 'ping')
 
     def __init__(self, manager):

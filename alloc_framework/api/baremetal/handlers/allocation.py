@@ -223,7 +223,7 @@ def _node_for(req, ident, field):
     return node
 
 
-def _candidate_uuids(req, idents):
+def candidate_uuids(req, idents):
     """UUIDs of the candidate nodes (names resolved), in request order.
 
     One query for all of them: a request may name many nodes.
@@ -339,7 +339,7 @@ def create_allocation(req):
     if body.get('traits'):
         values['traits'] = trait_obj.validate_traits(body['traits'])
     if body.get('candidate_nodes'):
-        values['candidate_nodes'] = _candidate_uuids(
+        values['candidate_nodes'] = candidate_uuids(
             req, body['candidate_nodes'])
     node = None
     if body.get('node') is not None:

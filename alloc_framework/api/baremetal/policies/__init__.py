@@ -3,6 +3,7 @@
 import itertools
 
 from alloc_framework.api.baremetal.policies import allocation
+from alloc_framework.api.baremetal.policies import allocation_group
 from alloc_framework.api.baremetal.policies import base
 from alloc_framework.api.baremetal.policies import conductor
 from alloc_framework.api.baremetal.policies import deferred_action
@@ -13,5 +14,6 @@ from alloc_framework.api.baremetal.policies import node
 def list_rules():
     return list(itertools.chain(base.list_rules(), node.list_rules(),
                                 allocation.list_rules(),
+                                allocation_group.list_rules(),
                                 conductor.list_rules(), driver.list_rules(),
                                 deferred_action.list_rules()))
