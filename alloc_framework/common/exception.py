@@ -136,6 +136,10 @@ class NodeInventoryNotFound(NotFound):
     msg_fmt = 'Node inventory for node %(node)s could not be found.'
 
 
+class AllocationGroupNotFound(NotFound):
+    msg_fmt = 'Allocation group %(group)s could not be found.'
+
+
 class AllocationNotFound(NotFound):
     msg_fmt = 'Allocation %(allocation)s could not be found.'
 
@@ -206,6 +210,20 @@ class AllocationAlreadyExists(Conflict):
 class NodeIsAllocated(Conflict):
     msg_fmt = ('Node %(node)s is associated with allocation %(allocation)s '
                'and its state forbids releasing it now.')
+
+
+class AllocationGroupDuplicateName(Conflict):
+    msg_fmt = 'An allocation group with name %(name)s already exists.'
+
+
+class AllocationGroupAlreadyExists(Conflict):
+    msg_fmt = 'An allocation group with UUID %(uuid)s already exists.'
+
+
+class AllocationNotRetryable(Conflict):
+    # Only a failed allocation goes back to allocating (the retry).
+    msg_fmt = ('Allocation %(allocation)s is %(state)s: only an allocation '
+               'in state error can be retried.')
 
 
 class AllocationTakenOver(Conflict):

@@ -7,6 +7,8 @@ cycle (``allocating`` -> ``active`` | ``error``) while the backend
 * :func:`create_allocation` records the allocation with this conductor's
   affinity and hands it to the manager's bounded worker pool; a backfill
   (``node_id`` given) is done synchronously and is all-or-nothing.
+* :func:`retry_allocation` moves an ``error`` allocation back to
+  ``allocating`` with this conductor's affinity and processes it again.
 * :func:`do_allocate` runs in the pool and never raises: a failure becomes
   ``error`` with a ``last_error`` naming the filter that left no node.
 * :func:`resume_allocations` picks up this conductor's own ``allocating``
@@ -150,6 +152,37 @@ def do_allocate(manager, context, allocation):
                       allocation.uuid)
         _fail(context, allocation,
               'Unexpected exception during allocation: %s' % exc)
+
+
+def retry_allocation(manager, context, allocation):
+    """Process a failed allocation again, keeping its UUID and name.
+
+    The state changes from ``error`` to ``allocating`` in one
+    compare-and-swap (so concurrent retries process it once) that also
+    gives the allocation this conductor's affinity; then it is handed to
+    the worker pool like a new one.
+
+    :param allocation: the ``error`` allocation (as the API read it).
+    :returns: the Allocation, now ``allocating``.
+    :raises: AllocationNotRetryable (409) when it is not ``error``,
+        AllocationNotFound, InvalidParameterValue when the backend cannot
+        serve it, NoFreeConductorWorker when the pool is full (the
+        allocation is ``error`` again, with its previous reason).
+    """
+    backend = get_backend(manager)
+    backend.validate(context, allocation)
+    previous_error = allocation.last_error
+    retried = objects.Allocation.retry(context, allocation.id,
+                                       _conductor_id(manager))
+    try:
+        manager.spawn_worker(do_allocate, manager, context, retried)
+    except exception.NoFreeConductorWorker:
+        # Nobody would process it until this conductor restarts.
+        _fail(context, retried, previous_error or 'Retry refused: no free '
+              'conductor worker.')
+        raise
+    LOG.info('Allocation %s is retried', retried.uuid)
+    return retried
 
 
 def destroy_allocation(manager, context, allocation):

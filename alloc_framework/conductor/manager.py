@@ -29,6 +29,7 @@ from oslo_utils import timeutils
 from alloc_framework.common import context as af_context
 from alloc_framework.common import exception
 from alloc_framework.common import states
+from alloc_framework.conductor import allocation_groups
 from alloc_framework.conductor import allocations
 from alloc_framework.conductor import deferred_actions
 from alloc_framework.conductor import deferred_cleanup
@@ -155,6 +156,8 @@ class ConductorManager:
             # from now on is processed as it is created.
             unfinished = allocations.unfinished_allocations(
                 self, self.context)
+            unfinished_groups = allocation_groups.unfinished_groups(
+                self, self.context)
             self.transport.start_server(self)
             self.deferred_actions = deferred_actions.Launcher(self, self._stop)
             self.deferred_cleanup = deferred_cleanup.DeferredCleanup(
@@ -166,6 +169,8 @@ class ConductorManager:
                 name='periodics-%s' % self.host)
             self._periodics.start()
             allocations.resume_allocations(self, self.context, unfinished)
+            allocation_groups.resume_groups(self, self.context,
+                                            unfinished_groups)
         except Exception:
             self.del_host()
             raise
@@ -320,6 +325,7 @@ class ConductorManager:
         spacing=lambda conf: conf.conductor.check_allocations_interval)
     def _take_over_allocations(self, context):
         allocations.take_over_dead_allocations(self, context)
+        allocation_groups.take_over_dead_groups(self, context)
 
     @periodics.periodic(
         spacing=lambda conf: conf.conductor.check_provision_state_interval)
@@ -858,6 +864,20 @@ class ConductorManager:
         """See :func:`conductor.allocations.create_allocation`."""
         return allocations.create_allocation(
             self, context, allocation, generated_uuid=generated_uuid)
+
+    def create_allocation_group(self, context, group):
+        """See :func:`conductor.allocation_groups.create_allocation_group`."""
+        return allocation_groups.create_allocation_group(self, context, group)
+
+    def destroy_allocation_group(self, context, group):
+        """See :func:`conductor.allocation_groups.destroy_allocation_group`.
+        """
+        return allocation_groups.destroy_allocation_group(self, context,
+                                                          group)
+
+    def retry_allocation(self, context, allocation):
+        """See :func:`conductor.allocations.retry_allocation`."""
+        return allocations.retry_allocation(self, context, allocation)
 
     def destroy_allocation(self, context, allocation):
         """See :func:`conductor.allocations.destroy_allocation`."""

@@ -74,7 +74,9 @@ class _Endpoint:
                'set_boot_device', 'get_boot_device',
                'get_supported_boot_devices', 'validate_driver_interfaces',
                'get_driver_details', 'get_driver_properties',
-               'create_allocation', 'destroy_allocation', 'ping')
+               'create_allocation', 'retry_allocation',
+               'create_allocation_group', 'destroy_allocation_group',
+               'destroy_allocation', 'ping')
 
     def __init__(self, manager):
         self._manager = manager

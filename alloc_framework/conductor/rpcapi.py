@@ -47,7 +47,9 @@ TOPIC = 'alloc_framework.conductor'
 # 1.3: set_boot_device, get_boot_device, get_supported_boot_devices
 # 1.4: validate_driver_interfaces, get_driver_details,
 #      get_driver_properties
-RPC_API_VERSION = '1.4'
+# 1.5: retry_allocation
+# 1.6: create_allocation_group, destroy_allocation_group
+RPC_API_VERSION = '1.6'
 # Conductors asked to create one allocation before giving up. Two silent
 # conductors at once are rare; more point at the broker or at this
 # service's own connection, which asking further conductors does not fix.
@@ -556,6 +558,36 @@ class ConductorAPI:
                      'not answer', allocation.uuid)
             return found
         raise exception.AllocationAlreadyExists(uuid=allocation.uuid)
+
+    def retry_allocation(self, context, allocation):
+        """Process a failed allocation again on a random live conductor.
+
+        :returns: the Allocation, now ``allocating``.
+        :raises: AllocationNotRetryable, AllocationNotFound,
+            NoFreeConductorWorker, TemporaryFailure
+        """
+        return self._call(context, self._random_host(), 'retry_allocation',
+                          allocation=allocation)
+
+    def create_allocation_group(self, context, group):
+        """Create an allocation group on a random live conductor.
+
+        :returns: the AllocationGroup (``allocating``).
+        :raises: InvalidParameterValue, AllocationGroupAlreadyExists,
+            AllocationGroupDuplicateName, NoFreeConductorWorker,
+            TemporaryFailure
+        """
+        return self._call(context, self._random_host(),
+                          'create_allocation_group', group=group)
+
+    def destroy_allocation_group(self, context, group):
+        """Delete an allocation group and its allocations.
+
+        :raises: NodeIsAllocated, NodeLocked, AllocationGroupNotFound,
+            TemporaryFailure
+        """
+        return self._call(context, self._random_host(),
+                          'destroy_allocation_group', group=group)
 
     def destroy_allocation(self, context, allocation):
         """Delete an allocation and release its node.

@@ -33,6 +33,13 @@ opts = [
                     'not free in the database). Every answer leaves out '
                     'the nodes claimed since, so each retry has fewer '
                     'nodes to compete for.'),
+    cfg.IntOpt('max_group_size',
+               default=1000,
+               min=1,
+               help='How many nodes one allocation group may ask for in '
+                    'all (the sum of the counts of its members); a larger '
+                    'request is refused with HTTP 400. A group is reserved '
+                    'in one database transaction that locks its nodes.'),
     cfg.StrOpt('notification_level',
                default='info',
                choices=[('debug', 'every notification'),

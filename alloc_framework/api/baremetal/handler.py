@@ -17,6 +17,7 @@ import webob
 
 from alloc_framework.api.baremetal import errors
 from alloc_framework.api.baremetal.handlers import allocation
+from alloc_framework.api.baremetal.handlers import allocation_group
 from alloc_framework.api.baremetal.handlers import conductor
 from alloc_framework.api.baremetal.handlers import deferred_action
 from alloc_framework.api.baremetal.handlers import driver
@@ -73,6 +74,14 @@ ROUTES = {
     ALLOCATION: {'GET': allocation.get_allocation,
                  'PATCH': allocation.update_allocation,
                  'DELETE': allocation.delete_allocation},
+    # An extension of ours (upstream has no such path).
+    ALLOCATION + '/retry': {'POST': allocation.retry_allocation},
+    # Extensions of ours, at every version (no upstream counterpart).
+    '/v1/allocation_groups': {'GET': allocation_group.list_groups,
+                              'POST': allocation_group.create_group},
+    '/v1/allocation_groups/{group_ident}': {
+        'GET': allocation_group.get_group,
+        'DELETE': allocation_group.delete_group},
     '/v1/conductors': {'GET': conductor.list_conductors},
     '/v1/conductors/{hostname}': {'GET': conductor.get_conductor},
     '/v1/drivers': {'GET': driver.list_drivers},

@@ -1,4 +1,4 @@
-"""``alloc baremetal allocation create|list|show|set|unset|delete``."""
+"""``alloc baremetal allocation create|list|show|set|unset|retry|delete``."""
 
 from cliff import command
 from cliff import lister
@@ -214,6 +214,29 @@ class UnsetAllocation(_AllocationCommand, show.ShowOne):
                                       '--extra')
         return _shape(self.client().patch(
             BASE_URL + '/' + parsed_args.allocation, ops))
+
+
+class RetryAllocation(_AllocationCommand, show.ShowOne):
+    """Retry a failed allocation, keeping its UUID and name."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('allocation', metavar='<allocation>',
+                            help='Name or UUID of the allocation (in state '
+                                 'error).')
+        base.add_wait_option(parser, 'the allocation is active (an error '
+                                     'allocation fails the command)')
+        return parser
+
+    def take_action(self, parsed_args):
+        api = self.client()
+        allocation = api.post(
+            BASE_URL + '/' + parsed_args.allocation + '/retry', None)
+        if parsed_args.wait_timeout is not None:
+            allocation = _wait(api, allocation['uuid'],
+                               parsed_args.wait_timeout,
+                               base.Progress(self.app, parsed_args))
+        return _shape(allocation)
 
 
 class DeleteAllocation(_AllocationCommand, command.Command):

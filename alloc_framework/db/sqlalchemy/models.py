@@ -156,6 +156,31 @@ class NodeAllocation(BASE):
     conductor_affinity = sa.Column(sa.Integer, nullable=True)
 
 
+class NodeAllocationGroup(BASE):
+    """All or none of several node allocations (an extension of ours)."""
+
+    __tablename__ = 'node_allocation_groups'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_node_allocation_groups0uuid'),
+        sa.UniqueConstraint('name', name='uniq_node_allocation_groups0name'),
+        sa.Index('node_allocation_groups_state_idx', 'state'),
+        sa.Index('node_allocation_groups_affinity_idx',
+                 'conductor_affinity'),
+        TABLE_ARGS)
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(255), nullable=True)
+    owner = sa.Column(sa.String(255), nullable=True)
+    state = sa.Column(sa.String(15), nullable=False)
+    last_error = sa.Column(sa.Text, nullable=True)
+    # The request: [{count, resource_class, traits, candidate_nodes}].
+    members = sa.Column(db_types.JsonEncodedList)
+    spread = sa.Column(db_types.JsonEncodedDict, nullable=True)
+    # UUIDs of the member allocations, written when the group is active.
+    allocations = sa.Column(db_types.JsonEncodedList)
+    conductor_affinity = sa.Column(sa.Integer, nullable=True)
+
+
 class NodeAllocationTrait(BASE):
     __tablename__ = 'node_allocation_traits'
     __table_args__ = (TABLE_ARGS,)

@@ -96,6 +96,44 @@ class AllocationBackend(abc.ABC):
         :raises: InvalidParameterValue when the request cannot be served.
         """
 
+    def validate_group(self, context, group):
+        """Check that this backend can serve allocation group ``group``.
+
+        Called by the conductor before the group is created. The default
+        refuses: a backend serves groups only when it implements
+        :meth:`allocate_group` and :meth:`release_group`.
+
+        :raises: InvalidParameterValue
+        """
+        raise exception.InvalidParameterValue(
+            err='The %s allocation backend does not serve allocation '
+                'groups ([allocation]backend)' % self.conf.allocation.backend)
+
+    def allocate_group(self, context, group):
+        """Reserve nodes for every member of an ``allocating`` group, or none.
+
+        Runs in a conductor worker thread; it must not sleep. On success
+        the group is ``active`` with one ``active`` allocation per node;
+        on failure nothing is reserved.
+
+        :returns: the UUIDs of the member allocations.
+        :raises: AllocationFailed (its ``error`` keyword argument names
+            the member and the filter that left too few nodes).
+        :raises: AllocationTakenOver or AllocationGroupNotFound when the
+            group was taken over or deleted meanwhile.
+        """
+        raise NotImplementedError()
+
+    def release_group(self, context, group):
+        """Delete the group and its allocations, releasing their nodes.
+
+        All or nothing: refused as a whole when any node may not lose its
+        allocation now.
+
+        :raises: NodeIsAllocated, NodeLocked, AllocationGroupNotFound
+        """
+        raise NotImplementedError()
+
     def node_changed(self, context, node_uuid):
         """Tell the backend that a node was created, changed or deleted.
 

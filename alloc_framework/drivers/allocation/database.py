@@ -16,6 +16,7 @@ from oslo_log import log
 
 from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import base
+from alloc_framework.objects.baremetal import group_reservation
 from alloc_framework.objects.baremetal import node_reservation
 
 LOG = log.getLogger(__name__)
@@ -51,6 +52,27 @@ class DatabaseBackend(base.AllocationBackend):
                 self.stop_event.wait(random.uniform(0.5, 1.5)
                                      * self.busy_pause * (attempt + 1))
         raise exception.AllocationFailed(error=error)
+
+    def validate_group(self, context, group):
+        """Groups are served (see :mod:`group_reservation`)."""
+
+    def allocate_group(self, context, group):
+        for attempt in range(self.busy_attempts):
+            uuids, error = group_reservation.reserve_group(
+                context, group, randomize=self.randomize)
+            if uuids is not None:
+                LOG.debug('Allocation group %(group)s reserved %(count)d '
+                          'nodes', {'group': group.uuid, 'count': len(uuids)})
+                return uuids
+            if not error.startswith(node_reservation.BUSY_ERROR):
+                break
+            if attempt < self.busy_attempts - 1:
+                self.stop_event.wait(random.uniform(0.5, 1.5)
+                                     * self.busy_pause * (attempt + 1))
+        raise exception.AllocationFailed(error=error)
+
+    def release_group(self, context, group):
+        group_reservation.release_group(context, group)
 
     def backfill(self, context, allocation, node_id):
         return node_reservation.backfill(context, allocation, node_id)

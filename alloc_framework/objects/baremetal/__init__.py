@@ -1,6 +1,7 @@
 """Versioned objects of the bare metal side.
 
-One module per entity (``node``, ``allocation``, ``conductor``,
+One module per entity (``node``, ``allocation``, ``allocation_group``,
+``conductor``,
 ``node_history``, ``deferred_action``, ``firmware``; ``trait`` and
 ``node_reservation`` hold the SQL that node traits and node
 reservations share), beside the side's domain exceptions
@@ -12,6 +13,7 @@ Importing this package registers every object class, so that
 """
 
 from alloc_framework.objects.baremetal import allocation
+from alloc_framework.objects.baremetal import allocation_group
 from alloc_framework.objects.baremetal import conductor
 from alloc_framework.objects.baremetal import deferred_action
 from alloc_framework.objects.baremetal import firmware
@@ -20,6 +22,7 @@ from alloc_framework.objects.baremetal import node_history
 from alloc_framework.objects.baremetal import notification
 
 Allocation = allocation.Allocation
+AllocationGroup = allocation_group.AllocationGroup
 Conductor = conductor.Conductor
 DeferredAction = deferred_action.DeferredAction
 FirmwareComponent = firmware.FirmwareComponent

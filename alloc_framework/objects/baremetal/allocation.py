@@ -25,11 +25,20 @@ from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.baremetal import base
 from alloc_framework.objects.baremetal import fields
 
-# The allocation state machine: ALLOCATING -> ACTIVE | ERROR.
+# The allocation state machine: ALLOCATING -> ACTIVE | ERROR, and
+# ERROR -> ALLOCATING when a client retries a failed allocation.
 ALLOCATING = 'allocating'
 ACTIVE = 'active'
 ERROR = 'error'
 STATES = (ALLOCATING, ACTIVE, ERROR)
+TRANSITIONS = {
+    ALLOCATING: (ACTIVE, ERROR),
+    ACTIVE: (),
+    ERROR: (ALLOCATING,),
+}
+# The states a retry moves back to ALLOCATING.
+RETRYABLE = tuple(state for state, targets in TRANSITIONS.items()
+                  if ALLOCATING in targets)
 
 ALLOCATIONS = models.NodeAllocation.__table__
 TRAITS = models.NodeAllocationTrait.__table__
@@ -228,6 +237,15 @@ def _fail_statement(kind):
 
 _FAIL = {kind: _fail_statement(kind)
          for kind in ('unguarded', 'null', 'equal')}
+
+# A failed allocation back to ALLOCATING, for the conductor ``:affinity``
+# (the retry): compare-and-swap on the state.
+_RETRY = (sa.update(ALLOCATIONS)
+          .where(ALLOCATIONS.c.id == sa.bindparam('allocation_id'),
+                 ALLOCATIONS.c.state.in_(RETRYABLE))
+          .values(state=ALLOCATING, node_id=None, last_error=None,
+                  conductor_affinity=sa.bindparam('affinity'),
+                  updated_at=sa.bindparam('now')))
 
 
 @functools.lru_cache(maxsize=128)
@@ -639,6 +657,39 @@ class Allocation(base.AllocObject):
         if result.rowcount != 1:
             raise exception.AllocationNotFound(allocation=self.uuid)
         self.obj_reset_changes()
+
+    @classmethod
+    def retry(cls, context, allocation_id, conductor_id):
+        """Move a failed allocation back to ``allocating``.
+
+        One compare-and-swap on the state: of two concurrent retries of
+        the same allocation exactly one succeeds. The UUID, name and
+        request stay; ``last_error`` and ``node_id`` are cleared and the
+        allocation now belongs to ``conductor_id``.
+
+        :returns: the allocation as it now is.
+        :raises: AllocationNotRetryable (its state is not ``error``),
+            AllocationNotFound
+        """
+        return cls._retry(context, allocation_id, conductor_id)
+
+    @classmethod
+    @db_api.retry_on_deadlock
+    @db_api.writer.connection
+    def _retry(cls, context, allocation_id, conductor_id):
+        conn = context.connection
+        result = conn.execute(_RETRY, {'allocation_id': allocation_id,
+                                       'affinity': conductor_id,
+                                       'now': base.utcnow()})
+        if result.rowcount != 1:
+            row = conn.execute(
+                sa.select(ALLOCATIONS.c.uuid, ALLOCATIONS.c.state)
+                .where(ALLOCATIONS.c.id == allocation_id)).first()
+            if row is None:
+                raise exception.AllocationNotFound(allocation=allocation_id)
+            raise exception.AllocationNotRetryable(allocation=row.uuid,
+                                                   state=row.state)
+        return cls._get(context, 'id', allocation_id)
 
     @staticmethod
     @db_api.retry_on_deadlock

@@ -40,3 +40,9 @@ class FlexibleDictField(ovo_fields.AutoTypedField):
         if self.nullable:
             return {}
         return super()._null(obj, attr)
+
+
+class ListOfFlexibleDictsField(ovo_fields.AutoTypedField):
+    """A list of dicts (each as :class:`FlexibleDict` takes it)."""
+
+    AUTO_TYPE = ovo_fields.List(FlexibleDict())

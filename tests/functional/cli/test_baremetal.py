@@ -327,6 +327,26 @@ class TestAllocationCommands(base.BaremetalCLITestCase):
         self.assertEqual(['doomed'], [a['name'] for a in listed])
         self.assertTrue(listed[0]['last_error'])
 
+    def test_retry_failed_allocation(self):
+        err = self.alloc_fails('baremetal', 'allocation', 'create',
+                               '--resource-class', 'gold', '--name', 'late',
+                               '--wait', '30')
+        self.assertIn('failed', err)
+        uuid = self.alloc('baremetal', 'allocation', 'show', 'late')['uuid']
+        # Still nothing to allocate: the retry fails again.
+        err = self.alloc_fails('baremetal', 'allocation', 'retry', 'late',
+                               '--wait', '30')
+        self.assertIn('gold', err)
+        node = self.make_available('n-late', '--resource-class', 'gold')
+        retried = self.alloc('baremetal', 'allocation', 'retry', 'late',
+                             '--wait', '30')
+        self.assertEqual((uuid, 'late', 'active', node['uuid']),
+                         (retried['uuid'], retried['name'],
+                          retried['state'], retried['node_uuid']))
+        err = self.alloc_fails('baremetal', 'allocation', 'retry', 'late')
+        self.assertIn('(HTTP 409)', err)
+        self.assertIn('only an allocation in state error', err)
+
     def test_bad_input(self):
         err = self.alloc_fails('baremetal', 'allocation', 'create',
                                '--resource-class', 'gold', '--uuid',
@@ -404,3 +424,56 @@ class TestShardAndChildNodeCommands(base.BaremetalCLITestCase):
                       % parent['uuid'], err)
         err = self.alloc_fails('baremetal', 'node', 'unhold', 'parent')
         self.assertIn('enroll', err)
+
+
+class TestAllocationGroupCommands(base.BaremetalCLITestCase):
+    """``alloc baremetal allocation group ...``."""
+
+    make_available = TestAllocationCommands.make_available
+
+    def test_create_wait_list_show_delete(self):
+        gold = {self.make_available('g-%d' % i, '--resource-class',
+                                    'gold')['uuid'] for i in range(2)}
+        group = self.alloc('baremetal', 'allocation', 'group', 'create',
+                           '--member', 'count=2,resource_class=gold',
+                           '--spread', 'conductor_group', '--name', 'pair',
+                           '--wait', '30')
+        self.assertEqual(('pair', 'active', 2),
+                         (group['name'], group['state'],
+                          len(group['allocations'])))
+        self.assertEqual({'field': 'conductor_group'}, group['spread'])
+        nodes = {self.alloc('baremetal', 'allocation', 'show',
+                            uuid)['node_uuid']
+                 for uuid in group['allocations']}
+        self.assertEqual(gold, nodes)
+        listed = self.alloc('baremetal', 'allocation', 'group', 'list')
+        self.assertEqual([{'uuid': group['uuid'], 'name': 'pair',
+                           'state': 'active', 'owner': None}], listed)
+        self.assertEqual([], self.alloc('baremetal', 'allocation', 'group',
+                                        'list', '--state', 'error'))
+        shown = self.alloc('baremetal', 'allocation', 'group', 'show',
+                           'pair')
+        self.assertEqual(group['uuid'], shown['uuid'])
+        self.alloc('baremetal', 'allocation', 'group', 'delete', 'pair',
+                   fmt=None)
+        self.assertEqual([], self.alloc('baremetal', 'allocation', 'list'))
+        err = self.alloc_fails('baremetal', 'allocation', 'group', 'show',
+                               'pair')
+        self.assertIn('(HTTP 404)', err)
+
+    def test_failed_group_with_wait(self):
+        self.make_available('g-0', '--resource-class', 'gold')
+        err = self.alloc_fails(
+            'baremetal', 'allocation', 'group', 'create', '--member',
+            'count=1,resource_class=gold,trait=CUSTOM_GPU', '--member',
+            'count=1,resource_class=gold', '--wait', '30')
+        self.assertIn('member 0', err)
+        self.assertIn('CUSTOM_GPU', err)
+        self.assertEqual([], self.alloc('baremetal', 'allocation', 'list'))
+        err = self.alloc_fails('baremetal', 'allocation', 'group', 'create',
+                               '--member', 'count=x,resource_class=gold')
+        self.assertIn('count must be an integer', err)
+        err = self.alloc_fails('baremetal', 'allocation', 'group', 'create',
+                               '--member', 'count=1', '--member',
+                               'count=1,resource_class=gold')
+        self.assertIn('resource_class are required', err)

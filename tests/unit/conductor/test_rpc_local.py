@@ -26,6 +26,8 @@ _SAMPLES = {
     ovo_fields.StringField: 'text',
     ovo_fields.UUIDField: '9f0d5e52-5a57-4c43-9e8c-2c1a0a5b2c11',
     fields.FlexibleDictField: {'k': ['v', {'n': 1}]},
+    fields.ListOfFlexibleDictsField: [{'count': 2, 'traits': ['CUSTOM_A']},
+                                      {'k': {'n': 1}}],
 }
 
 
@@ -64,6 +66,7 @@ class CopyEntityTestCase(base.TestCase):
 
     def test_every_class_is_covered(self):
         self.assertEqual({'Allocation', 'AllocationCRUDPayload',
+                          'AllocationGroup',
                           'Conductor', 'DeferredAction',
                           'DeferredActionPayload', 'FirmwareComponent', 'Node',
                           'NodeHistory'},

@@ -223,7 +223,7 @@ def _node_for(req, ident, field):
     return node
 
 
-def _candidate_uuids(req, idents):
+def candidate_uuids(req, idents):
     """UUIDs of the candidate nodes (names resolved), in request order.
 
     One query for all of them: a request may name many nodes.
@@ -339,7 +339,7 @@ def create_allocation(req):
     if body.get('traits'):
         values['traits'] = trait_obj.validate_traits(body['traits'])
     if body.get('candidate_nodes'):
-        values['candidate_nodes'] = _candidate_uuids(
+        values['candidate_nodes'] = candidate_uuids(
             req, body['candidate_nodes'])
     node = None
     if body.get('node') is not None:
@@ -396,6 +396,32 @@ def update_allocation(req, allocation_ident):
         allocation.save(req.context)
     notify.end(req, allocation, 'update')
     return util.json_response(serialize(req, allocation))
+
+
+def retry_allocation(req, allocation_ident):
+    """``POST /v1/allocations/{ident}/retry``: process a failed one again.
+
+    An extension of ours, at every version that has allocations. The
+    allocation keeps its UUID and name; the answer is 202 with it in
+    state ``allocating`` (a client polls for the outcome as after a
+    creation). Any state but ``error`` is a 409
+    ``baremetal.allocation_not_retryable``.
+    """
+    _require_api(req)
+    allocation = _fetch(req, allocation_ident, 'baremetal:allocation:retry')
+    if allocation.state not in allocation_obj.RETRYABLE:
+        # Early, to spare a conductor call; the conductor decides again
+        # with a compare-and-swap on the state.
+        raise exception.AllocationNotRetryable(allocation=allocation.uuid,
+                                               state=allocation.state)
+    notify.start(req, allocation, 'update')
+    with notify.on_error(req, allocation, 'update'):
+        allocation = req.rpcapi.retry_allocation(req.context, allocation)
+    notify.end(req, allocation, 'update')
+    return util.json_response(
+        serialize(req, allocation), status=202,
+        headers={'Location': util.links(req, 'allocations',
+                                        allocation.uuid)[0]['href']})
 
 
 def _destroy(req, allocation):

@@ -54,6 +54,13 @@ rules = [
         scope_types=base.SCOPES,
         description='Change name and extra fields of an allocation',
         operations=[{'path': ALLOCATION, 'method': 'PATCH'}]),
+    policy.DocumentedRuleDefault(
+        name='baremetal:allocation:retry',
+        check_str=base.ALLOCATION_MEMBER,
+        scope_types=base.SCOPES,
+        description='Retry a failed allocation (an extension: move it '
+                    'from error back to allocating)',
+        operations=[{'path': ALLOCATION + '/retry', 'method': 'POST'}]),
 ]
 
 

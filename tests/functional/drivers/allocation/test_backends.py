@@ -39,6 +39,24 @@ class TestLoadBackend(base.TestCase):
         self.assertRaises(TypeError, backend_base.AllocationBackend,
                           self.conf)
 
+    def test_groups_are_refused_unless_served(self):
+        class Singles(backend_base.AllocationBackend):
+            allocate = backfill = deallocate = None
+
+        self.config(backend='singles', group='allocation')
+        exc = self.assertRaises(exception.InvalidParameterValue,
+                                Singles(self.conf).validate_group, None,
+                                objects.AllocationGroup())
+        self.assertEqual(400, exc.code)
+        self.assertIn('singles allocation backend does not serve '
+                      'allocation groups', str(exc))
+        # The placement backend does not serve them yet.
+        from alloc_framework.drivers.allocation import placement
+        self.assertIs(backend_base.AllocationBackend.validate_group,
+                      placement.PlacementBackend.validate_group)
+        self.assertIsNone(database.DatabaseBackend(self.conf).validate_group(
+            None, objects.AllocationGroup()))
+
 
 class TestBackends(base.DBTestCase):
 

@@ -248,6 +248,18 @@ class AllocateTests:
         self.assertEqual({allocation.uuid: second.uuid},
                          self.placement.claims())
 
+    def test_retried_allocation_claims_once(self):
+        allocation = f.make_allocation(self.ctx)
+        self.assertRaises(exception.AllocationFailed, self.backend.allocate,
+                          self.ctx, allocation)
+        self.assertTrue(allocation.fail('no node'))
+        self.assertEqual({}, self.placement.claims())
+        node = f.make_node(self.ctx)
+        retried = objects.Allocation.retry(self.ctx, allocation.id, None)
+        self.assertEqual(node.uuid, self.backend.allocate(self.ctx, retried))
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
     def test_deallocate_deletes_the_claim(self):
         node = f.make_node(self.ctx)
         allocation, _ = self.allocate()

@@ -17,6 +17,7 @@ from tests import base
 EXPECTED_FINGERPRINTS = {
     'Allocation': '1.1-b1aa2881c7ce2ae8b054441a4f7e55d0',
     'AllocationCRUDPayload': '1.0-195b8b5078af9adfb50c1aa66ff676a4',
+    'AllocationGroup': '1.0-bce0477ff23bce952e2078b476d6b4b7',
     'Conductor': '1.0-c1d71fbbca640666418d95deb6070523',
     'DeferredAction': '1.1-f250fb01a358bbf5c7ea3ba80e7daafe',
     'DeferredActionPayload': '1.0-ef25ea0dc0644bdfd49d7407c792b157',
