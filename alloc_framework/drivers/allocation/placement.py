@@ -495,19 +495,21 @@ class PlacementBackend(base.AllocationBackend):
             return ['missing'], [], []
         try:
             tree = self._read_tree(node, node.name or node.uuid)
+            wanted = copy.deepcopy(tree)
+            allocations = None
+            try:
+                self.describe_node(wanted, node)
+            except pc_exc.ReshapeNeeded:
+                # Gathered from the tree just read: it must still be in
+                # the report client's cache.
+                allocations = self.report.get_allocations_for_provider_tree(
+                    None, node.uuid)
+                original = copy.deepcopy(allocations)
+                wanted = copy.deepcopy(tree)
+                self.describe_node(wanted, node, allocations=allocations)
         finally:
             self.report.clear_provider_cache(node.uuid)
         before = {u: tree.data(u) for u in tree.get_provider_uuids(node.uuid)}
-        wanted = copy.deepcopy(tree)
-        allocations = None
-        try:
-            self.describe_node(wanted, node)
-        except pc_exc.ReshapeNeeded:
-            allocations = self.report.get_allocations_for_provider_tree(
-                None, node.uuid)
-            original = copy.deepcopy(allocations)
-            wanted = copy.deepcopy(tree)
-            self.describe_node(wanted, node, allocations=allocations)
         after = {u: wanted.data(u)
                  for u in wanted.get_provider_uuids(node.uuid)}
         differs = tree_differences(before, after)

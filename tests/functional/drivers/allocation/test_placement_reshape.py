@@ -333,13 +333,13 @@ class OfflineTests:
         self.assertIn('Nothing to do', out)
         self.check_reshaped(node, allocation, tree, held)
 
-    def test_gpus_move_to_children(self):
+    def test_offline_gpus_move_to_children(self):
         self._reshaped_offline('gpu_node')
 
-    def test_numa_split(self):
+    def test_offline_numa_split(self):
         self._reshaped_offline('numa_node')
 
-    def test_node_resource_class_changed(self):
+    def test_offline_node_resource_class_changed(self):
         self._reshaped_offline('renamed_class_node')
 
     def test_named_nodes_only(self):
