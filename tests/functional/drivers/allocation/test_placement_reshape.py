@@ -24,6 +24,7 @@ from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import placement_drift
 from alloc_framework.drivers import node_tree
 from alloc_framework.objects import baremetal as objects
+from alloc_framework.placement_client import exception as pc_exc
 from tests import base
 from tests.functional.drivers.allocation import \
     test_placement_drift_periodic as periodic
@@ -265,6 +266,37 @@ class OnlineTests:
         self.check_unchanged(node, allocation, *before)
         self.assertIn('migrate-compute-inventory --node %s' % node.uuid,
                       self.logger.output)
+
+    def test_periodic_failure_is_logged_and_retried_next_period(self):
+        node = f.make_node(self.ctx)
+        manager = self.start_conductor()
+        before = self.tree(node.uuid)
+        # The node gained GPUs behind the conductor's back: stale.
+        node.properties = {'gpus': 1}
+        node.save()
+        report = manager.allocation_backend.report
+        real_update = report.update_from_provider_tree
+        failures = []
+
+        def fail_once(context, new_tree, allocations=None):
+            if not failures:
+                failures.append(True)
+                raise pc_exc.ProviderUpdateFailed(
+                    pc_exc.PlacementAPIError('PUT', '/x', 503))
+            return real_update(context, new_tree, allocations=allocations)
+
+        self.useFixture(fixtures.MockPatchObject(
+            report, 'update_from_provider_tree', side_effect=fail_once))
+        self.run_periodic(manager)
+        self.assertEqual([True], failures)
+        self.assertEqual(before, self.tree(node.uuid))
+        self.assertIn('Could not heal %s' % placement_drift.STALE_PROVIDER,
+                      self.logger.output)
+        # The next period heals it.
+        self.run_periodic(manager)
+        gpu = node_tree.child_uuid(node.uuid, 'gpu0')
+        self.assertEqual({node.uuid: {RC: 1}, gpu: {'PGPU': 1}},
+                         {u: t[2] for u, t in self.tree(node.uuid).items()})
 
     def test_new_node_with_gpus_gets_the_new_shape(self):
         node = f.make_node(self.ctx, properties={'gpus': 2})
