@@ -21,6 +21,8 @@ import fixtures
 from oslo_utils import uuidutils
 
 from alloc_framework.common import exception
+from alloc_framework.conductor import allocations as allocations_mod
+from alloc_framework.conductor import manager as manager_mod
 from alloc_framework.drivers.allocation import placement_drift
 from alloc_framework.drivers import node_tree
 from alloc_framework.objects import baremetal as objects
@@ -249,6 +251,49 @@ class OnlineTests:
         self.backend.sync_provider(node, startup=True)
         self.assertEqual([True], raced)
         self.check_reshaped(node, allocation, tree, held)
+
+    def test_reshape_losing_every_race_stops_the_conductor(self):
+        node, allocation, _tree, _held = self.gpu_node()
+        before = (self.tree(node.uuid), self.held(allocation.uuid))
+        manager = manager_mod.ConductorManager('test-host', self.conf)
+        self.addCleanup(manager.del_host)
+        report = allocations_mod.get_backend(manager).report
+        real_gather = report.get_allocations_for_provider_tree
+        races = []
+
+        def gather_then_race(context, nodename):
+            gathered = real_gather(context, nodename)
+            # Another writer changes the root each time: every reshape
+            # is sent with a stale generation.
+            trait = 'CUSTOM_RACED_%d' % len(races)
+            self.call('PUT', '/traits/%s' % trait, expected=(201,))
+            rp = self.call('GET', '/resource_providers/%s' % node.uuid)
+            self.call('PUT', '/resource_providers/%s/traits' % node.uuid,
+                      {'resource_provider_generation': rp['generation'],
+                       'traits': ['CUSTOM_ALLOC_FRAMEWORK_NODE', trait]})
+            races.append(trait)
+            return gathered
+
+        self.useFixture(fixtures.MockPatchObject(
+            report, 'get_allocations_for_provider_tree',
+            side_effect=gather_then_race))
+        error = self.assertRaises(exception.ReshapeAtStartFailed,
+                                  manager.init_host)
+        # Bounded: three tries, then the conductor does not start.
+        self.assertEqual(3, len(races))
+        self.assertIn(node.uuid, str(error))
+        self.assertIn('lost the race with other writers 3 times',
+                      str(error))
+        self.assertIn('placement.concurrent_update', str(error))
+        # Nothing moved. The children were created before the reshape
+        # was sent (as upstream's report client does): they stay, empty,
+        # and the next try uses them.
+        self.assertEqual(before[1], self.held(allocation.uuid))
+        gpus = [node_tree.child_uuid(node.uuid, 'gpu%d' % i)
+                for i in range(2)]
+        self.assertEqual(dict(before[0], **{
+            gpu: ('%s_gpu%d' % (node.uuid, i), node.uuid, {})
+            for i, gpu in enumerate(gpus)}), self.tree(node.uuid))
 
     def test_periodic_logs_an_error_and_changes_nothing(self):
         node, allocation, _tree, _held = self.gpu_node()
