@@ -518,6 +518,20 @@ class TestInProcess(ConsoleScriptTests, OnlineTests, OfflineTests,
     mode = 'in-process'
 
 
+class TestServiceCatalog(ReshapeTestCase):
+    """Our Placement over HTTP, found in the service catalog of a token."""
+    mode = 'catalog'
+
+    def test_gpus_move_to_children_at_start(self):
+        OnlineTests._reshaped_at_start(self, 'gpu_node')
+        self.assertGreater(self.placement.keystone.issued, 0)
+        # Nothing but Keystone was configured: the catalog told the rest.
+        self.assertIsNone(self.conf.placement.endpoint_override)
+        self.assertEqual(
+            self.placement.keystone.placement_url,
+            self.backend.report._adapter.get_endpoint().rstrip('/'))
+
+
 class TestUpstream(OnlineTests, ReshapeTestCase):
     # The same SQL as TestInProcess; upstream keeps its own SQLite.
     dialect_neutral = True
