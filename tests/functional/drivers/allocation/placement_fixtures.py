@@ -211,31 +211,25 @@ class PlacementBackendFixture(fixtures.Fixture):
     def _setUp(self):
         test = self.test
         test.config(backend='placement', group='allocation')
-        if self.mode == 'http':
-            from alloc_framework.api.placement import deploy
-            app = deploy.loadapp(test.conf, auth_strategy='noauth')
-            # The admin token has the admin role only; a reshape asks for
-            # the service role under the secure-RBAC defaults (see
-            # placement_upstream_server.py). loadapp registered the
-            # [oslo_policy] options.
-            test.config(enforce_new_defaults=False, group='oslo_policy')
-            server = self.useFixture(base.Server(app, 'placement'))
-            configure_http(test, server.url)
-        elif self.mode == 'upstream':
-            configure_http(test, self.useFixture(UpstreamPlacement()).url)
-        elif self.mode == 'catalog':
+        if self.mode in ('http', 'catalog'):
             from oslo_policy import opts as policy_opts
 
             from alloc_framework.api.placement import deploy
-            # The token stands for the admin, as in ``http``: the legacy
-            # defaults let it reshape. Set before the application reads
-            # them.
+            # The admin token has the admin role only; a reshape asks for
+            # the service role under the secure-RBAC defaults (see
+            # placement_upstream_server.py): the legacy defaults let the
+            # admin reshape. Set before the application reads them.
             policy_opts.set_defaults(test.conf)
             test.config(enforce_new_defaults=False, group='oslo_policy')
             app = deploy.loadapp(test.conf, auth_strategy='noauth')
             server = self.useFixture(base.Server(app, 'placement'))
-            self.keystone = self.useFixture(CatalogKeystone(server.url))
-            configure_catalog(test, self.keystone.url)
+            if self.mode == 'http':
+                configure_http(test, server.url)
+            else:
+                self.keystone = self.useFixture(CatalogKeystone(server.url))
+                configure_catalog(test, self.keystone.url)
+        elif self.mode == 'upstream':
+            configure_http(test, self.useFixture(UpstreamPlacement()).url)
         elif self.mode != 'in-process':
             raise ValueError(self.mode)
         # What alloc-conductor and alloc-server do: hand the in-process

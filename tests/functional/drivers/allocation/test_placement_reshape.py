@@ -518,6 +518,11 @@ class TestInProcess(ConsoleScriptTests, OnlineTests, OfflineTests,
     mode = 'in-process'
 
 
+class TestHTTP(OnlineTests, ReshapeTestCase):
+    """Our Placement over HTTP (keystoneauth1, endpoint_override)."""
+    mode = 'http'
+
+
 class TestServiceCatalog(ReshapeTestCase):
     """Our Placement over HTTP, found in the service catalog of a token."""
     mode = 'catalog'
