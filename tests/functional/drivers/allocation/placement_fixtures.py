@@ -179,7 +179,10 @@ class CatalogKeystone(fixtures.Fixture):
 def configure_catalog(test, keystone_url):
     """Find Placement in the catalog of a v3 password token."""
     group = 'placement'
-    test.conf.register_opts(
+    # Through the test's config fixture: they go with the test. auth_url
+    # is required, and left registered it would fail the parsing of the
+    # configuration of every later test of the process.
+    test.config_fixture.register_opts(
         ks_loading.get_auth_plugin_conf_options('v3password'), group=group)
     test.config(auth_type='v3password', auth_url=keystone_url + '/v3',
                 username='alloc', password='secret',

@@ -437,6 +437,16 @@ class OfflineTests:
         node, allocation, other = self.unplaceable_node()
         fine, fine_alloc, tree, held = self.gpu_node()
         before = (self.tree(node.uuid), self.held(allocation.uuid))
+        fine_before = (self.tree(fine.uuid), self.held(fine_alloc.uuid))
+        # A dry run finds the failure too, and changes nothing.
+        status, out = self.migrate('--dry-run')
+        self.assertEqual(1, status, out)
+        self.assertIn('ERROR: node %s (%s): consumer %s would hold nothing'
+                      % (node.uuid, node.name, other), out)
+        self.assertIn('node %s (%s): would be reshaped'
+                      % (fine.uuid, fine.name), out)
+        self.check_unchanged(node, allocation, *before)
+        self.check_unchanged(fine, fine_alloc, *fine_before)
         status, out = self.migrate()
         self.assertEqual(1, status, out)
         self.assertIn('ERROR: node %s (%s): consumer %s would hold nothing'
