@@ -175,6 +175,10 @@ def tree_differences(before, after):
     return differs
 
 
+class _ReshapeConflict(pc_exc.ProviderUpdateConflict):
+    """A reshape lost a race (409 ``placement.concurrent_update``)."""
+
+
 class PlacementBackend(base.AllocationBackend):
     """Claim nodes as resource providers of a Placement service."""
 
@@ -350,8 +354,9 @@ class PlacementBackend(base.AllocationBackend):
             ``POST /reshaper``. Otherwise ``ReshapeNeeded`` is raised.
         :returns: what differed, a list of words.
         :raises: ReshapeNeeded; ReshapeFailed, ReshapeImpossible (a reshape
-            at startup failed, nothing of it was written); PlacementError,
-            the report client's errors, keystoneauth1 errors.
+            at startup failed, nothing of it was written; a reshape that
+            lost every race is a failed one too); PlacementError, the
+            report client's errors, keystoneauth1 errors.
         """
         for attempt in range(_SYNC_ATTEMPTS):
             try:
@@ -361,7 +366,14 @@ class PlacementBackend(base.AllocationBackend):
                 conflict = (
                     isinstance(exc, pc_exc.ProviderUpdateConflict)
                     or exc.code == 'placement.concurrent_update')
-                if not conflict or attempt == _SYNC_ATTEMPTS - 1:
+                if not conflict:
+                    raise
+                if attempt == _SYNC_ATTEMPTS - 1:
+                    if isinstance(exc, _ReshapeConflict):
+                        raise pc_exc.ReshapeFailed(
+                            exc.cause, 'Reshaping the resource providers '
+                            'lost the race with other writers %d times: %s'
+                            % (_SYNC_ATTEMPTS, exc.cause))
                     raise
             finally:
                 # The next sync reads Placement again: the cache would
@@ -472,8 +484,11 @@ class PlacementBackend(base.AllocationBackend):
                                                                node.uuid)
         moves = self.describe_node(tree, node, in_use,
                                    allocations=allocations)
-        report.update_from_provider_tree(None, tree,
-                                         allocations=allocations)
+        try:
+            report.update_from_provider_tree(None, tree,
+                                             allocations=allocations)
+        except pc_exc.ProviderUpdateConflict as exc:
+            raise _ReshapeConflict(exc.cause)
         LOG.info('Reshaped the resource providers of node %(node)s: '
                  '%(moves)s', {'node': node.uuid,
                                'moves': '; '.join(moves) or 'no consumer '
@@ -495,19 +510,21 @@ class PlacementBackend(base.AllocationBackend):
             return ['missing'], [], []
         try:
             tree = self._read_tree(node, node.name or node.uuid)
+            wanted = copy.deepcopy(tree)
+            allocations = None
+            try:
+                self.describe_node(wanted, node)
+            except pc_exc.ReshapeNeeded:
+                # Gathered from the tree just read: it must still be in
+                # the report client's cache.
+                allocations = self.report.get_allocations_for_provider_tree(
+                    None, node.uuid)
+                original = copy.deepcopy(allocations)
+                wanted = copy.deepcopy(tree)
+                self.describe_node(wanted, node, allocations=allocations)
         finally:
             self.report.clear_provider_cache(node.uuid)
         before = {u: tree.data(u) for u in tree.get_provider_uuids(node.uuid)}
-        wanted = copy.deepcopy(tree)
-        allocations = None
-        try:
-            self.describe_node(wanted, node)
-        except pc_exc.ReshapeNeeded:
-            allocations = self.report.get_allocations_for_provider_tree(
-                None, node.uuid)
-            original = copy.deepcopy(allocations)
-            wanted = copy.deepcopy(tree)
-            self.describe_node(wanted, node, allocations=allocations)
         after = {u: wanted.data(u)
                  for u in wanted.get_provider_uuids(node.uuid)}
         differs = tree_differences(before, after)

@@ -11,7 +11,11 @@ and points ``[placement]`` at one of:
 * ``upstream``: upstream openstack-placement (a test requirement) served
   on 127.0.0.1 by a child process (``placement_upstream_server.py``, one
   per test process, emptied for each test) over its own SQLite database,
-  with ``noauth2``.
+  with ``noauth2``;
+* ``catalog``: our Placement served over HTTP as with ``http``, found
+  through the service catalog of a token: ``[placement]`` names only a
+  Keystone (:class:`CatalogKeystone`, served on 127.0.0.1) and a user,
+  with keystoneauth1's ``v3password`` plugin.
 
 Nodes the tests write straight to the database bypass the conductor's
 mirroring, so the fixture patches the node factories to mirror what they
@@ -20,6 +24,7 @@ nodes created through the API.
 """
 
 import atexit
+import json
 import os
 import shutil
 import subprocess
@@ -27,6 +32,7 @@ import sys
 import tempfile
 
 import fixtures
+from keystoneauth1 import fixture as ks_fixture
 from keystoneauth1 import loading as ks_loading
 import requests
 
@@ -36,7 +42,7 @@ from alloc_framework.drivers.allocation import placement as placement_backend
 from tests import base
 from tests.functional.objects.baremetal import factories
 
-MODES = ('in-process', 'http', 'upstream')
+MODES = ('in-process', 'http', 'upstream', 'catalog')
 
 _SERVER_SCRIPT = os.path.join(os.path.dirname(__file__),
                               'placement_upstream_server.py')
@@ -133,6 +139,57 @@ class UpstreamPlacement(fixtures.Fixture):
                             headers=headers, timeout=30)
 
 
+class CatalogKeystone(fixtures.Fixture):
+    """A Keystone that issues one token, its catalog naming Placement.
+
+    ``POST /v3/auth/tokens`` answers, whatever the credentials, a
+    project-scoped token (keystoneauth1's ``fixture.V3Token``) whose id is
+    ``admin`` (the token our Placement's noauth takes for the admin) and
+    whose catalog has one ``placement`` service at ``placement_url``
+    (public and internal). ``issued`` counts the tokens issued.
+    """
+
+    def __init__(self, placement_url):
+        super().__init__()
+        self.placement_url = placement_url
+        self.issued = 0
+
+    def _setUp(self):
+        token = ks_fixture.V3Token()
+        token.set_project_scope()
+        service = token.add_service('placement')
+        service.add_standard_endpoints(public=self.placement_url,
+                                       internal=self.placement_url)
+        body = json.dumps(token).encode('utf-8')
+
+        def app(environ, start_response):
+            if (environ['REQUEST_METHOD'], environ['PATH_INFO']) != (
+                    'POST', '/v3/auth/tokens'):
+                start_response('404 Not Found', [('Content-Length', '0')])
+                return [b'']
+            self.issued += 1
+            start_response('201 Created', [
+                ('Content-Type', 'application/json'),
+                ('Content-Length', str(len(body))),
+                ('X-Subject-Token', 'admin')])
+            return [body]
+        self.url = self.useFixture(base.Server(app, 'keystone')).url
+
+
+def configure_catalog(test, keystone_url):
+    """Find Placement in the catalog of a v3 password token."""
+    group = 'placement'
+    # Through the test's config fixture: they go with the test. auth_url
+    # is required, and left registered it would fail the parsing of the
+    # configuration of every later test of the process.
+    test.config_fixture.register_opts(
+        ks_loading.get_auth_plugin_conf_options('v3password'), group=group)
+    test.config(auth_type='v3password', auth_url=keystone_url + '/v3',
+                username='alloc', password='secret',
+                user_domain_name='Default', project_name='service',
+                project_domain_name='Default', group=group)
+
+
 def configure_http(test, url):
     """Reach the Placement at ``url`` as a service would (admin token)."""
     group = 'placement'
@@ -157,16 +214,23 @@ class PlacementBackendFixture(fixtures.Fixture):
     def _setUp(self):
         test = self.test
         test.config(backend='placement', group='allocation')
-        if self.mode == 'http':
+        if self.mode in ('http', 'catalog'):
+            from oslo_policy import opts as policy_opts
+
             from alloc_framework.api.placement import deploy
-            app = deploy.loadapp(test.conf, auth_strategy='noauth')
             # The admin token has the admin role only; a reshape asks for
             # the service role under the secure-RBAC defaults (see
-            # placement_upstream_server.py). loadapp registered the
-            # [oslo_policy] options.
+            # placement_upstream_server.py): the legacy defaults let the
+            # admin reshape. Set before the application reads them.
+            policy_opts.set_defaults(test.conf)
             test.config(enforce_new_defaults=False, group='oslo_policy')
+            app = deploy.loadapp(test.conf, auth_strategy='noauth')
             server = self.useFixture(base.Server(app, 'placement'))
-            configure_http(test, server.url)
+            if self.mode == 'http':
+                configure_http(test, server.url)
+            else:
+                self.keystone = self.useFixture(CatalogKeystone(server.url))
+                configure_catalog(test, self.keystone.url)
         elif self.mode == 'upstream':
             configure_http(test, self.useFixture(UpstreamPlacement()).url)
         elif self.mode != 'in-process':

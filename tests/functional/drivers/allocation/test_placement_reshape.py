@@ -21,9 +21,12 @@ import fixtures
 from oslo_utils import uuidutils
 
 from alloc_framework.common import exception
+from alloc_framework.conductor import allocations as allocations_mod
+from alloc_framework.conductor import manager as manager_mod
 from alloc_framework.drivers.allocation import placement_drift
 from alloc_framework.drivers import node_tree
 from alloc_framework.objects import baremetal as objects
+from alloc_framework.placement_client import exception as pc_exc
 from tests import base
 from tests.functional.drivers.allocation import \
     test_placement_drift_periodic as periodic
@@ -249,6 +252,49 @@ class OnlineTests:
         self.assertEqual([True], raced)
         self.check_reshaped(node, allocation, tree, held)
 
+    def test_reshape_losing_every_race_stops_the_conductor(self):
+        node, allocation, _tree, _held = self.gpu_node()
+        before = (self.tree(node.uuid), self.held(allocation.uuid))
+        manager = manager_mod.ConductorManager('test-host', self.conf)
+        self.addCleanup(manager.del_host)
+        report = allocations_mod.get_backend(manager).report
+        real_gather = report.get_allocations_for_provider_tree
+        races = []
+
+        def gather_then_race(context, nodename):
+            gathered = real_gather(context, nodename)
+            # Another writer changes the root each time: every reshape
+            # is sent with a stale generation.
+            trait = 'CUSTOM_RACED_%d' % len(races)
+            self.call('PUT', '/traits/%s' % trait, expected=(201,))
+            rp = self.call('GET', '/resource_providers/%s' % node.uuid)
+            self.call('PUT', '/resource_providers/%s/traits' % node.uuid,
+                      {'resource_provider_generation': rp['generation'],
+                       'traits': ['CUSTOM_ALLOC_FRAMEWORK_NODE', trait]})
+            races.append(trait)
+            return gathered
+
+        self.useFixture(fixtures.MockPatchObject(
+            report, 'get_allocations_for_provider_tree',
+            side_effect=gather_then_race))
+        error = self.assertRaises(exception.ReshapeAtStartFailed,
+                                  manager.init_host)
+        # Bounded: three tries, then the conductor does not start.
+        self.assertEqual(3, len(races))
+        self.assertIn(node.uuid, str(error))
+        self.assertIn('lost the race with other writers 3 times',
+                      str(error))
+        self.assertIn('placement.concurrent_update', str(error))
+        # Nothing moved. The children were created before the reshape
+        # was sent (as upstream's report client does): they stay, empty,
+        # and the next try uses them.
+        self.assertEqual(before[1], self.held(allocation.uuid))
+        gpus = [node_tree.child_uuid(node.uuid, 'gpu%d' % i)
+                for i in range(2)]
+        self.assertEqual(dict(before[0], **{
+            gpu: ('%s_gpu%d' % (node.uuid, i), node.uuid, {})
+            for i, gpu in enumerate(gpus)}), self.tree(node.uuid))
+
     def test_periodic_logs_an_error_and_changes_nothing(self):
         node, allocation, _tree, _held = self.gpu_node()
         before = (self.tree(node.uuid), self.held(allocation.uuid))
@@ -265,6 +311,37 @@ class OnlineTests:
         self.check_unchanged(node, allocation, *before)
         self.assertIn('migrate-compute-inventory --node %s' % node.uuid,
                       self.logger.output)
+
+    def test_periodic_failure_is_logged_and_retried_next_period(self):
+        node = f.make_node(self.ctx)
+        manager = self.start_conductor()
+        before = self.tree(node.uuid)
+        # The node gained GPUs behind the conductor's back: stale.
+        node.properties = {'gpus': 1}
+        node.save()
+        report = manager.allocation_backend.report
+        real_update = report.update_from_provider_tree
+        failures = []
+
+        def fail_once(context, new_tree, allocations=None):
+            if not failures:
+                failures.append(True)
+                raise pc_exc.ProviderUpdateFailed(
+                    pc_exc.PlacementAPIError('PUT', '/x', 503))
+            return real_update(context, new_tree, allocations=allocations)
+
+        self.useFixture(fixtures.MockPatchObject(
+            report, 'update_from_provider_tree', side_effect=fail_once))
+        self.run_periodic(manager)
+        self.assertEqual([True], failures)
+        self.assertEqual(before, self.tree(node.uuid))
+        self.assertIn('Could not heal %s' % placement_drift.STALE_PROVIDER,
+                      self.logger.output)
+        # The next period heals it.
+        self.run_periodic(manager)
+        gpu = node_tree.child_uuid(node.uuid, 'gpu0')
+        self.assertEqual({node.uuid: {RC: 1}, gpu: {'PGPU': 1}},
+                         {u: t[2] for u, t in self.tree(node.uuid).items()})
 
     def test_new_node_with_gpus_gets_the_new_shape(self):
         node = f.make_node(self.ctx, properties={'gpus': 2})
@@ -333,13 +410,13 @@ class OfflineTests:
         self.assertIn('Nothing to do', out)
         self.check_reshaped(node, allocation, tree, held)
 
-    def test_gpus_move_to_children(self):
+    def test_offline_gpus_move_to_children(self):
         self._reshaped_offline('gpu_node')
 
-    def test_numa_split(self):
+    def test_offline_numa_split(self):
         self._reshaped_offline('numa_node')
 
-    def test_node_resource_class_changed(self):
+    def test_offline_node_resource_class_changed(self):
         self._reshaped_offline('renamed_class_node')
 
     def test_named_nodes_only(self):
@@ -360,6 +437,16 @@ class OfflineTests:
         node, allocation, other = self.unplaceable_node()
         fine, fine_alloc, tree, held = self.gpu_node()
         before = (self.tree(node.uuid), self.held(allocation.uuid))
+        fine_before = (self.tree(fine.uuid), self.held(fine_alloc.uuid))
+        # A dry run finds the failure too, and changes nothing.
+        status, out = self.migrate('--dry-run')
+        self.assertEqual(1, status, out)
+        self.assertIn('ERROR: node %s (%s): consumer %s would hold nothing'
+                      % (node.uuid, node.name, other), out)
+        self.assertIn('node %s (%s): would be reshaped'
+                      % (fine.uuid, fine.name), out)
+        self.check_unchanged(node, allocation, *before)
+        self.check_unchanged(fine, fine_alloc, *fine_before)
         status, out = self.migrate()
         self.assertEqual(1, status, out)
         self.assertIn('ERROR: node %s (%s): consumer %s would hold nothing'
@@ -439,6 +526,25 @@ class ConsoleScriptTests:
 class TestInProcess(ConsoleScriptTests, OnlineTests, OfflineTests,
                     ReshapeTestCase):
     mode = 'in-process'
+
+
+class TestHTTP(OnlineTests, ReshapeTestCase):
+    """Our Placement over HTTP (keystoneauth1, endpoint_override)."""
+    mode = 'http'
+
+
+class TestServiceCatalog(ReshapeTestCase):
+    """Our Placement over HTTP, found in the service catalog of a token."""
+    mode = 'catalog'
+
+    def test_gpus_move_to_children_at_start(self):
+        OnlineTests._reshaped_at_start(self, 'gpu_node')
+        self.assertGreater(self.placement.keystone.issued, 0)
+        # Nothing but Keystone was configured: the catalog told the rest.
+        self.assertIsNone(self.conf.placement.endpoint_override)
+        self.assertEqual(
+            self.placement.keystone.placement_url,
+            self.backend.report._adapter.get_endpoint().rstrip('/'))
 
 
 class TestUpstream(OnlineTests, ReshapeTestCase):

@@ -13,10 +13,13 @@ import fixtures
 import requests
 
 from alloc_framework.common import states
+from alloc_framework.drivers import node_tree
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
+from tests.functional.drivers.allocation import placement_fixtures
 from tests.functional.drivers import redfish
 from tests.functional.drivers.redfish import emulators
+from tests.functional.objects.baremetal import factories
 
 # A power change of sushy-emulator shows after at most ~11 s.
 POWER_WAIT = 40
@@ -355,3 +358,117 @@ class TestGPUs(RedfishNodeTestCase):
                                          bmc.address), self.logs.output)
         self.assertIn('Internal error reading processors', self.logs.output)
         self.assertNoSecret(emulators.PASSWORD)
+
+
+class TestGPUProviders(RedfishNodeTestCase):
+    """The GPUs the BMC lists become child providers, and are reshaped.
+
+    With ``[allocation]backend = placement`` (our Placement in process):
+    a Redfish node verified against a BMC listing two GPUs gets one
+    ``PGPU: 1`` child provider per GPU; a node left in an earlier shape
+    (``PGPU: 2`` on its root, held there by its allocation) is reshaped
+    when its conductor starts, and only then.
+    """
+
+    manage = TestGPUs.manage
+
+    def _start_conductor(self):
+        self.placement = self.useFixture(
+            placement_fixtures.PlacementBackendFixture(self, 'in-process'))
+        return super()._start_conductor()
+
+    def call(self, method, url, body=None, expected=(200,)):
+        kwargs = {'json': body} if body is not None else {}
+        resp = self.placement.client.adapter.request(
+            url, method, headers={'OpenStack-API-Version': 'placement 1.36'},
+            **kwargs)
+        self.assertIn(resp.status_code, expected, resp.text)
+        return resp.json() if resp.content else None
+
+    def tree(self, root):
+        """{provider uuid: (name, {class: total})} of the tree."""
+        found = {}
+        for rp in self.call('GET', '/resource_providers?in_tree=%s'
+                            % root)['resource_providers']:
+            inventories = self.call(
+                'GET', '/resource_providers/%s/inventories' % rp['uuid'])
+            found[rp['uuid']] = (rp['name'], {
+                rc: r['total']
+                for rc, r in inventories['inventories'].items()})
+        return found
+
+    def held(self, consumer):
+        return {rp: v['resources'] for rp, v in self.call(
+            'GET', '/allocations/%s' % consumer)['allocations'].items()}
+
+    def test_bmc_gpus_become_children_and_are_reshaped_at_start(self):
+        bmc = self.useFixture(emulators.FirmwareBMC(
+            processors=['CPU', 'GPU', 'GPU']))
+        node = self.manage(bmc, {})
+        uuid = node['uuid']
+        self.assertEqual({'gpus': 2}, node['properties'])
+        gpus = [node_tree.child_uuid(uuid, 'gpu%d' % i) for i in range(2)]
+        new_shape = {
+            uuid: (node['name'] or uuid, {'CUSTOM_BAREMETAL': 1}),
+            gpus[0]: ('%s_gpu0' % uuid, {'PGPU': 1}),
+            gpus[1]: ('%s_gpu1' % uuid, {'PGPU': 1})}
+        # Verified: the new shape directly (the conductor syncs the
+        # providers once the node's change is saved and its lock gone).
+        tests_base.wait_for(lambda: self.tree(uuid) == new_shape,
+                            'the GPU child providers', timeout=30)
+
+        self.provision(uuid, 'provide')
+        self.assertEqual('available', self.settled(uuid)['provision_state'])
+        allocation = factories.make_allocation(self.context)
+        self.assertEqual(uuid, self.placement.backend.allocate(
+            self.context, allocation))
+        self.assertEqual({uuid: {'CUSTOM_BAREMETAL': 1},
+                          gpus[0]: {'PGPU': 1}, gpus[1]: {'PGPU': 1}},
+                         self.held(allocation.uuid))
+
+        # What an earlier release left: the GPUs on the root, held there.
+        current = self.call('GET', '/allocations/%s' % allocation.uuid)
+        self.call('PUT', '/allocations/%s' % allocation.uuid, {
+            'allocations': {uuid: {'resources': {'CUSTOM_BAREMETAL': 1}}},
+            'project_id': current['project_id'],
+            'user_id': current['user_id'],
+            'consumer_generation': current['consumer_generation']},
+            expected=(204,))
+        for gpu in gpus:
+            self.call('DELETE', '/resource_providers/%s' % gpu,
+                      expected=(204,))
+        rp = self.call('GET', '/resource_providers/%s' % uuid)
+        inventories = self.call(
+            'GET', '/resource_providers/%s/inventories' % uuid)
+        records = inventories['inventories']
+        records['PGPU'] = node_tree.inventory(2)
+        self.call('PUT', '/resource_providers/%s/inventories' % uuid,
+                  {'resource_provider_generation': rp['generation'],
+                   'inventories': records})
+        current = self.call('GET', '/allocations/%s' % allocation.uuid)
+        self.call('PUT', '/allocations/%s' % allocation.uuid, {
+            'allocations': {uuid: {'resources': {'CUSTOM_BAREMETAL': 1,
+                                                 'PGPU': 2}}},
+            'project_id': current['project_id'],
+            'user_id': current['user_id'],
+            'consumer_generation': current['consumer_generation']},
+            expected=(204,))
+        old_shape = {uuid: (node['name'] or uuid,
+                            {'CUSTOM_BAREMETAL': 1, 'PGPU': 2})}
+        self.assertEqual(old_shape, self.tree(uuid))
+
+        # A running conductor's sync does not reshape.
+        self.manager.allocation_backend.node_changed(self.context, uuid)
+        self.assertEqual(old_shape, self.tree(uuid))
+        self.assertIn('need a reshape, which runs only when its conductor '
+                      'starts', self.logs.output)
+
+        # What the conductor runs when it starts, before it serves.
+        self.manager.start_backend()
+        self.assertEqual(new_shape, self.tree(uuid))
+        self.assertEqual({uuid: {'CUSTOM_BAREMETAL': 1},
+                          gpus[0]: {'PGPU': 1}, gpus[1]: {'PGPU': 1}},
+                         self.held(allocation.uuid))
+        self.assertIn('Reshaped the resource providers of node %s: '
+                      'consumer %s' % (uuid, allocation.uuid),
+                      self.logs.output)
