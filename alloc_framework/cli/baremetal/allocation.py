@@ -250,15 +250,5 @@ class DeleteAllocation(_AllocationCommand, command.Command):
         return parser
 
     def take_action(self, parsed_args):
-        api = self.client()
-        failures = []
-        for ident in parsed_args.allocations:
-            try:
-                api.delete(BASE_URL + '/' + ident)
-            except common.HttpError as exc:
-                failures.append('%s: %s' % (ident, exc))
-        if failures:
-            raise common.CommandError(
-                'Failed to delete %d of %d allocations:\n%s'
-                % (len(failures), len(parsed_args.allocations),
-                   '\n'.join(failures)))
+        base.delete_each(self.client(), BASE_URL, parsed_args.allocations,
+                         'allocations')

@@ -160,15 +160,5 @@ class DeleteAllocationGroup(base.BaremetalMixin, command.Command):
         return parser
 
     def take_action(self, parsed_args):
-        api = self.client()
-        failures = []
-        for ident in parsed_args.groups:
-            try:
-                api.delete(BASE_URL + '/' + ident)
-            except common.HttpError as exc:
-                failures.append('%s: %s' % (ident, exc))
-        if failures:
-            raise common.CommandError(
-                'Failed to delete %d of %d allocation groups:\n%s'
-                % (len(failures), len(parsed_args.groups),
-                   '\n'.join(failures)))
+        base.delete_each(self.client(), BASE_URL, parsed_args.groups,
+                         'allocation groups')

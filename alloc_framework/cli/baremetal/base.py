@@ -15,6 +15,25 @@ class BaremetalMixin(common.VersionMixin):
     service = 'baremetal'
 
 
+def delete_each(api, url, idents, what):
+    """``DELETE url/<ident>`` for each of ``idents``, going on past
+    failures; then one error listing every one that failed.
+
+    :param what: the resource, plural, for the message ("nodes").
+    :raises: CommandError when any deletion failed.
+    """
+    failures = []
+    for ident in idents:
+        try:
+            api.delete(url + '/' + ident)
+        except common.HttpError as exc:
+            failures.append('%s: %s' % (ident, exc))
+    if failures:
+        raise common.CommandError(
+            'Failed to delete %d of %d %s:\n%s'
+            % (len(failures), len(idents), what, '\n'.join(failures)))
+
+
 def add_list_options(parser, resource):
     parser.add_argument(
         '--limit', metavar='<limit>', type=int,

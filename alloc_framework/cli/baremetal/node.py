@@ -326,18 +326,8 @@ class DeleteNode(base.BaremetalMixin, command.Command):
         return parser
 
     def take_action(self, parsed_args):
-        api = self.client()
-        failures = []
-        for ident in parsed_args.nodes:
-            try:
-                api.delete(BASE_URL + '/' + ident)
-            except common.HttpError as exc:
-                failures.append('%s: %s' % (ident, exc))
-        if failures:
-            raise common.CommandError(
-                'Failed to delete %d of %d nodes:\n%s'
-                % (len(failures), len(parsed_args.nodes),
-                   '\n'.join(failures)))
+        base.delete_each(self.client(), BASE_URL, parsed_args.nodes,
+                         'nodes')
 
 
 class ListNodeChildren(base.BaremetalMixin, lister.Lister):
