@@ -295,6 +295,20 @@ class TestCase(testtools.TestCase):
     def config(self, **kw):
         self.config_fixture.config(**kw)
 
+    def use_http_basic(self, user='alice', password=b'secret'):
+        """Configure ``http_basic`` with one user; returns the file's path.
+
+        A cheap bcrypt cost (4 rounds) keeps each check fast.
+        """
+        import bcrypt
+        path = os.path.join(self.state_path, 'htpasswd')
+        hashed = bcrypt.hashpw(password, bcrypt.gensalt(rounds=4))
+        with open(path, 'w') as stream:
+            stream.write('%s:%s\n' % (user, hashed.decode()))
+        self.config(auth_strategy='http_basic',
+                    http_basic_auth_user_file=path)
+        return path
+
     def run_console_script(self, command, config, args=()):
         """Run an installed console script with ``config`` as its file.
 

@@ -7,9 +7,7 @@ counted in statements.
 """
 
 import base64
-import os
 
-import bcrypt
 from oslo_utils import uuidutils
 from prometheus_client import parser
 import requests
@@ -315,12 +313,7 @@ class MetricsAuthTestCase(_MetricsTestCase):
     dialect_neutral = True
 
     def http_basic(self):
-        path = os.path.join(self.state_path, 'htpasswd')
-        hashed = bcrypt.hashpw(b'secret', bcrypt.gensalt(rounds=4))
-        with open(path, 'w') as stream:
-            stream.write('alice:%s\n' % hashed.decode())
-        self.config(auth_strategy='http_basic',
-                    http_basic_auth_user_file=path)
+        self.use_http_basic()
 
     def test_http_basic_needs_credentials(self):
         self.http_basic()

@@ -1,10 +1,6 @@
 """The CLI's authentication options against a server that requires them.
 """
 
-import os
-
-import bcrypt
-
 from tests.functional.cli import base
 
 
@@ -12,12 +8,7 @@ class TestHTTPBasic(base.BaremetalCLITestCase):
     with_conductor = False
 
     def configure(self):
-        path = os.path.join(self.state_path, 'htpasswd')
-        hashed = bcrypt.hashpw(b'secret', bcrypt.gensalt(rounds=4))
-        with open(path, 'w') as stream:
-            stream.write('alice:%s\n' % hashed.decode())
-        self.config(auth_strategy='http_basic',
-                    http_basic_auth_user_file=path)
+        self.use_http_basic()
 
     def test_credentials_accepted(self):
         self.assertEqual([], self.alloc(

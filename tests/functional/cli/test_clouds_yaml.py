@@ -10,7 +10,6 @@ catalog as they do in a real cloud.
 import json
 import os
 
-import bcrypt
 import fixtures
 from keystoneauth1 import fixture as ks_fixture
 import yaml
@@ -183,12 +182,7 @@ class TestPrecedence(CloudsYamlTestCase):
 class TestHTTPBasicCloud(CloudsYamlTestCase):
 
     def configure(self):
-        path = os.path.join(self.state_path, 'htpasswd')
-        hashed = bcrypt.hashpw(b'secret', bcrypt.gensalt(rounds=4))
-        with open(path, 'w') as stream:
-            stream.write('alice:%s\n' % hashed.decode())
-        self.config(auth_strategy='http_basic',
-                    http_basic_auth_user_file=path)
+        self.use_http_basic()
 
     def basic_cloud(self, password):
         return self.local_cloud(auth_type='http_basic',

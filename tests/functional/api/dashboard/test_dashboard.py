@@ -7,11 +7,9 @@ allocations and bare metal rows made through the API and the objects.
 
 import base64
 import datetime
-import os
 import re
 import urllib.parse
 
-import bcrypt
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
@@ -113,12 +111,7 @@ class TestHTTPBasic(DashboardTestCase):
 
     def setUp(self):
         super().setUp()
-        path = os.path.join(self.state_path, 'htpasswd')
-        hashed = bcrypt.hashpw(b'secret', bcrypt.gensalt(rounds=4))
-        with open(path, 'w') as stream:
-            stream.write('alice:%s\n' % hashed.decode())
-        self.config(auth_strategy='http_basic',
-                    http_basic_auth_user_file=path)
+        self.use_http_basic()
 
     def test_browser_prompt(self):
         resp = self.page('/dashboard/', status=401)

@@ -4,7 +4,6 @@ import base64
 import logging
 import os
 
-import bcrypt
 import fixtures
 
 from alloc_framework.api import http_basic
@@ -21,12 +20,7 @@ class HTTPBasicTestCase(base.PlacementAppTestCase):
 
     def setUp(self):
         super().setUp()
-        self.path = os.path.join(self.state_path, 'htpasswd')
-        hashed = bcrypt.hashpw(b'secret', bcrypt.gensalt(rounds=4))
-        with open(self.path, 'w') as stream:
-            stream.write('alice:%s\n' % hashed.decode())
-        self.config(auth_strategy='http_basic',
-                    http_basic_auth_user_file=self.path)
+        self.path = self.use_http_basic()
 
     def get(self, path, token=None, **headers):
         return self.request('GET', path, token=token, headers=headers)
