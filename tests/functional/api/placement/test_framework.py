@@ -324,7 +324,7 @@ class PolicyEntryPointsTestCase(base.PlacementAppTestCase):
         'placement:reshaper:reshape',
     }
     # Ours alone, for what upstream does not have.
-    OWN_RULES = {'placement:metrics'}
+    OWN_RULES = {'placement:metrics', 'placement:dashboard'}
 
     def test_all_upstream_rules(self):
         names = [r.name for r in policies.list_rules()]
