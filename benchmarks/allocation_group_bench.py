@@ -172,14 +172,18 @@ def group_step(client, resource_class, size, timeout):
                            % (created['uuid'], len(body['allocations']),
                               size))
     # The server's own view: the group's creation to its last update
-    # (becoming active), without the polling's resolution.
-    server = (datetime.datetime.fromisoformat(body['updated_at'])
-              - datetime.datetime.fromisoformat(body['created_at']))
+    # (becoming active), without the polling's resolution. MariaDB keeps
+    # whole seconds: no figure there.
+    born, done = (datetime.datetime.fromisoformat(body[key])
+                  for key in ('created_at', 'updated_at'))
+    server = None
+    if born.microsecond or done.microsecond:
+        server = round((done - born).total_seconds(), 3)
     released = time.monotonic()
     client.call('DELETE', path)
     return {'seconds': round(elapsed, 3), 'post_ms': round(posted * 1e3, 1),
             'polls': polls,
-            'server_seconds': round(server.total_seconds(), 3),
+            'server_seconds': server,
             'delete_seconds': round(time.monotonic() - released, 3)}
 
 
@@ -247,10 +251,12 @@ def run(args, url):
             'pass %d: a group of %d' % (index + 1, args.group_size))
         row['group'] = group_step(client, resource_class, args.group_size,
                                   args.timeout)
+        server = row['group']['server_seconds']
         print('   POST->active %(seconds).3f s (POST %(post_ms).1f ms, '
-              '%(polls)d polls; created->active in the server '
-              '%(server_seconds).3f s; DELETE %(delete_seconds).3f s)'
-              % row['group'], flush=True)
+              '%(polls)d polls; created->active in the server %(server)s; '
+              'DELETE %(delete_seconds).3f s)'
+              % dict(row['group'], server='n/a' if server is None
+                     else '%.3f s' % server), flush=True)
         for clients in args.clients:
             key = 'singles_c%d' % clients
             row[key + '_machine'] = _machine(
