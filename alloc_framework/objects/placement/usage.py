@@ -140,12 +140,14 @@ def get_by_consumer_type(context, project_id, user_id=None,
     return dict(result)
 
 
-def _over_capacity_select(*columns):
+def _over_capacity_select(*columns, provider=True):
     """The rows (provider, class) whose usage exceeds the capacity.
 
     ``columns`` are selected besides the class id and the usage (columns
-    of the provider and inventory tables). A class the provider has no
-    inventory of counts against a capacity of 0: see
+    of the provider and inventory tables); with ``provider=False`` only
+    the provider id is selected, and the providers' table is not joined
+    (the caller checks that the provider exists). A class the provider
+    has no inventory of counts against a capacity of 0: see
     :func:`over_capacity_providers`.
     """
     usage = sa.select(
@@ -154,11 +156,16 @@ def _over_capacity_select(*columns):
         sa.func.sum(_ALLOC_TBL.c.used).label('used'),
     ).group_by(_ALLOC_TBL.c.resource_provider_id,
                _ALLOC_TBL.c.resource_class_id).subquery('usage')
+    source = usage
+    if provider:
+        source = source.join(
+            _RP_TBL, _RP_TBL.c.id == usage.c.resource_provider_id)
+        selected = (usage.c.resource_class_id, usage.c.used) + columns
+    else:
+        selected = (usage.c.resource_provider_id,)
     return (
-        sa.select(usage.c.resource_class_id, usage.c.used, *columns)
-        .select_from(usage.join(
-            _RP_TBL, _RP_TBL.c.id == usage.c.resource_provider_id
-        ).outerjoin(_INV_TBL, sa.and_(
+        sa.select(*selected)
+        .select_from(source.outerjoin(_INV_TBL, sa.and_(
             _INV_TBL.c.resource_provider_id == usage.c.resource_provider_id,
             _INV_TBL.c.resource_class_id == usage.c.resource_class_id)))
         .where(usage.c.used > 0, sa.or_(
@@ -173,9 +180,15 @@ def count_over_capacity_providers(context):
     The same rule as :func:`over_capacity_providers`, counted in SQL: one
     query and one row, whatever the number of providers.
     """
-    over = _over_capacity_select(_RP_TBL.c.id.label('rp_id')).subquery()
+    # The providers whose id is among the over-capacity rows (a semi-join)
+    # rather than a join of every grouped usage to its provider and a
+    # count of distinct ids: the same number (the id is the key, and
+    # allocations of a provider that is gone count in neither), without
+    # building a hash of every provider.
     return int(context.session.execute(
-        sa.select(sa.func.count(sa.distinct(over.c.rp_id)))).scalar())
+        sa.select(sa.func.count()).select_from(_RP_TBL)
+        .where(_RP_TBL.c.id.in_(
+            _over_capacity_select(provider=False)))).scalar())
 
 
 @db_api.reader

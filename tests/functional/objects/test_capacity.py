@@ -5,6 +5,7 @@ import sqlalchemy as sa
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects import capacity
+from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import inventory
 from alloc_framework.objects.placement import resource_provider as rp_obj
 from alloc_framework.objects.placement import usage
@@ -90,6 +91,42 @@ class CapacityTestCase(base.PlacementDBTestCase):
         self.assertEqual(
             2, len({r.provider_uuid for r in
                     usage.over_capacity_providers(self.context)}))
+
+    def test_over_capacity_rule_with_ratio_reserved_and_damage(self):
+        # int((10 - 3) * 1.5) = 10: 10 used is not over, 11 is.
+        edge = self.provider('edge', [Inv('VCPU', 10, reserved=3,
+                                          allocation_ratio=1.5)])
+        over = self.provider('over', [Inv('VCPU', 10, reserved=3,
+                                          allocation_ratio=1.5)])
+        self.allocate(edge, 'VCPU', 6, consumer=C1)
+        self.allocate(edge, 'VCPU', 4, consumer=C2)
+        self.allocate(over, 'VCPU', 11, consumer=C1)
+        # A class without inventory counts against 0; 0 used does not.
+        bare = self.provider('bare', [Inv('VCPU', 4)])
+        self.allocate(bare, 'DISK_GB', 1, consumer=C1)
+        zero = self.provider('zero', [Inv('VCPU', 4)])
+        self.allocate(zero, 'DISK_GB', 0, consumer=C1)
+        # Allocations of a provider that is gone count nowhere.
+        with self.db.engine.begin() as conn:
+            conn.execute(models.Allocation.__table__.insert().values(
+                resource_provider_id=zero.id + 1000, consumer_id=C2,
+                resource_class_id=attribute_cache.rc_id(
+                    self.context, 'VCPU'), used=5))
+        listed = usage.over_capacity_providers(self.context)
+        self.assertEqual([('bare', 'DISK_GB', 1, 0), ('over', 'VCPU', 11, 10)],
+                         sorted((r.provider_name, r.resource_class, r.used,
+                                 r.capacity) for r in listed))
+        self.assertEqual(2, capacity.over_capacity_count(self.context))
+
+    def test_capacity_leaves_out_unknown_class_ids(self):
+        rp = self.provider('cn1', [Inv('VCPU', 4)])
+        self.allocate(rp, 'VCPU', 1, consumer=C1)
+        with self.db.engine.begin() as conn:
+            conn.execute(models.Allocation.__table__.insert().values(
+                resource_provider_id=rp.id, consumer_id=C2,
+                resource_class_id=99999, used=3))
+        self.assertEqual([('VCPU', 4, 0, 1, 4)],
+                         capacity.placement_capacity(self.context))
 
     def test_baremetal_counts(self):
         ctx = f.admin_context()
