@@ -36,7 +36,8 @@ reserved in the database restricted to that node
 (:func:`node_reservation.reserve_node`); when that fails the claim is
 deleted before anything else happens, so a failed allocation leaves no
 claim behind. Deallocating releases the node in the database, then
-deletes the consumer's allocations.
+deletes the consumer's allocations. Allocation groups claim all their
+nodes in one ``POST /allocations`` (:mod:`placement_groups`).
 """
 
 import copy
@@ -54,6 +55,7 @@ from alloc_framework.common import metrics
 from alloc_framework.drivers.allocation import base
 from alloc_framework.drivers.allocation import placement_client
 from alloc_framework.drivers.allocation import placement_drift
+from alloc_framework.drivers.allocation import placement_groups
 from alloc_framework.drivers import base as hw_base
 from alloc_framework.drivers import driver_factory
 from alloc_framework.objects import baremetal as objects
@@ -292,6 +294,10 @@ class PlacementBackend(base.AllocationBackend):
 
         * an allocation ``allocating``, or ``active`` on this node: the
           claim stays;
+        * no allocation, but a claim of an ``allocating`` allocation
+          group by its conductor (its allocations are created with its
+          reservation, after the claim; see :mod:`placement_groups`): the
+          claim stays;
         * no allocation, or one in ``error``: the claim is deleted;
         * an allocation ``active`` on another node whose claim still
           covers this node: it is claimed on its own node instead (a claim
@@ -301,10 +307,14 @@ class PlacementBackend(base.AllocationBackend):
             changed.
         :raises: PlacementError, keystoneauth1 errors.
         """
-        try:
-            allocation = objects.Allocation.get_by_uuid(context, consumer)
-        except exception.AllocationNotFound:
-            allocation = None
+        allocation = self._allocation_of(context, consumer)
+        if allocation is None and (
+                placement_groups.claimed_by_allocating_group(context,
+                                                             consumer)):
+            return None
+        if allocation is None:
+            # Read again: a group may have become active meanwhile.
+            allocation = self._allocation_of(context, consumer)
         if allocation is not None and (
                 allocation.state == alloc_obj.ALLOCATING
                 or allocation.node_id == node.id):
@@ -332,6 +342,13 @@ class PlacementBackend(base.AllocationBackend):
                  {'consumer': consumer, 'node': node.uuid})
         self.client.delete_claim(consumer)
         return 'deleted'
+
+    @staticmethod
+    def _allocation_of(context, consumer):
+        try:
+            return objects.Allocation.get_by_uuid(context, consumer)
+        except exception.AllocationNotFound:
+            return None
 
     def sync_provider(self, node, in_use=None, dry_run=False,
                       startup=False):
@@ -586,6 +603,29 @@ class PlacementBackend(base.AllocationBackend):
             yield self.client.candidate_claims(rc_name, traits, member_of,
                                                limit=limit)
 
+    def all_candidates(self, allocation):
+        """Every candidate of ``allocation``, as one batch of :meth:`_batches`.
+
+        For an allocation group's member, which needs several nodes: no
+        ``limit``, and every candidate node asked for.
+        """
+        rc_name = resource_class_name(allocation.resource_class)
+        traits = sorted(set(_get(allocation, 'traits') or ()))
+        owner = _get(allocation, 'owner')
+        member_of = [project_aggregate(owner)] if owner else None
+        candidates = _get(allocation, 'candidate_nodes')
+        if not candidates:
+            return self.client.candidate_claims(rc_name, traits, member_of)
+        found = {}
+        for node_uuid in candidates:
+            found.update(self.client.candidate_claims(
+                rc_name, traits, member_of, in_tree=node_uuid))
+        return found
+
+    def consumer_ids(self, owned):
+        """(project, user) of the claims of an allocation or a group."""
+        return self._consumer_ids(owned)
+
     def _claim(self, allocation, node_uuid, rc_name, resources=None,
                context=None):
         """Claim the node's providers for the allocation; False on 409.
@@ -653,6 +693,23 @@ class PlacementBackend(base.AllocationBackend):
     def _resync(self, context, node_uuids):
         for node_uuid in node_uuids:
             self.node_changed(context, node_uuid)
+
+    resync = _resync
+
+    # --- allocation groups (see placement_groups) ------------------------
+
+    def validate_group(self, context, group):
+        """Groups are served: one claim for all (see placement_groups)."""
+
+    def allocate_group(self, context, group):
+        try:
+            return placement_groups.allocate_group(self, context, group)
+        except _PLACEMENT_ERRORS as exc:
+            raise exception.AllocationFailed(
+                error='the Placement service failed: %s' % exc)
+
+    def release_group(self, context, group):
+        placement_groups.release_group(self, context, group)
 
     def allocate(self, context, allocation):
         rc_name = resource_class_name(allocation.resource_class)

@@ -318,6 +318,27 @@ class PlacementClient:
                           body=body)
         return resp.status_code == 204
 
+    def claim_many(self, claims, project_id, user_id):
+        """Allocate to several new consumers at once, all or none.
+
+        One ``POST /allocations``: Placement writes every consumer's
+        allocations in one transaction.
+
+        :param claims: ``{consumer UUID: {provider UUID: {class:
+            amount}}}``.
+        :returns: True, or False when Placement refused with 409 (a
+            provider is used up, or a consumer exists already); nothing
+            was allocated then.
+        """
+        body = {consumer: {'allocations': {rp: {'resources': dict(amounts)}
+                                           for rp, amounts
+                                           in resources.items()},
+                           'project_id': project_id, 'user_id': user_id,
+                           'consumer_generation': None}
+                for consumer, resources in claims.items()}
+        resp = self._call('POST', '/allocations', (204, 409), body=body)
+        return resp.status_code == 204
+
     def get_claim(self, consumer):
         """{provider UUID: {resource class: amount}} of the consumer."""
         body = self._call('GET', '/allocations/%s' % consumer,

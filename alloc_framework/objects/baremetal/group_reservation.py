@@ -174,15 +174,35 @@ def _claim(conn, free, row, allocation_id, allocation_uuid, traits):
     return result.rowcount == 1
 
 
+@db_api.reader.connection
+def node_rows(context, uuids):
+    """Rows of nodes ``uuids`` as :func:`spread_choice` reads them."""
+    if not uuids:
+        return []
+    query = (sa.select(NODES.c.id, NODES.c.uuid, NODES.c.conductor_group,
+                       NODES.c.properties)
+             .where(NODES.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
+             .order_by(NODES.c.id))
+    return context.connection.execute(query, {'uuids': list(uuids)}).all()
+
+
+def spread_choice(rows, count, spread):
+    """``count`` of ``rows`` spread over ``spread`` (see the module)."""
+    return _spread_choice(rows, count, spread)
+
+
 @db_api.retry_on_deadlock
 @db_api.writer.connection
-def _reserve_group(context, group, randomize):
+def _reserve_group(context, group, randomize, nodes=None, consumers=None):
     conn = context.connection
-    spread = group.spread or None
+    # Nodes chosen (and claimed elsewhere) already were spread then.
+    spread = None if nodes is not None else (group.spread or None)
     taken = set()
     requests = []
     for index, member in enumerate(group.members):
         request = member_request(group, member)
+        if nodes is not None:
+            request.candidate_nodes = list(nodes[index])
         free = nr._Filter(request)
         requests.append((index, request, free, _candidates(conn, free)))
     # The member with the fewest candidates first: a narrow member (with
@@ -200,14 +220,22 @@ def _reserve_group(context, group, randomize):
     now = base.utcnow()
     for index, request, free, rows in plan:
         traits = list(request.traits or [])
-        for row in rows:
-            uuid = uuidutils.generate_uuid()
+        if nodes is not None:
+            # Each node goes to the consumer that claimed it.
+            by_uuid = {row.uuid: row for row in rows}
+            rows = [by_uuid[node] for node in nodes[index]]
+        for position, row in enumerate(rows):
+            if consumers is not None:
+                uuid = consumers[index][position]
+            else:
+                uuid = uuidutils.generate_uuid()
             values = {
                 'uuid': uuid, 'name': None, 'node_id': row.id,
                 'state': alloc_obj.ACTIVE, 'owner': group.owner,
                 'last_error': None,
                 'resource_class': request.resource_class,
-                'candidate_nodes': request.candidate_nodes,
+                'candidate_nodes': (
+                    group.members[index].get('candidate_nodes') or None),
                 'extra': {'allocation_group': group.uuid,
                           'allocation_group_member': index},
                 'conductor_affinity': group.conductor_affinity,
@@ -270,9 +298,15 @@ def explain_shortfall(context, group, index, found, spread_missing=False):
     return 'Allocation group %s: %s: %s' % (group.uuid, what, reason)
 
 
-def reserve_group(context, group, randomize=True):
+def reserve_group(context, group, randomize=True, nodes=None,
+                  consumers=None):
     """Reserve nodes for every member of an ``allocating`` group, or none.
 
+    :param nodes: ``{member index: [node UUID]}``: reserve exactly those
+        nodes (a backend claimed them elsewhere first); when one of them
+        is no longer free the answer is busy.
+    :param consumers: ``{member index: [allocation UUID]}``, with
+        ``nodes``: the UUID of the allocation of each of those nodes.
     :returns: (the UUIDs of the new allocations, None) on success, else
         (None, the reason) where the reason names the member and the
         filter that left too few nodes; a reason starting with
@@ -281,8 +315,13 @@ def reserve_group(context, group, randomize=True):
     :raises: AllocationGroupNotFound, AllocationTakenOver
     """
     try:
-        return _reserve_group(context, group, randomize), None
+        return _reserve_group(context, group, randomize, nodes,
+                              consumers), None
     except _Shortfall as exc:
+        if nodes is not None:
+            return None, ('%s of member %d of allocation group %s: a '
+                          'claimed node is no longer available'
+                          % (nr.BUSY_ERROR, exc.index, group.uuid))
         return None, explain_shortfall(context, group, exc.index, exc.found,
                                        exc.spread_missing)
     except _Busy as exc:

@@ -7,13 +7,17 @@ What Placement holds is read back through its HTTP API.
 
 from unittest import mock
 
+import fixtures
 from oslo_utils import uuidutils
 
 from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import base as backend_base
 from alloc_framework.drivers.allocation import placement
+from alloc_framework.drivers.allocation import placement_groups
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
+from alloc_framework.objects.baremetal import allocation_group as group_obj
+from alloc_framework.objects.baremetal import group_reservation
 from alloc_framework.objects.baremetal import node_reservation
 from tests import base
 from tests.functional.drivers.allocation import \
@@ -300,17 +304,229 @@ class AllocateTests:
             self.assertEqual(1, self.inventory(node.uuid)[RC]['reserved'])
 
 
-class TestInProcess(MirrorTests, AllocateTests, BackendTestCase):
+class _Killed(BaseException):
+    """Stands for the death of the conductor's process."""
+
+
+class GroupTests:
+
+    def make_group(self, *members, **kw):
+        group = objects.AllocationGroup(
+            self.ctx, members=[dict({'traits': [], 'candidate_nodes': None,
+                                     'resource_class': 'baremetal'}, **m)
+                               for m in members], **kw)
+        group.conductor_affinity = 1
+        group.create(self.ctx)
+        return group
+
+    def reserved(self):
+        """{allocation UUID: node UUID} as the database has them."""
+        return {n.instance_uuid: n.uuid for n in objects.Node.list(self.ctx)
+                if n.instance_uuid}
+
+    def kill_after_claim(self):
+        """The next reservation of a group dies after the claim."""
+        patches = [
+            fixtures.MonkeyPatch(
+                'alloc_framework.objects.baremetal.group_reservation.'
+                'reserve_group', mock.Mock(side_effect=_Killed())),
+            # A dead process cleans nothing up.
+            fixtures.MonkeyPatch(
+                'alloc_framework.drivers.allocation.placement_groups._drop',
+                lambda backend, consumers: None)]
+        for patch in patches:
+            patch.setUp()
+        return patches
+
+    def test_group_is_claimed_at_once_and_reserved(self):
+        gpus = {f.make_node(self.ctx, traits=['CUSTOM_GPU']).uuid
+                for _ in range(2)}
+        plain = {f.make_node(self.ctx).uuid for _ in range(2)}
+        group = self.make_group({'count': 2, 'traits': ['CUSTOM_GPU']},
+                                {'count': 1})
+        with mock.patch.object(self.backend.client, 'claim_many',
+                               wraps=self.backend.client.claim_many) as many:
+            uuids = self.backend.allocate_group(self.ctx, group)
+        # One multi-consumer claim for the three nodes.
+        self.assertEqual(1, many.call_count)
+        self.assertEqual(3, len(many.call_args[0][0]))
+        self.assertEqual(group_obj.ACTIVE, group.state)
+        claims = self.placement.claims()
+        self.assertEqual(self.reserved(), claims)
+        self.assertEqual(sorted(uuids), sorted(claims))
+        by_alloc = {a.uuid: a for a in objects.Allocation.list(self.ctx)}
+        self.assertEqual(gpus, {claims[u] for u in uuids
+                                if by_alloc[u].traits == ['CUSTOM_GPU']})
+        self.assertEqual(1, len(plain & set(claims.values())))
+        for consumer, node_uuid in claims.items():
+            self.assertEqual({node_uuid: {RC: 1}},
+                             self.client.get_claim(consumer))
+
+    def test_group_that_cannot_fit_leaves_nothing(self):
+        f.make_node(self.ctx, traits=['CUSTOM_GPU'])
+        f.make_node(self.ctx)
+        group = self.make_group({'count': 1}, {'count': 2,
+                                               'traits': ['CUSTOM_GPU']})
+        exc = self.assertRaises(exception.AllocationFailed,
+                                self.backend.allocate_group, self.ctx, group)
+        self.assertIn('member 1 (2 nodes of resource class baremetal, '
+                      'traits CUSTOM_GPU): only 1 available nodes match',
+                      exc.kwargs['error'])
+        self.assertEqual({}, self.placement.claims())
+        self.assertEqual({}, self.reserved())
+        self.assertEqual([], objects.Allocation.list(self.ctx))
+
+    def test_spread_and_candidate_nodes(self):
+        nodes = [f.make_node(self.ctx, conductor_group=g)
+                 for g in ('a', 'a', 'b', 'b')]
+        group = self.make_group(
+            {'count': 2, 'candidate_nodes': [n.uuid for n in nodes[:3]]},
+            spread={'field': 'conductor_group'})
+        self.backend.allocate_group(self.ctx, group)
+        claimed = set(self.placement.claims().values())
+        self.assertEqual(2, len(claimed))
+        self.assertIn(nodes[2].uuid, claimed)
+        self.assertEqual(self.reserved(), self.placement.claims())
+
+    def test_failed_reservation_leaves_no_claim(self):
+        for _ in range(2):
+            f.make_node(self.ctx)
+        group = self.make_group({'count': 2})
+        with mock.patch.object(group_reservation, 'reserve_group',
+                               side_effect=RuntimeError('db gone')):
+            self.assertRaises(RuntimeError, self.backend.allocate_group,
+                              self.ctx, group)
+        self.assertEqual({}, self.placement.claims())
+        with mock.patch.object(group_reservation, 'reserve_group',
+                               return_value=(None, 'no')):
+            self.assertRaises(exception.AllocationFailed,
+                              self.backend.allocate_group, self.ctx, group)
+        self.assertEqual({}, self.placement.claims())
+        self.assertEqual({}, self.reserved())
+
+    def test_deleted_or_taken_over_meanwhile_leaves_no_claim(self):
+        f.make_node(self.ctx)
+        group = self.make_group({'count': 1})
+        objects.AllocationGroup.take_over(self.ctx, group.id, 1, 2)
+        self.assertRaises(exception.AllocationTakenOver,
+                          self.backend.allocate_group, self.ctx, group)
+        self.assertEqual({}, self.placement.claims())
+        group_reservation.release_group(self.ctx, group)
+        self.assertRaises(exception.AllocationGroupNotFound,
+                          self.backend.allocate_group, self.ctx, group)
+        self.assertEqual({}, self.placement.claims())
+
+    def test_killed_after_claim_then_resumed(self):
+        for _ in range(3):
+            f.make_node(self.ctx)
+        group = self.make_group({'count': 3})
+        patches = self.kill_after_claim()
+        self.assertRaises(_Killed, self.backend.allocate_group, self.ctx,
+                          group)
+        for patch in patches:
+            patch.cleanUp()
+        # Claimed but not reserved; the heal keeps the claims of a group
+        # its conductor still processes.
+        stale = self.placement.claims()
+        self.assertEqual(3, len(stale))
+        self.assertEqual({}, self.reserved())
+        for node_uuid in set(stale.values()):
+            self.placement.sync(node_uuid)
+        self.assertEqual(stale, self.placement.claims())
+        # The same conductor resumes it: its own claims are replaced.
+        self.backend.allocate_group(self.ctx, group)
+        self.assertEqual(group_obj.ACTIVE, group.state)
+        self.assertEqual(self.reserved(), self.placement.claims())
+        self.assertEqual(sorted(group.allocations),
+                         sorted(self.placement.claims()))
+
+    def test_killed_after_claim_then_taken_over(self):
+        for _ in range(2):
+            f.make_node(self.ctx)
+        group = self.make_group({'count': 2})
+        patches = self.kill_after_claim()
+        self.assertRaises(_Killed, self.backend.allocate_group, self.ctx,
+                          group)
+        for patch in patches:
+            patch.cleanUp()
+        stale = set(self.placement.claims())
+        self.assertEqual(2, len(stale))
+        # Another conductor takes it over: the dead one's claims, which
+        # nothing stands behind any more, give way.
+        self.assertTrue(objects.AllocationGroup.take_over(
+            self.ctx, group.id, 1, 2))
+        group.refresh(self.ctx)
+        uuids = self.backend.allocate_group(self.ctx, group)
+        claims = self.placement.claims()
+        self.assertEqual(self.reserved(), claims)
+        self.assertEqual(sorted(uuids), sorted(claims))
+        self.assertFalse(stale & set(claims))
+
+    def test_release_deletes_every_claim(self):
+        nodes = [f.make_node(self.ctx) for _ in range(2)]
+        group = self.make_group({'count': 2})
+        self.backend.allocate_group(self.ctx, group)
+        self.backend.release_group(self.ctx, group)
+        self.assertEqual({}, self.placement.claims())
+        self.assertEqual({}, self.reserved())
+        self.assertEqual([], objects.Allocation.list(self.ctx))
+        # The nodes serve again.
+        again = self.make_group({'count': 2})
+        self.backend.allocate_group(self.ctx, again)
+        self.assertEqual({n.uuid for n in nodes},
+                         set(self.placement.claims().values()))
+
+    def test_release_refused_keeps_every_claim(self):
+        for _ in range(2):
+            f.make_node(self.ctx)
+        group = self.make_group({'count': 2})
+        self.backend.allocate_group(self.ctx, group)
+        node = objects.Node.get_by_uuid(
+            self.ctx, self.reserved()[group.allocations[0]])
+        node.provision_state = 'active'
+        node.save()
+        before = self.placement.claims()
+        self.assertRaises(exception.NodeIsAllocated,
+                          self.backend.release_group, self.ctx, group)
+        self.assertEqual(before, self.placement.claims())
+        self.assertEqual(before, self.reserved())
+
+    def test_release_of_an_unprocessed_group_deletes_its_claims(self):
+        f.make_node(self.ctx)
+        group = self.make_group({'count': 1})
+        patches = self.kill_after_claim()
+        self.assertRaises(_Killed, self.backend.allocate_group, self.ctx,
+                          group)
+        for patch in patches:
+            patch.cleanUp()
+        self.assertEqual(1, len(self.placement.claims()))
+        self.backend.release_group(self.ctx, group)
+        self.assertEqual({}, self.placement.claims())
+        self.assertEqual([], objects.AllocationGroup.list(self.ctx))
+
+    def test_consumers_differ_per_conductor(self):
+        group = self.make_group({'count': 2}, {'count': 1})
+        mine = placement_groups.group_consumers(group)
+        self.assertEqual(mine, placement_groups.group_consumers(group))
+        theirs = placement_groups.group_consumers(group, affinity=2)
+        self.assertEqual([2, 1], [len(mine[0]), len(mine[1])])
+        self.assertFalse(set(mine[0] + mine[1])
+                         & set(theirs[0] + theirs[1]))
+
+
+class TestInProcess(MirrorTests, AllocateTests, GroupTests,
+                    BackendTestCase):
     mode = 'in-process'
 
 
-class TestHTTP(MirrorTests, AllocateTests, BackendTestCase):
+class TestHTTP(MirrorTests, AllocateTests, GroupTests, BackendTestCase):
     # The same SQL as TestInProcess; only the way to Placement differs.
     dialect_neutral = True
     mode = 'http'
 
 
-class TestUpstream(MirrorTests, AllocateTests, BackendTestCase):
+class TestUpstream(MirrorTests, AllocateTests, GroupTests,
+                   BackendTestCase):
     # The same SQL as TestInProcess; upstream keeps its own SQLite.
     dialect_neutral = True
     mode = 'upstream'

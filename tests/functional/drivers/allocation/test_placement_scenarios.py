@@ -5,7 +5,8 @@ and of the conductors (``tests.functional.conductor.test_allocations``)
 run unchanged against the placement backend, each against our Placement
 in process, over HTTP, and upstream openstack-placement over HTTP: the
 API, its answers and the allocation life cycle must not change with the
-backend. Every test also checks, at its end, that Placement holds a
+backend. The allocation groups' tests (API and conductors) run the same
+way. Every test also checks, at its end, that Placement holds a
 claim for exactly the active allocations, each on its node's provider.
 """
 
@@ -13,7 +14,10 @@ from alloc_framework.common import context as af_context
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from tests.functional.api.baremetal import test_allocation_concurrency
+from tests.functional.api.baremetal import test_allocation_groups
 from tests.functional.api.baremetal import test_allocations
+from tests.functional.conductor import test_allocation_groups as \
+    conductor_group_tests
 from tests.functional.conductor import test_allocations as conductor_tests
 from tests.functional.drivers.allocation import \
     placement_fixtures as pb_fixtures
@@ -73,14 +77,14 @@ class _ConductorScenario(_Scenario):
 UPSTREAM_LOAD = {'clients': 20, 'matching_nodes': 8}
 
 
-def _scenarios(namespace, bases, modes=pb_fixtures.MODES):
+def _scenarios(namespace, bases, modes=pb_fixtures.MODES, prefix=''):
     for test_class in bases:
         mixin = (_APIScenario if hasattr(test_class, '_start_conductor')
                  else _ConductorScenario)
         for mode in modes:
-            name = '%s_%s' % (test_class.__name__,
-                              mode.replace('-', '_').title().replace('_',
-                                                                     ''))
+            name = '%s%s_%s' % (prefix, test_class.__name__,
+                                mode.replace('-', '_').title()
+                                .replace('_', ''))
             # Only the in-process variant's SQL differs from what the
             # database backend's run covers: the others run on SQLite.
             attrs = {'mode': mode, 'dialect_neutral': mode != 'in-process'}
@@ -99,3 +103,11 @@ _scenarios(globals(), [
     conductor_tests.TestConcurrency,
     conductor_tests.TestResumeAndTakeOver,
 ])
+
+# Allocation groups: one claim for every node of a group.
+_scenarios(globals(), [
+    test_allocation_groups.TestCreate,
+    test_allocation_groups.TestListShowDelete,
+    conductor_group_tests.TestGroupRaces,
+    conductor_group_tests.TestConductorKilled,
+], prefix='Group')
