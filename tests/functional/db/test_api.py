@@ -339,11 +339,18 @@ class SnapshotReaderTestCase(base.DBTestCase):
         self.addCleanup(done_writing.set)
         self.assertTrue(reading.wait(30))
         started = time.monotonic()
-        with self.db.engine.begin() as conn:
+        conn = self.db.engine.connect()
+        try:
             if self.db.engine.dialect.name == 'sqlite':
                 # Fail at once rather than wait for the reader.
                 conn.exec_driver_sql('PRAGMA busy_timeout = 0')
-            conn.execute(projects.insert().values(external_id='p-1'))
+                conn.commit()
+            with conn.begin():
+                conn.execute(projects.insert().values(external_id='p-1'))
+        finally:
+            # Never back to the pool with the changed timeout.
+            conn.invalidate()
+            conn.close()
         elapsed = time.monotonic() - started
         done_writing.set()
         reader_thread.join(30)
