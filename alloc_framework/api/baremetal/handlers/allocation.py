@@ -270,17 +270,17 @@ def candidate_uuids(req, idents):
     return result
 
 
-def _check_owner(req, body):
-    """Callers without create_restricted allocate for their project."""
-    if req.policy.check(req.context,
-                        'baremetal:allocation:create_restricted'):
+def check_owner(req, body, rule='baremetal:allocation:create_restricted'):
+    """The owner of what ``body`` creates: callers without ``rule`` (the
+    resource's create_restricted) create for their own project."""
+    if req.policy.check(req.context, rule):
         return body.get('owner')
     project = req.context.project_id
     owner = body.get('owner')
     if owner is not None and owner != project:
         raise errors.HTTPError(
-            403, 'baremetal:allocation:create_restricted is disallowed by '
-                 'policy: the owner must be your project.',
+            403, '%s is disallowed by policy: the owner must be your '
+                 'project.' % rule,
             errors.POLICY_FORBIDDEN)
     return project
 
@@ -333,7 +333,7 @@ def create_allocation(req):
               'name': body.get('name'),
               'extra': body.get('extra') or {},
               'uuid': body.get('uuid')}
-    owner = _check_owner(req, body)
+    owner = check_owner(req, body)
     if req.version.check(mv.ALLOCATION_OWNER) or owner is not None:
         values['owner'] = owner
     if body.get('traits'):

@@ -87,20 +87,6 @@ def get_group(req, group_ident):
     return util.json_response(serialize(req, group))
 
 
-def _owner(req, body):
-    if req.policy.check(req.context,
-                        'baremetal:allocation_group:create_restricted'):
-        return body.get('owner')
-    project = req.context.project_id
-    owner = body.get('owner')
-    if owner is not None and owner != project:
-        raise errors.HTTPError(
-            403, 'baremetal:allocation_group:create_restricted is '
-                 'disallowed by policy: the owner must be your project.',
-            errors.POLICY_FORBIDDEN)
-    return project
-
-
 def _members(req, members):
     """The members with traits checked and candidate nodes as UUIDs."""
     result = []
@@ -133,7 +119,9 @@ def create_group(req):
     body = schema.validate_post(util.json_object(req),
                                 req.conf.allocation.max_group_size)
     values = {'members': _members(req, body['members']),
-              'owner': _owner(req, body),
+              'owner': alloc_api.check_owner(
+                  req, body,
+                  'baremetal:allocation_group:create_restricted'),
               'name': body.get('name'),
               'spread': body.get('spread') or None}
     if body.get('uuid'):
