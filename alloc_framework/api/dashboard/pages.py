@@ -10,6 +10,7 @@ import shlex
 import urllib.parse
 
 from alloc_framework.api.dashboard import params
+from alloc_framework.api.dashboard import tree_svg
 from alloc_framework.drivers.allocation import placement as placement_backend
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.objects.baremetal import conductor as conductor_obj
@@ -99,6 +100,9 @@ def provider(page, uuid):
     consumers = rp.tree_consumers(page.context, uuid, page.page_size,
                                   after=query.get('after'))
     return 'provider.html', {
+        'picture': tree_svg.layout(roots, sharing, uuid),
+        'box_width': tree_svg.BOX_WIDTH, 'box_height': tree_svg.BOX_HEIGHT,
+        'bar_width': tree_svg.BAR_WIDTH, 'max_boxes': tree_svg.MAX_BOXES,
         'uuid': uuid, 'roots': roots, 'sharing': sharing,
         'truncated': truncated, 'max_tree': rp.MAX_TREE,
         'consumers': consumers,
