@@ -108,6 +108,38 @@ def populate_baremetal(url, topo):
     return count, time.perf_counter() - start
 
 
+def mirror_nodes(client, url, count):
+    """Give the first ``count`` nodes a provider, as the ``placement``
+    backend would (its trait, one unit of the node's class), through the
+    API, so that the drift list compares real trees (half of them made
+    stale: their unit is reserved). Their providers count in the
+    sizes printed."""
+    engine = sa.create_engine(url)
+    with engine.connect() as conn:
+        nodes = conn.execute(
+            sa.select(models.Node.uuid, models.Node.name,
+                      models.Node.resource_class)
+            .order_by(models.Node.id).limit(count)).all()
+    engine.dispose()
+    trait = 'CUSTOM_ALLOC_FRAMEWORK_NODE'
+    client.expect('PUT', '/traits/%s' % trait, status=(201, 204))
+    for rc in {'CUSTOM_' + n.resource_class.upper() for n in nodes}:
+        client.expect('PUT', '/resource_classes/%s' % rc,
+                      status=(201, 204))
+    for number, node in enumerate(nodes):
+        rp = client.expect('POST', '/resource_providers', {
+            'uuid': node.uuid, 'name': node.name})
+        path = '/resource_providers/%s' % node.uuid
+        generation = client.expect('PUT', path + '/inventories', {
+            'resource_provider_generation': rp['generation'],
+            'inventories': {'CUSTOM_' + node.resource_class.upper(): {
+                'total': 1, 'reserved': number % 2}}})[
+            'resource_provider_generation']
+        client.expect('PUT', path + '/traits', {
+            'resource_provider_generation': generation, 'traits': [trait]})
+    return len(nodes)
+
+
 def claim(client, topo, count):
     """``count`` consumers on flat providers, through the API."""
     step = max(1, topo.flat // max(1, count))
@@ -184,11 +216,12 @@ def run_size(args, size, workdir):
         pb.prepare_api(client)
         seconds = pb.populate(url, topo)
         nodes, bm_seconds = populate_baremetal(url, topo)
+        mirrored = mirror_nodes(client, url, args.mirrored)
         claim(client, topo, args.claims)
-        print('\n%d providers (%d flat), %d nodes, filled in %.1f s; '
-              '%d consumers' % (topo.total, topo.flat, nodes,
-                                seconds + bm_seconds, args.claims),
-              flush=True)
+        print('\n%d providers (%d flat), %d nodes (%d with a provider), '
+              'filled in %.1f s; %d consumers'
+              % (topo.total, topo.flat, nodes, mirrored,
+                 seconds + bm_seconds, args.claims), flush=True)
         print('%-18s %9s %9s %9s' % ('page', 'p50 ms', 'p99 ms', 'max ms'))
         slow = []
         for label, path in pages(topo):
@@ -220,6 +253,9 @@ def parse_args(argv):
     parser.add_argument('--reps', type=int, default=10)
     parser.add_argument('--warmup', type=int, default=2)
     parser.add_argument('--claims', type=int, default=1000)
+    parser.add_argument('--mirrored', type=int, default=200,
+                        help='nodes given a provider (the drift list '
+                        'compares their trees)')
     parser.add_argument('--budget-ms', type=float, default=300)
     parser.add_argument('--workdir')
     args = parser.parse_args(argv)

@@ -38,6 +38,7 @@ from alloc_framework.api.dashboard import pages
 from alloc_framework.api.dashboard import params
 from alloc_framework.api.placement import microversion
 from alloc_framework.api.placement.policies import dashboard as policies
+from alloc_framework.drivers.allocation import placement as placement_backend
 from alloc_framework.objects.placement import exception
 
 LOG = logging.getLogger(__name__)
@@ -154,6 +155,9 @@ class DashboardApp:
                                         'templates'),
             autoescape=True, undefined=jinja2.StrictUndefined,
             trim_blocks=True, lstrip_blocks=True)
+        # For the drift list: its rule (compare_tree) and hardware types;
+        # it never reaches Placement's API.
+        self.placement_backend = placement_backend.PlacementBackend(conf)
         self.env.filters['bar'] = _bar_width
         self.env.filters['age'] = _age
         with open(os.path.join(_STATIC, 'dashboard.css'), 'rb') as stream:

@@ -40,6 +40,7 @@ deletes the consumer's allocations. Allocation groups claim all their
 nodes in one ``POST /allocations`` (:mod:`placement_groups`).
 """
 
+import collections
 import copy
 import random
 import threading
@@ -175,6 +176,14 @@ def tree_differences(before, after):
                 differs.append(word)
                 break
     return differs
+
+
+Comparison = collections.namedtuple('Comparison',
+                                    ('differs', 'wanted', 'reshape'))
+"""What :meth:`PlacementBackend.compare_tree` found: the words of what
+differs (``name``, ``providers``, ``inventory``, ``traits``,
+``aggregates``, ``reshape``), the tree as it should be (None when a
+reshape is needed) and the ``ReshapeNeeded`` raised (else None)."""
 
 
 class _ReshapeConflict(pc_exc.ProviderUpdateConflict):
@@ -454,38 +463,70 @@ class PlacementBackend(base.AllocationBackend):
                 tree.remove(root)
         return tree
 
-    def _sync_tree(self, node, in_use, dry_run, startup):
+    def compare_tree(self, node, tree, in_use=None):
+        """What differs between ``node`` and its providers in ``tree``.
+
+        The one rule of a stale provider, whoever read the tree: the
+        root's name (the node's name, or its UUID when another provider
+        has the name), then what :meth:`describe_node` would change.
+        Pure: ``tree`` is not changed, nothing is read or written.
+
+        :param tree: a ``ProviderTree`` holding the node's tree as
+            Placement has it (its root is the node's UUID), read over
+            HTTP (:meth:`placement_tree`) or from the database.
+        :param in_use: as :meth:`sync_provider`.
+        :returns: a :class:`Comparison`.
+        """
         name = node.name or node.uuid
-        changed = []
-        if dry_run and self.client.get_provider(node.uuid) is None:
-            return ['missing']
-        tree = self._read_tree(node, name)
+        differs = []
         before = {u: tree.data(u)
                   for u in tree.get_provider_uuids(node.uuid)}
-        root_name = before[node.uuid].name
-        if root_name not in (name, node.uuid):
-            changed.append('name')
-            if not dry_run:
-                try:
-                    self.client.rename_provider(node.uuid, name)
-                except placement_client.PlacementError as exc:
-                    if exc.code != 'placement.duplicate_name':
-                        raise
-                    changed.remove('name')
+        if before[node.uuid].name not in (name, node.uuid):
+            differs.append('name')
         wanted = copy.deepcopy(tree)
         try:
             self.describe_node(wanted, node, in_use)
         except pc_exc.ReshapeNeeded as exc:
-            if dry_run:
-                return changed + ['reshape']
-            if not startup:
-                raise
-            return changed + self._reshape(node, in_use, exc)
+            return Comparison(differs + ['reshape'], None, exc)
         after = {u: wanted.data(u)
                  for u in wanted.get_provider_uuids(node.uuid)}
-        differs = tree_differences(before, after)
-        if differs and not dry_run:
-            self.report.update_from_provider_tree(None, wanted)
+        return Comparison(differs + tree_differences(before, after),
+                          wanted, None)
+
+    def placement_tree(self, node):
+        """The node's tree as Placement has it now (over its API), or
+        None when Placement has no provider of the node's UUID."""
+        if self.client.get_provider(node.uuid) is None:
+            return None
+        try:
+            return self._read_tree(node, node.name or node.uuid)
+        finally:
+            self.report.clear_provider_cache(node.uuid)
+
+    def _sync_tree(self, node, in_use, dry_run, startup):
+        name = node.name or node.uuid
+        if dry_run:
+            tree = self.placement_tree(node)
+            if tree is None:
+                return ['missing']
+            return self.compare_tree(node, tree, in_use).differs
+        tree = self._read_tree(node, name)
+        found = self.compare_tree(node, tree, in_use)
+        changed = [word for word in found.differs if word == 'name']
+        if changed:
+            try:
+                self.client.rename_provider(node.uuid, name)
+            except placement_client.PlacementError as exc:
+                if exc.code != 'placement.duplicate_name':
+                    raise
+                changed = []
+        if found.reshape is not None:
+            if not startup:
+                raise found.reshape
+            return changed + self._reshape(node, in_use, found.reshape)
+        differs = [word for word in found.differs if word != 'name']
+        if differs:
+            self.report.update_from_provider_tree(None, found.wanted)
         return changed + differs
 
     def _reshape(self, node, in_use, reason):

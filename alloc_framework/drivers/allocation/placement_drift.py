@@ -37,6 +37,12 @@ saying so.
 Providers without the marker trait (those of other services sharing the
 Placement) are never looked at.
 
+Whether a node's providers are missing or stale is decided by one rule,
+:func:`provider_drift` (``PlacementBackend.compare_tree``): :func:`find`
+applies it to each tree read over Placement's API, the dashboard's drift
+list (``/dashboard/trouble/drift``) to the trees of a page of nodes read
+from the database in bulk (:func:`providers_drift`, :func:`tree_of`).
+
 Healing works on what is true when it heals, not on what :func:`find`
 saw: the node, its allocation and the claim are read again first, and a
 difference that is gone meanwhile is left alone. So healing races
@@ -59,6 +65,7 @@ from alloc_framework.drivers import node_tree
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.placement_client import exception as pc_exc
+from alloc_framework.placement_client import provider_tree as pt
 
 LOG = log.getLogger(__name__)
 
@@ -118,12 +125,9 @@ def find(context, backend, node_filter=None, provider_filter=None):
             if allocation is not None:
                 found.append(_missing_claim(node, allocation))
             continue
-        differs = backend.sync_provider(node, dry_run=True)
-        if differs:
-            found.append(Drift(STALE_PROVIDER, node_uuid,
-                               'the provider of node %s differs in: %s'
-                               % (_name(node), ', '.join(differs)),
-                               node, None))
+        drift = provider_drift(backend, node, backend.placement_tree(node))
+        if drift is not None:
+            found.append(drift)
         consumers = client.provider_allocations(node_uuid)
         for consumer in sorted(consumers):
             if allocation is not None and consumer == allocation.uuid:
@@ -143,6 +147,69 @@ def find(context, backend, node_filter=None, provider_filter=None):
                            'provider %s (%s) has no node'
                            % (rp_uuid, rp['name']), None, None))
     return sorted(found, key=lambda d: KINDS.index(d.kind))
+
+
+def provider_drift(backend, node, tree):
+    """The ``missing provider`` or ``stale provider`` finding of a node.
+
+    The rule :func:`find` applies to the tree it reads over Placement's
+    API, and the dashboard's drift list to the trees it reads from the
+    database (:func:`tree_of`): one rule, the same findings.
+
+    :param backend: a ``placement.PlacementBackend`` (its
+        ``compare_tree``; nothing is read or written).
+    :param node: a ``Node`` object.
+    :param tree: a ``ProviderTree`` holding the node's tree, or None when
+        the node has no provider (with the backend's ``node_trait``).
+    :returns: a :class:`Drift`, or None when the providers are right.
+    """
+    if tree is None:
+        return Drift(MISSING_PROVIDER, node.uuid,
+                     'node %s has no provider' % _name(node), node, None)
+    differs = backend.compare_tree(node, tree).differs
+    if not differs:
+        return None
+    return Drift(STALE_PROVIDER, node.uuid,
+                 'the provider of node %s differs in: %s'
+                 % (_name(node), ', '.join(differs)), node, None)
+
+
+def providers_drift(backend, nodes, trees):
+    """:func:`provider_drift` of each of ``nodes``, in their order.
+
+    :param trees: ``{node uuid: [provider]}`` of the nodes that have a
+        provider, each provider a dict as :func:`tree_of` takes (what
+        ``objects.baremetal.dashboard_queries.node_provider_trees``
+        reads from the database).
+    :returns: a list of :class:`Drift`.
+    """
+    found = []
+    for node in nodes:
+        providers = trees.get(node.uuid)
+        drift = provider_drift(backend, node, None if providers is None
+                               else tree_of(providers))
+        if drift is not None:
+            found.append(drift)
+    return found
+
+
+def tree_of(providers):
+    """A ``ProviderTree`` of one tree's providers read from elsewhere than
+    Placement's API (the database), as the report client builds it.
+
+    :param providers: dicts with ``uuid``, ``name``, ``generation``,
+        ``parent_provider_uuid`` (None for the root), ``inventories``
+        (``{class: {total, reserved, min_unit, max_unit, step_size,
+        allocation_ratio}}``), ``traits`` and ``aggregates`` (iterables).
+    """
+    tree = pt.ProviderTree()
+    tree.populate_from_iterable(providers)
+    for provider in providers:
+        tree.update_inventory(provider['uuid'], provider['inventories'])
+        tree.update_traits(provider['uuid'], set(provider['traits']))
+        tree.update_aggregates(provider['uuid'],
+                               set(provider['aggregates']))
+    return tree
 
 
 def _over_capacity(client, node, consumers):

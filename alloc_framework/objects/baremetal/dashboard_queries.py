@@ -12,7 +12,6 @@ page).
 import collections
 import datetime
 
-import os_resource_classes
 import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
@@ -31,6 +30,9 @@ RP_TBL = models.ResourceProvider.__table__
 INV_TBL = models.Inventory.__table__
 ALLOC_TBL = models.Allocation.__table__
 RP_TRAIT_TBL = models.ResourceProviderTrait.__table__
+TRAIT_TBL = models.Trait.__table__
+RP_AGG_TBL = models.ResourceProviderAggregate.__table__
+AGG_TBL = models.PlacementAggregate.__table__
 
 Page = rp_research.Page
 
@@ -232,79 +234,68 @@ def foreign_claims(context, node_trait, limit, after=None):
     return Page(rows, None)
 
 
-NodeDrift = collections.namedtuple(
-    'NodeDrift', ('id', 'node_uuid', 'node_name', 'resource_class',
-                  'provider_name', 'detail'))
-
-
-def _inventory_drift(context):
-    """The SELECT of :func:`inventory_drift`, or None without nodes of a
-    resource class."""
-    classes = [row[0] for row in context.session.execute(
-        sa.select(NODES.c.resource_class).distinct().where(
-            NODES.c.resource_class.is_not(None)))]
-    # The Placement class of each node class: few distinct values,
-    # normalized here as the backend does.
-    mapping = {}
-    for name in classes:
-        try:
-            mapping[name] = attribute_cache.rc_id(
-                context, os_resource_classes.normalize_name(name))
-        except rp_exc.ResourceClassNotFound:
-            mapping[name] = -1
-    if not mapping:
-        return None
-    rc_id = sa.case(mapping, value=NODES.c.resource_class, else_=-1)
-    inv = (sa.select(INV_TBL.c.resource_provider_id)
-           .where(INV_TBL.c.resource_provider_id == RP_TBL.c.id,
-                  INV_TBL.c.resource_class_id == rc_id,
-                  INV_TBL.c.total == 1)
-           .correlate(RP_TBL, NODES).exists())
-    return (sa.select(NODES.c.id, NODES.c.uuid, NODES.c.name,
-                      NODES.c.resource_class,
-                      RP_TBL.c.name.label('provider_name'),
-                      RP_TBL.c.id.label('rp_id'))
-            .select_from(NODES.outerjoin(
-                RP_TBL, RP_TBL.c.uuid == NODES.c.uuid))
-            .where(NODES.c.resource_class.is_not(None),
-                   sa.or_(RP_TBL.c.id.is_(None), ~inv)))
-
-
 @db_api.snapshot_reader
-def count_inventory_drift(context):
-    """How many nodes :func:`inventory_drift` lists in all."""
-    return _count(context, _inventory_drift(context))
+def node_provider_trees(context, node_uuids, node_trait):
+    """The provider trees of nodes as the database has them, in bulk.
 
+    A node's tree is the one of the provider of the node's UUID that has
+    ``node_trait`` (the ``placement`` backend's marker), as ``GET
+    /resource_providers?in_tree=`` and each provider's inventories, traits
+    and aggregates give it over the API. Five statements, whatever the
+    number of nodes and providers.
 
-@db_api.snapshot_reader
-def inventory_drift(context, limit, after=None):
-    """A page of the nodes whose provider's inventory is not theirs.
-
-    The ``placement`` backend gives a node's provider one unit of
-    ``CUSTOM_<resource class>``: a node with a resource class differs when
-    its provider is missing or lacks that inventory (of total 1). This is
-    the ``missing provider`` and inventory part of the ``stale provider``
-    findings of ``alloc-manage placement drift``, in SQL: names, traits
-    and aggregates are left to that command.
-
-    :returns: a :class:`Page` of :class:`NodeDrift`, by node id.
+    :param node_uuids: the UUIDs of the nodes (one page of them).
+    :returns: ``{node uuid: [provider]}`` for the nodes that have such a
+        provider, each provider a dict with ``uuid``, ``name``,
+        ``generation``, ``parent_provider_uuid``, ``inventories``
+        (``{class: record}`` as ``GET .../inventories`` shows them),
+        ``traits`` and ``aggregates`` (lists).
     """
-    query = _inventory_drift(context)
-    if query is None:
-        return Page([], None)
-    if after is not None:
-        query = query.where(NODES.c.id > after)
+    providers = _node_provider_ids(context, node_trait)
+    if providers is None or not node_uuids:
+        return {}
+    roots = dict(context.session.execute(
+        sa.select(RP_TBL.c.root_provider_id, RP_TBL.c.uuid).where(
+            RP_TBL.c.uuid.in_(sorted(node_uuids)),
+            RP_TBL.c.id.in_(providers))).all())
+    if not roots:
+        return {}
+    parent = RP_TBL.alias('parent')
     rows = context.session.execute(
-        query.order_by(NODES.c.id).limit(limit + 1)).all()
-    result = []
+        sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.name,
+                  RP_TBL.c.generation, RP_TBL.c.root_provider_id,
+                  parent.c.uuid.label('parent_uuid'))
+        .select_from(RP_TBL.outerjoin(
+            parent, parent.c.id == RP_TBL.c.parent_provider_id))
+        .where(RP_TBL.c.root_provider_id.in_(sorted(roots)))
+        .order_by(RP_TBL.c.id)).all()
+    by_id = {}
+    trees = collections.defaultdict(list)
     for row in rows:
-        if row.rp_id is None:
-            detail = 'node has no provider'
-        else:
-            detail = ('provider lacks one unit of %s'
-                      % os_resource_classes.normalize_name(
-                          row.resource_class))
-        result.append(NodeDrift(row.id, row.uuid, row.name,
-                                row.resource_class, row.provider_name,
-                                detail))
-    return _page(result, limit)
+        by_id[row.id] = provider = {
+            'uuid': row.uuid, 'name': row.name,
+            'generation': row.generation,
+            'parent_provider_uuid': row.parent_uuid,
+            'inventories': {}, 'traits': [], 'aggregates': []}
+        trees[roots[row.root_provider_id]].append(provider)
+    ids = sorted(by_id)
+    for row in context.session.execute(
+            sa.select(INV_TBL).where(
+                INV_TBL.c.resource_provider_id.in_(ids))):
+        by_id[row.resource_provider_id]['inventories'][
+            attribute_cache.rc_name(context, row.resource_class_id)] = {
+                'total': row.total, 'reserved': row.reserved,
+                'min_unit': row.min_unit, 'max_unit': row.max_unit,
+                'step_size': row.step_size,
+                'allocation_ratio': row.allocation_ratio}
+    for rp_id, name in context.session.execute(
+            sa.select(RP_TRAIT_TBL.c.resource_provider_id, TRAIT_TBL.c.name)
+            .join(TRAIT_TBL, TRAIT_TBL.c.id == RP_TRAIT_TBL.c.trait_id)
+            .where(RP_TRAIT_TBL.c.resource_provider_id.in_(ids))):
+        by_id[rp_id]['traits'].append(name)
+    for rp_id, uuid in context.session.execute(
+            sa.select(RP_AGG_TBL.c.resource_provider_id, AGG_TBL.c.uuid)
+            .join(AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id)
+            .where(RP_AGG_TBL.c.resource_provider_id.in_(ids))):
+        by_id[rp_id]['aggregates'].append(uuid)
+    return dict(trees)

@@ -201,17 +201,32 @@ def provider_tree(context, uuid):
         else:
             parent.children.append(provider)
     sharing = []
-    trait_id = preds.sharing_trait_id(context)
-    if trait_id is not None:
-        tree_aggs = sa.select(RP_AGG_TBL.c.aggregate_id).where(
-            RP_AGG_TBL.c.resource_provider_id.in_(sorted(tree)))
-        reached = sa.select(RP_AGG_TBL.c.resource_provider_id).where(
-            RP_AGG_TBL.c.aggregate_id.in_(tree_aggs))
-        sharing = list(_details(context, sa.and_(
-            RP_TBL.c.id.in_(reached),
-            RP_TBL.c.id.in_(preds.sharing_providers(trait_id)),
-            RP_TBL.c.root_provider_id != root_id)).values())[:MAX_TREE]
+    reached = _sharing_reached(context, root_id, sorted(tree))
+    if reached is not None:
+        sharing = list(_details(context, RP_TBL.c.id.in_(
+            reached)).values())[:MAX_TREE]
     return roots, sharing, truncated
+
+
+def _sharing_reached(context, root_id, tree_ids):
+    """The SELECT of the ids of the sharing providers outside the tree of
+    ``root_id`` that share an aggregate with one of ``tree_ids`` (a list
+    or a SELECT of provider ids), or None when no provider shares."""
+    trait_id = preds.sharing_trait_id(context)
+    if trait_id is None:
+        return None
+    # Aliases: no table here is correlated with the enclosing query's.
+    shared = RP_TBL.alias('shared')
+    tree_agg = RP_AGG_TBL.alias('tree_agg')
+    shared_agg = RP_AGG_TBL.alias('shared_agg')
+    return sa.select(shared.c.id).select_from(shared.join(
+        shared_agg, shared_agg.c.resource_provider_id == shared.c.id
+    )).where(
+        shared_agg.c.aggregate_id.in_(
+            sa.select(tree_agg.c.aggregate_id).where(
+                tree_agg.c.resource_provider_id.in_(tree_ids))),
+        shared.c.id.in_(preds.sharing_providers(trait_id)),
+        shared.c.root_provider_id != root_id)
 
 
 Consumer = collections.namedtuple(
@@ -222,14 +237,20 @@ Consumer = collections.namedtuple(
 def tree_consumers(context, uuid, limit, after=None):
     """A page of the consumers of the tree of provider ``uuid``, by uuid.
 
+    A consumer is one with an allocation on a provider of the tree; its
+    amounts are those on the tree and on the sharing providers the tree
+    reaches (the ``DISK_GB`` of shared storage, say), as
+    :func:`provider_tree` shows them.
+
     :returns: a :class:`Page` of :class:`Consumer`, ``resources`` being
         ``[(provider uuid, resource class, used)]``.
     """
     root_id = preds.in_tree_root(context, uuid)
     if root_id is None:
         return Page([], None)
-    in_tree = sa.select(RP_TBL.c.id).where(
-        RP_TBL.c.root_provider_id == root_id)
+    member = RP_TBL.alias('member')
+    in_tree = sa.select(member.c.id).where(
+        member.c.root_provider_id == root_id)
     page = (sa.select(ALLOC_TBL.c.consumer_id).distinct()
             .where(ALLOC_TBL.c.resource_provider_id.in_(in_tree)))
     if after is not None:
@@ -241,6 +262,10 @@ def tree_consumers(context, uuid, limit, after=None):
     uuids = uuids[:limit]
     if not uuids:
         return Page([], None)
+    shown = ALLOC_TBL.c.resource_provider_id.in_(in_tree)
+    reached = _sharing_reached(context, root_id, in_tree)
+    if reached is not None:
+        shown = sa.or_(shown, ALLOC_TBL.c.resource_provider_id.in_(reached))
     rows = context.session.execute(
         sa.select(ALLOC_TBL.c.consumer_id, RP_TBL.c.uuid.label('rp_uuid'),
                   ALLOC_TBL.c.resource_class_id, ALLOC_TBL.c.used,
@@ -253,8 +278,7 @@ def tree_consumers(context, uuid, limit, after=None):
         ).outerjoin(
             PROJECT_TBL, PROJECT_TBL.c.id == CONSUMER_TBL.c.project_id
         ).outerjoin(USER_TBL, USER_TBL.c.id == CONSUMER_TBL.c.user_id))
-        .where(ALLOC_TBL.c.consumer_id.in_(uuids),
-               ALLOC_TBL.c.resource_provider_id.in_(in_tree))
+        .where(ALLOC_TBL.c.consumer_id.in_(uuids), shown)
         .order_by(ALLOC_TBL.c.consumer_id, RP_TBL.c.uuid))
     consumers = {}
     for row in rows:

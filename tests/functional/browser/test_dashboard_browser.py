@@ -291,7 +291,22 @@ class DashboardBrowserTestCase(base.TestCase):
         self.assertIn('DISK_GB', pool.text)
         self.assertIn('project-a', self.text('table.consumers'))
         self.screenshot('provider-tree')
-        child.find_element(By.LINK_TEXT, 'host-1-numa0').click()
+        # The picture of the tree: the sharing pool is drawn apart, and
+        # the child's box is a link to its page (SVG <a href>).
+        svg = self.driver.find_element(By.CSS_SELECTOR, 'svg.tree-svg')
+        self.assertIn('sharing', svg.find_element(
+            By.ID, 'svg-' + self.pool).get_attribute('class'))
+        box = svg.find_element(By.ID, 'svg-' + self.numa)
+        self.assertIn('host-1-numa0', box.find_element(
+            By.CSS_SELECTOR, 'title').get_attribute('textContent'))
+        box.find_element(By.CSS_SELECTOR, 'rect.box').click()
+        self.assertIn(self.numa, self.text('h1'))
+        self.assertNoCSPViolation()
+        self.assertIn('current', self.driver.find_element(
+            By.ID, 'svg-' + self.numa).get_attribute('class'))
+        self.driver.back()
+        self.driver.find_element(By.ID, 'rp-' + self.numa).find_element(
+            By.LINK_TEXT, 'host-1-numa0').click()
         self.assertIn(self.numa, self.text('h1'))
         # The node's provider: its allocation is the consumer.
         allocation = self.baremetal('/v1/allocations/web-0')

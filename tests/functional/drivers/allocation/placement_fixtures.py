@@ -152,11 +152,18 @@ class CatalogKeystone(fixtures.Fixture):
     ``admin`` (the token our Placement's noauth takes for the admin) and
     whose catalog has one ``placement`` service at ``placement_url``
     (public and internal). ``issued`` counts the tokens issued.
+
+    It also validates tokens, for a keystonemiddleware pointed at it
+    (``[keystone_authtoken]`` of :func:`configure_authtoken`):
+    ``GET /v3/auth/tokens`` answers, for
+    the ``X-Subject-Token`` of one of ``roles`` (``{token id: [role
+    names]}``), a project-scoped token with those roles, else 404.
     """
 
-    def __init__(self, placement_url):
+    def __init__(self, placement_url, roles=None):
         super().__init__()
         self.placement_url = placement_url
+        self.roles = dict(roles or {})
         self.issued = 0
 
     def _setUp(self):
@@ -167,9 +174,28 @@ class CatalogKeystone(fixtures.Fixture):
                                        internal=self.placement_url)
         body = json.dumps(token).encode('utf-8')
 
+        def answer(start_response, status, document, headers=()):
+            data = json.dumps(document).encode('utf-8')
+            start_response(status, [
+                ('Content-Type', 'application/json'),
+                ('Content-Length', str(len(data)))] + list(headers))
+            return [data]
+
         def app(environ, start_response):
-            if (environ['REQUEST_METHOD'], environ['PATH_INFO']) != (
-                    'POST', '/v3/auth/tokens'):
+            route = (environ['REQUEST_METHOD'], environ['PATH_INFO'])
+            if route == ('GET', '/v3/auth/tokens'):
+                subject = environ.get('HTTP_X_SUBJECT_TOKEN')
+                if subject not in self.roles:
+                    return answer(start_response, '404 Not Found', {
+                        'error': {'code': 404, 'title': 'Not Found',
+                                  'message': 'No such token.'}})
+                checked = ks_fixture.V3Token(user_name='user-' + subject)
+                checked.set_project_scope()
+                for role in self.roles[subject]:
+                    checked.add_role(name=role)
+                return answer(start_response, '200 OK', checked,
+                              [('X-Subject-Token', subject)])
+            if route != ('POST', '/v3/auth/tokens'):
                 start_response('404 Not Found', [('Content-Length', '0')])
                 return [b'']
             self.issued += 1
@@ -179,6 +205,20 @@ class CatalogKeystone(fixtures.Fixture):
                 ('X-Subject-Token', 'admin')])
             return [body]
         self.url = self.useFixture(base.Server(app, 'keystone')).url
+
+
+def configure_authtoken(test, keystone_url):
+    """``[keystone_authtoken]`` of a service checking tokens with the
+    Keystone at ``keystone_url`` (a :class:`CatalogKeystone`)."""
+    from keystonemiddleware import auth_token
+    for group, opts in auth_token.list_opts():
+        test.config_fixture.register_opts(opts, group=group)
+    group = 'keystone_authtoken'
+    test.config_fixture.register_opts(
+        ks_loading.get_auth_plugin_conf_options('admin_token'), group=group)
+    test.config(www_authenticate_uri=keystone_url + '/v3',
+                auth_type='admin_token', endpoint=keystone_url + '/v3',
+                token='service', group=group)
 
 
 def configure_catalog(test, keystone_url):

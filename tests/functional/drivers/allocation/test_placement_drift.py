@@ -1,11 +1,15 @@
 """``alloc-manage placement drift [--heal]``: nodes against providers."""
 
+import html
 import os
+import re
 import subprocess
 import sys
 
 from oslo_utils import uuidutils
+import webob
 
+from alloc_framework.api.placement import deploy
 from alloc_framework.drivers.allocation import placement
 from alloc_framework.drivers.allocation import placement_drift
 from alloc_framework.objects.baremetal import node_reservation
@@ -181,6 +185,66 @@ class DriftTests:
 
 class TestInProcess(DriftTests, DriftTestCase):
     mode = 'in-process'
+
+    def dashboard_drift(self):
+        """``(kind, node, detail)`` of every row of the dashboard's drift
+        list, page after page (on this test's database)."""
+        app = deploy.loadapp(self.conf)
+        found = []
+        url = '/dashboard/trouble/drift'
+        pages = 0
+        while url:
+            resp = webob.Request.blank(url).get_response(app)
+            self.assertEqual(200, resp.status_int, resp.text)
+            found += re.findall(
+                r'<td><a href="/dashboard/providers/([0-9a-f-]+)"><code>'
+                r'[^<]*</code></a></td><td>[^<]*</td><td>[^<]*</td>'
+                r'<td>([a-z ]+)</td><td>([^<]*)</td>', resp.text)
+            self.assertIn('id="checked">', resp.text)
+            url = re.search(r'rel="next" href="([^"]+)"', resp.text)
+            url = url and url.group(1).replace('&amp;', '&')
+            pages += 1
+        return pages, {(kind, node, html.unescape(detail))
+                       for node, kind, detail in found}
+
+    def test_dashboard_finds_the_same(self):
+        """The dashboard reads the trees from the database, ``find``
+        over the API: the same rule gives the same findings."""
+        self.make_drift()
+        # A stale provider of each other kind.
+        renamed, traits, aggregates, inventory = (
+            f.make_node(self.ctx, name=name)
+            for name in ('renamed', 'traits', 'aggregates', 'inventory'))
+        self.client.rename_provider(renamed.uuid, 'not-the-node')
+        _, generation = self.client.get_traits(traits.uuid)
+        self.client.set_traits(traits.uuid, generation,
+                               [placement.NODE_TRAIT, 'HW_CPU_X86_AVX'])
+        _, generation = self.client.get_aggregates(aggregates.uuid)
+        self.client.set_aggregates(aggregates.uuid, generation,
+                                   [uuidutils.generate_uuid()])
+        records, generation = self.client.get_inventories(inventory.uuid)
+        records[RC].update(total=2, max_unit=2)
+        self.client.set_inventories(inventory.uuid, generation, records)
+        expected = {(d.kind, d.provider, d.detail)
+                    for d in placement_drift.find(self.ctx, self.backend)
+                    if d.kind in (placement_drift.MISSING_PROVIDER,
+                                  placement_drift.STALE_PROVIDER)}
+        self.assertEqual(7, len(expected))
+        for node, word in ((renamed, 'name'), (traits, 'traits'),
+                           (aggregates, 'aggregates'),
+                           (inventory, 'inventory')):
+            self.assertIn((placement_drift.STALE_PROVIDER, node.uuid,
+                           'the provider of node %s (%s) differs in: %s'
+                           % (node.uuid, node.name, word)), expected)
+        # Eleven nodes, four a page.
+        self.config(page_size=4, group='dashboard')
+        pages, found = self.dashboard_drift()
+        self.assertEqual(3, pages)
+        self.assertEqual(expected, found)
+        # Healed, both find nothing.
+        placement_drift.heal(self.ctx, self.backend, placement_drift.find(
+            self.ctx, self.backend))
+        self.assertEqual((3, set()), self.dashboard_drift())
 
 
 class TestUpstream(DriftTests, DriftTestCase):
