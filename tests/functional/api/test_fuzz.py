@@ -31,7 +31,7 @@ from alloc_framework.api.placement import handler as pl_handler
 from tests.functional.api.baremetal import base as bm_base
 from tests.functional.api.placement import base as pl_base
 
-EXAMPLES = int(os.environ.get('ALLOC_FUZZ_EXAMPLES', 2500))
+EXAMPLES = int(os.environ.get('ALLOC_FUZZ_EXAMPLES', 1000))
 SETTINGS = hypothesis.settings(
     max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
     print_blob=False,

@@ -387,37 +387,37 @@ class OfflineTests:
     def migrate(self, *args):
         return self.manage(*args, command='migrate-compute-inventory')
 
-    def _reshaped_offline(self, shape):
-        node, allocation, tree, held = getattr(self, shape)()
-        before = (self.tree(node.uuid), self.held(allocation.uuid))
+    def test_offline_worked_reshapes(self):
+        # The three worked reshapes, one node each, in one run of the
+        # command: a dry run changes nothing, the run reshapes every node,
+        # and a second run has nothing left to do.
+        shapes = [getattr(self, shape)() for shape in self.SHAPES]
+        before = [(self.tree(node.uuid), self.held(allocation.uuid))
+                  for node, allocation, _tree, _held in shapes]
         status, out = self.migrate('--dry-run')
         self.assertEqual(0, status, out)
-        self.assertIn('node %s (%s): would be reshaped'
-                      % (node.uuid, node.name), out)
-        self.assertIn('  consumer %s: ' % allocation.uuid, out)
-        for rp_uuid in tree:
-            if tree[rp_uuid] != before[0].get(rp_uuid):
-                self.assertIn('  provider %s (' % rp_uuid, out)
-        self.check_unchanged(node, allocation, *before)
+        for (node, allocation, tree, _held), (old_tree, old_held) in zip(
+                shapes, before):
+            self.assertIn('node %s (%s): would be reshaped'
+                          % (node.uuid, node.name), out)
+            self.assertIn('  consumer %s: ' % allocation.uuid, out)
+            for rp_uuid in tree:
+                if tree[rp_uuid] != old_tree.get(rp_uuid):
+                    self.assertIn('  provider %s (' % rp_uuid, out)
+            self.check_unchanged(node, allocation, old_tree, old_held)
 
         status, out = self.migrate()
         self.assertEqual(0, status, out)
-        self.assertIn('node %s (%s): reshaped' % (node.uuid, node.name), out)
-        self.check_reshaped(node, allocation, tree, held)
+        for node, allocation, tree, held in shapes:
+            self.assertIn('node %s (%s): reshaped' % (node.uuid, node.name),
+                          out)
+            self.check_reshaped(node, allocation, tree, held)
 
         status, out = self.migrate()
         self.assertEqual(0, status, out)
         self.assertIn('Nothing to do', out)
-        self.check_reshaped(node, allocation, tree, held)
-
-    def test_offline_gpus_move_to_children(self):
-        self._reshaped_offline('gpu_node')
-
-    def test_offline_numa_split(self):
-        self._reshaped_offline('numa_node')
-
-    def test_offline_node_resource_class_changed(self):
-        self._reshaped_offline('renamed_class_node')
+        for node, allocation, tree, held in shapes:
+            self.check_reshaped(node, allocation, tree, held)
 
     def test_named_nodes_only(self):
         first, first_alloc, tree, held = self.gpu_node()
