@@ -4,9 +4,13 @@ objects, at every microversion's shape, and a long answer is streamed
 without a length, with the same text."""
 
 import json
+import logging
 from unittest import mock
 
+import fixtures
+
 from alloc_framework.api.placement import candidates_json
+from alloc_framework.common import exception
 from tests.functional.api.placement import base
 
 QUERY = '/allocation_candidates?resources=VCPU:1,DISK_GB:10'
@@ -95,3 +99,41 @@ class CandidatesTextTestCase(base.PlacementAppTestCase):
         self.assertEqual({'VCPU': {'capacity': 14, 'used': 0}},
                          answer['provider_summaries'][self.root][
                              'resources'])
+
+    def _deadline_at_chunk(self, number):
+        """Chunks of 64 characters, the deadline passing as chunk
+        ``number`` (from 1) is about to be made."""
+        real = candidates_json.AnswerEncoder.chunks
+        made = []
+
+        def check():
+            made.append(None)
+            if len(made) >= number:
+                raise exception.DeadlineExceeded(
+                    limit=1, option='[placement] candidates_deadline')
+
+        def chunks(encoder, candidates, providers, extra=(), check_=None):
+            return real(encoder, candidates, providers, extra, check)
+
+        self.useFixture(fixtures.MockPatchObject(
+            candidates_json, 'CHUNK', 64))
+        self.useFixture(fixtures.MockPatchObject(
+            candidates_json.AnswerEncoder, 'chunks', chunks))
+
+    def test_deadline_before_the_answer_is_sent_is_503(self):
+        # The first two chunks are made before the status is sent.
+        self._deadline_at_chunk(2)
+        resp = self.request('GET', QUERY, version='1.39')
+        self.assertEqual(503, resp.status_code)
+        self.assertEqual('placement.query.deadline',
+                         resp.json['errors'][0]['code'])
+
+    def test_deadline_while_the_answer_is_sent_cuts_it_short(self):
+        log = self.useFixture(fixtures.FakeLogger(level=logging.WARNING))
+        self._deadline_at_chunk(3)
+        resp = self.request('GET', QUERY, version='1.39')
+        # The status is sent by then: the answer stops short, which a
+        # server shows by closing the connection before its end.
+        self.assertEqual(200, resp.status_code)
+        self.assertRaises(exception.DeadlineExceeded, lambda: resp.body)
+        self.assertIn('the answer was cut short', log.output)
