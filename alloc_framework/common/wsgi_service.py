@@ -16,6 +16,10 @@ How a request is served, so that slow or idle clients do not delay others:
   a time (the interpreter runs one thread at a time: more would only add
   contention); its response is written to the client after it has left
   the application, so a client reading slowly holds no application slot.
+  A response the application generates as it is sent (any iterable but
+  a list or tuple: the allocation candidates of a large cloud) is the
+  exception: it is written in its slot as it is generated, so that it is
+  never held whole.
 * A body larger than ``max_body_size`` is never read into memory: with a
   ``Content-Length`` over it, the application sees the headers and an
   empty body, and its size-limit middleware answers 413 in the API's
@@ -160,6 +164,15 @@ class _Gateway(wsgi.Gateway_10):
         self.env[CLIENT_CONNECTION] = ClientConnection(req.conn.socket)
         with req.server.app_slots:
             response = req.server.wsgi_app(self.env, self.start_response)
+            if not isinstance(response, (list, tuple)):
+                # Generated as it is sent (a large answer the application
+                # never holds whole): written while it is generated.
+                try:
+                    self._write_all(response)
+                finally:
+                    if hasattr(response, 'close'):
+                        response.close()
+                return
             try:
                 # The application's response is in memory already; write
                 # it once the slot is free.
@@ -167,13 +180,16 @@ class _Gateway(wsgi.Gateway_10):
             finally:
                 if hasattr(response, 'close'):
                     response.close()
+        self._write_all(chunks)
+
+    def _write_all(self, chunks):
         try:
             for chunk in filter(None, chunks):
                 if not isinstance(chunk, bytes):
                     raise ValueError('WSGI Applications must yield bytes')
                 self.write(chunk)
         finally:
-            req.ensure_headers_sent()
+            self.req.ensure_headers_sent()
 
     def _client(self):
         return '%s %s from %s' % (self.env.get('REQUEST_METHOD'),

@@ -132,6 +132,20 @@ def send_json_text(req, text, status=200, last_modified=None):
     return resp
 
 
+def send_json_chunks(req, first, stream=None, status=200,
+                     last_modified=None):
+    """``send_json_text`` for a document of one chunk of text, ``first``,
+    or, with ``stream``, sent as ``stream`` (bytes) yields it: then
+    without a ``Content-Length`` (chunked), and a WSGI server may write
+    each piece as it comes (``common.wsgi_service`` does)."""
+    resp = send_json_text(req, first, status=status,
+                          last_modified=last_modified)
+    if stream is not None:
+        resp.app_iter = stream
+        resp.content_length = None
+    return resp
+
+
 def no_content(req, status=204, location=None, cache_headers=True):
     """An empty response (204 by default), with ``location`` if given.
 

@@ -162,13 +162,6 @@ class Provider:
         # aggregate uuids (a frozenset, set once loaded)
         self.aggregates = _NO_IDS
 
-    def add_inventory(self, row):
-        """Add an inventory, a row of ``_INV_COLUMNS``."""
-        (_rp, rc_id, min_unit, max_unit, step_size, total, reserved,
-         ratio) = row
-        self.inventories[rc_id] = (min_unit, max_unit, step_size,
-                                   preds.capacity(total, reserved, ratio))
-
     def capacity(self, rc_id):
         return self.inventories[rc_id][3]
 
@@ -213,6 +206,10 @@ class _Group:
         self.resources = [
             (attribute_cache.rc_id(context, rc), amount)
             for rc, amount in group.resources.items()]
+        # In the order of the allocations of a candidate (see
+        # _group_options).
+        self.ordered = (self.resources if self.use_same_provider
+                        else sorted(self.resources))
         self.required = [{trait_ids[n] for n in any_of}
                          for any_of in group.required_traits]
         self.forbidden = {trait_ids[n] for n in group.forbidden_traits}
@@ -258,7 +255,11 @@ def _in_ids(column, ids, per_row):
     ids = sorted(ids)
     if per_row:
         return column == sa.any_(sa.literal(ids, _INT_ARRAY))
-    return column.in_(ids)
+    # One expanding parameter of a known type: SQLAlchemy then neither
+    # coerces each id into a literal of its own (a chunk's queries name
+    # hundreds of ids) nor guesses their type.
+    return column.in_(sa.bindparam(None, ids, type_=sa.Integer,
+                                   expanding=True))
 
 
 def _in(context, column, ids):
@@ -718,7 +719,7 @@ def _load_trees(context, root_ids, rps):
     for row in context.session.execute(
             sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
                       RP_TBL.c.root_provider_id)
-            .where(_in(context, RP_TBL.c.root_provider_id, root_ids))):
+            .where(_in(context, RP_TBL.c.root_provider_id, root_ids))).all():
         rps[row.id] = Provider(row)
         tree.append(rps[row.id])
     for rp in tree:
@@ -730,7 +731,10 @@ def _load_trees(context, root_ids, rps):
 def _load_providers(context, root_ids, sharing, per_row):
     """``{id: Provider}`` of the trees ``root_ids`` and ``{root id: {sharing
     provider ids}}`` anchored to them; the trees of those sharing
-    providers are loaded too."""
+    providers are loaded too.
+
+    Each query's rows are fetched at once (``all()``): iterating over a
+    result fetches its rows one call at a time, a cost per provider."""
     rps = {}
     _load_trees(context, root_ids, rps)
     anchored = collections.defaultdict(set)
@@ -744,7 +748,7 @@ def _load_providers(context, root_ids, sharing, per_row):
                 .select_from(member.join(
                     mine, mine.c.resource_provider_id == member.c.id))
                 .where(_in(context, member.c.root_provider_id, root_ids))
-                .distinct()):
+                .distinct()).all():
             tree_aggs[row[1]].add(row[0])
         if tree_aggs:
             for agg_id, rp_id in sharing.providers_in(
@@ -755,27 +759,32 @@ def _load_providers(context, root_ids, sharing, per_row):
         if missing:
             roots = {row.root_provider_id for row in context.session.execute(
                 sa.select(RP_TBL.c.root_provider_id).where(
-                    _in(context, RP_TBL.c.id, missing)))}
+                    _in(context, RP_TBL.c.id, missing))).all()}
             _load_trees(context, roots, rps)
     ids = sorted(rps)
-    for row in context.session.execute(
+    capacity = preds.capacity
+    for (rp_id, rc_id, min_unit, max_unit, step_size, total, reserved,
+         ratio) in context.session.execute(
             sa.select(*_INV_COLUMNS).where(
-                _in(context, INV_TBL.c.resource_provider_id, ids))):
-        rps[row[0]].add_inventory(row)
+                _in(context, INV_TBL.c.resource_provider_id, ids))).all():
+        # Provider.inventories: capacity replaces the three it comes from.
+        rps[rp_id].inventories[rc_id] = (
+            min_unit, max_unit, step_size, capacity(total, reserved, ratio))
     for row in context.session.execute(
             sa.select(ALLOC_TBL.c.resource_provider_id,
                       ALLOC_TBL.c.resource_class_id,
                       sa.func.sum(ALLOC_TBL.c.used).label('used'))
             .where(_in(context, ALLOC_TBL.c.resource_provider_id, ids))
             .group_by(ALLOC_TBL.c.resource_provider_id,
-                      ALLOC_TBL.c.resource_class_id)):
+                      ALLOC_TBL.c.resource_class_id)).all():
         rps[row.resource_provider_id].used[row.resource_class_id] = int(
             row.used)
     found = collections.defaultdict(list)
     for rp_id, trait_id in context.session.execute(
             sa.select(RP_TRAIT_TBL.c.resource_provider_id,
                       RP_TRAIT_TBL.c.trait_id)
-            .where(_in(context, RP_TRAIT_TBL.c.resource_provider_id, ids))):
+            .where(_in(context, RP_TRAIT_TBL.c.resource_provider_id,
+                       ids))).all():
         found[rp_id].append(trait_id)
     for rp_id, traits in found.items():
         rps[rp_id].traits = frozenset(traits)
@@ -784,7 +793,8 @@ def _load_providers(context, root_ids, sharing, per_row):
             sa.select(RP_AGG_TBL.c.resource_provider_id, AGG_TBL.c.uuid)
             .select_from(RP_AGG_TBL.join(
                 AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id))
-            .where(_in(context, RP_AGG_TBL.c.resource_provider_id, ids))):
+            .where(_in(context, RP_AGG_TBL.c.resource_provider_id,
+                       ids))).all():
         found[rp_id].append(uuid)
     for rp_id, uuids in found.items():
         rps[rp_id].aggregates = frozenset(uuids)
@@ -826,17 +836,25 @@ class _OptionProduct:
         self.per_class = per_class
 
     def __iter__(self):
+        required = self.group.required
+        if len(self.per_class) == 1:
+            # One class: each option is one provider.
+            for rp, rc, amount in self.per_class[0]:
+                if required and not self.group.traits_satisfied(rp.traits):
+                    continue
+                yield {(rp, rc): amount}, (rp,)
+            return
         for choice in itertools.product(*self.per_class):
-            providers = []
-            traits = set()
-            for rp, _rc, _amount in choice:
-                if rp not in providers:
-                    providers.append(rp)
+            # The providers in the order of their first class.
+            providers = tuple(dict.fromkeys(rp for rp, _rc, _a in choice))
+            if required:
+                traits = set()
+                for rp in providers:
                     traits |= rp.traits
-            if not self.group.traits_satisfied(traits):
-                continue
+                if not self.group.traits_satisfied(traits):
+                    continue
             yield ({(rp, rc): amount for rp, rc, amount in choice},
-                   tuple(providers))
+                   providers)
 
 
 def _ancestors(rp, rps):
@@ -860,11 +878,35 @@ def _same_subtree(chosen, wide, rps):
     return True
 
 
+def _single_candidate(rp, group):
+    """The candidate of a tree of one provider, ``rp`` (a flat cloud's
+    trees), for a request of one group: ``rp`` serves all of it or
+    nothing. The candidate of the general case, without building the
+    options of each class."""
+    if not group.resources or not group.provider_allowed(rp, rp):
+        return
+    if group.required and not group.traits_satisfied(rp.traits):
+        return
+    inventories = rp.inventories
+    used = rp.used
+    for rc_id, amount in group.resources:
+        inv = inventories.get(rc_id)
+        if inv is None or not preds.can_take(
+                inv[0], inv[1], inv[2], inv[3], used.get(rc_id, 0), amount):
+            return
+    yield Candidate({(rp, rc_id): amount for rc_id, amount in group.ordered},
+                    {group.suffix: (rp,)})
+
+
 def _tree_candidates(root, groups, wide, rps, trees, anchored):
     """Generate the candidates of the tree of ``root``."""
-    members = sorted(trees[root.id], key=lambda rp: rp.id)
-    members += [rps[i] for i in sorted(anchored.get(root.id, ()))
-                if rps[i].root_id != root.id]
+    tree = trees[root.id]
+    shared = [rps[i] for i in sorted(anchored.get(root.id, ()))
+              if rps[i].root_id != root.id]
+    if len(tree) == 1 and not shared and len(groups) == 1:
+        yield from _single_candidate(root, groups[0])
+        return
+    members = sorted(tree, key=lambda rp: rp.id) + shared
     options = []
     for group in groups:
         opts = _group_options(group, members, rps)

@@ -18,6 +18,7 @@ from oslo_log import log
 from oslo_utils import timeutils
 import webob.exc
 
+from alloc_framework.api.placement import candidates_json
 from alloc_framework.api.placement import content
 from alloc_framework.api.placement import errors
 from alloc_framework.api.placement.handlers import helpers
@@ -208,74 +209,30 @@ def _explanation(explanation):
     }
 
 
-class _Names(dict):
-    """Names of resource class or trait ids, looked up once a request."""
-
-    def __init__(self, context, lookup):
-        super().__init__()
-        self.context = context
-        self.lookup = lookup
-
-    def __missing__(self, id_):
-        name = self[id_] = self.lookup(self.context, id_)
-        return name
+def _summarised(providers, candidates, want):
+    """The providers whose summaries the answer lists, in order."""
+    if want.matches(microversion.CANDIDATES_NESTED):
+        return list(providers.values())
+    # Only the providers of the allocation requests.
+    ids = {rp.id for c in candidates for rp, _rc in c.allocations}
+    return [rp for i, rp in providers.items() if i in ids]
 
 
-def _allocation_requests(context, candidates, want, deadline):
-    """Yield the allocation request of each candidate, in order."""
-    rc_names = _Names(context, attribute_cache.rc_name)
-    as_dict = want.matches(microversion.ALLOCATIONS_DICT)
-    mappings = want.matches(microversion.ALLOCATION_MAPPINGS)
-    for candidate in candidates:
-        deadline.check()
-        by_provider = {}
-        for (rp, rc_id), amount in candidate.allocations.items():
-            rc = rc_names[rc_id]
-            by_provider.setdefault(rp.uuid, {})[rc] = amount
-        if as_dict:
-            result = {'allocations': {
-                uuid: {'resources': resources}
-                for uuid, resources in by_provider.items()}}
-            if mappings:
-                result['mappings'] = {
-                    suffix: [rp.uuid for rp in providers]
-                    for suffix, providers in candidate.mappings.items()}
-        else:
-            result = {'allocations': [
-                {'resource_provider': {'uuid': uuid},
-                 'resources': resources}
-                for uuid, resources in by_provider.items()]}
-        yield result
-
-
-def _provider_summaries(context, providers, candidates, requested, want,
-                        deadline):
-    """Yield ``(uuid, summary)`` of each provider to describe, in order."""
-    if not want.matches(microversion.CANDIDATES_NESTED):
-        # Only the providers of the allocation requests.
-        ids = {rp.id for c in candidates for rp, _rc in c.allocations}
-        providers = {i: rp for i, rp in providers.items() if i in ids}
-    all_classes = want.matches(microversion.SUMMARIES_ALL_RESOURCES)
-    with_traits = want.matches(microversion.CANDIDATES_REQUIRED)
-    nested = want.matches(microversion.CANDIDATES_NESTED)
-    rc_names = _Names(context, attribute_cache.rc_name)
-    trait_names = _Names(context, attribute_cache.trait_name)
-    for rp in providers.values():
-        deadline.check()
-        resources = {}
-        for rc_id in rp.inventories:
-            rc = rc_names[rc_id]
-            if all_classes or rc in requested:
-                resources[rc] = {'capacity': rp.capacity(rc_id),
-                                 'used': rp.used.get(rc_id, 0)}
-        summary = {'resources': resources}
-        if with_traits:
-            # In the order the traits were created, as the reference.
-            summary['traits'] = [trait_names[t] for t in sorted(rp.traits)]
-        if nested:
-            summary['parent_provider_uuid'] = rp.parent_uuid
-            summary['root_provider_uuid'] = rp.root_uuid
-        yield rp.uuid, summary
+def _encoder(context, summarised, groups, want):
+    """The AnswerEncoder of an answer, with every name it needs looked up
+    now: the answer may be written after the handler has returned."""
+    rc_ids = set()
+    trait_ids = set()
+    for rp in summarised:
+        rc_ids.update(rp.inventories)
+        trait_ids |= rp.traits
+    requested = set()
+    for group in groups.values():
+        requested |= set(group.resources)
+    return candidates_json.AnswerEncoder(
+        want, {i: attribute_cache.rc_name(context, i) for i in rc_ids},
+        {i: attribute_cache.trait_name(context, i) for i in trait_ids},
+        requested)
 
 
 def _deadline(req, conf):
@@ -331,23 +288,44 @@ def list_allocation_candidates(req):
             'Invalid resource class in resources parameter: %s' % exc)
     except exception.TraitNotFound as exc:
         raise webob.exc.HTTPBadRequest(str(exc))
-    requested = set()
-    for group in groups.values():
-        requested |= set(group.resources)
-    # Encoded a candidate and a provider at a time: an answer of many
-    # candidates is never held as nested dicts and lists all at once.
+    summarised = _summarised(providers, candidates, want)
+    encoder = _encoder(context, summarised, groups, want)
+    extra = []
+    if explain:
+        extra.append(('explanation',
+                      response.json_text(_explanation(explanation))))
+    chunks = encoder.chunks(candidates, summarised, extra, deadline.check)
+    # The first two chunks are written here, so that a deadline passed by
+    # then is still a 503; an answer of one chunk is sent as it always
+    # was (with its length), a longer one as it is written: the whole
+    # text is never held at once.
     try:
-        body = [
-            ('allocation_requests', response.json_list(
-                _allocation_requests(context, candidates, want, deadline))),
-            ('provider_summaries', response.json_object(_provider_summaries(
-                context, providers, candidates, requested, want, deadline))),
-        ]
+        first = next(chunks)
+        second = next(chunks, None)
     except (common_exc.DeadlineExceeded, common_exc.ClientGone) as exc:
         raise _stopped(req, exc)
-    if explain:
-        body.append(('explanation',
-                     response.json_text(_explanation(explanation))))
-    return response.send_json_text(
-        req, response.json_object(body, encoded=True),
+    if second is None:
+        stream = None
+    else:
+        stream = _stream(req, (first, second), chunks, deadline)
+    return response.send_json_chunks(
+        req, first, stream,
         last_modified=timeutils.utcnow(with_timezone=True))
+
+
+def _stream(req, written, chunks, deadline):
+    """Yield the chunks of an answer as bytes.
+
+    The status is sent by then: a deadline passed while the answer is
+    written is logged and stops it short (the server then closes the
+    connection without ending the answer: the client sees it incomplete).
+    """
+    for chunk in written:
+        yield chunk.encode('utf-8')
+    try:
+        for chunk in chunks:
+            yield chunk.encode('utf-8')
+    except (common_exc.DeadlineExceeded, common_exc.ClientGone):
+        LOG.warning('%s %s: %s; the answer was cut short', req.method,
+                    req.path_qs, deadline.error())
+        raise

@@ -1,0 +1,152 @@
+"""The JSON text of a ``GET /allocation_candidates`` answer, in pieces.
+
+The answer of a large search (every candidate of a cloud) is megabytes
+of text. It is written here straight from the search's candidates and
+providers, without a dict per candidate or per provider summary: the
+names of classes and traits and the uuids of providers are encoded once
+each, and every allocation request and summary is assembled from those
+fragments. :meth:`AnswerEncoder.chunks` yields the text in chunks of
+about ``CHUNK`` characters, so that the application can send the answer
+while writing it (``handlers.allocation_candidate``) instead of holding
+all of it, twice (text and bytes), before the first byte.
+
+The text is exactly what ``json.dumps`` of the nested objects gives with
+the default separators (``", "``, ``": "``), key for key and in the same
+order, which ``tests/functional/api/placement/test_candidates_json.py``
+checks against that encoding.
+"""
+
+import json
+
+from alloc_framework.api.placement import microversion
+
+# About this many characters of text per chunk sent.
+CHUNK = 64 * 1024
+
+_text = json.JSONEncoder().encode
+
+
+class AnswerEncoder:
+    """Encodes the allocation requests and provider summaries of one
+    answer, for the microversion ``want``.
+
+    :param rc_names: ``{resource class id: name}`` of every class of the
+        providers (resolved before the answer starts: nothing here reads
+        the database).
+    :param trait_names: ``{trait id: name}`` of every trait of them.
+    :param requested: the names of the requested classes (summaries list
+        only those before 1.27).
+    """
+
+    def __init__(self, want, rc_names, trait_names, requested):
+        self.as_dict = want.matches(microversion.ALLOCATIONS_DICT)
+        self.mappings = want.matches(microversion.ALLOCATION_MAPPINGS)
+        self.with_traits = want.matches(microversion.CANDIDATES_REQUIRED)
+        self.nested = want.matches(microversion.CANDIDATES_NESTED)
+        all_classes = want.matches(microversion.SUMMARIES_ALL_RESOURCES)
+        self._rc = {i: _text(n) for i, n in rc_names.items()}
+        # The classes a summary shows.
+        self._shown = {i for i, n in rc_names.items()
+                       if all_classes or n in requested}
+        self._trait = {i: _text(n) for i, n in trait_names.items()}
+        # {trait ids: their JSON list}: many providers share their traits.
+        self._trait_lists = {}
+        # {uuid: JSON string}
+        self._uuids = {}
+
+    def _uuid(self, uuid):
+        text = self._uuids.get(uuid)
+        if text is None:
+            text = self._uuids[uuid] = _text(uuid)
+        return text
+
+    def allocation_request(self, candidate):
+        """The JSON text of one candidate's allocation request."""
+        by_provider = {}
+        rc = self._rc
+        for (rp, rc_id), amount in candidate.allocations.items():
+            parts = by_provider.get(rp.uuid)
+            if parts is None:
+                parts = by_provider[rp.uuid] = []
+            parts.append('%s: %d' % (rc[rc_id], amount))
+        uuid = self._uuid
+        if not self.as_dict:
+            return '{"allocations": [%s]}' % ', '.join(
+                '{"resource_provider": {"uuid": %s}, "resources": {%s}}'
+                % (uuid(u), ', '.join(parts))
+                for u, parts in by_provider.items())
+        allocations = ', '.join(
+            '%s: {"resources": {%s}}' % (uuid(u), ', '.join(parts))
+            for u, parts in by_provider.items())
+        if not self.mappings:
+            return '{"allocations": {%s}}' % allocations
+        return '{"allocations": {%s}, "mappings": {%s}}' % (
+            allocations, ', '.join(
+                '%s: [%s]' % (_text(suffix),
+                              ', '.join(uuid(rp.uuid) for rp in providers))
+                for suffix, providers in candidate.mappings.items()))
+
+    def provider_summary(self, rp):
+        """The JSON text of ``"uuid": {summary}`` of one provider."""
+        rc = self._rc
+        shown = self._shown
+        used = rp.used
+        text = '%s: {"resources": {%s}' % (self._uuid(rp.uuid), ', '.join(
+            '%s: {"capacity": %d, "used": %d}' % (
+                rc[rc_id], inv[3], used.get(rc_id, 0))
+            for rc_id, inv in rp.inventories.items() if rc_id in shown))
+        if self.with_traits:
+            traits = self._trait_lists.get(rp.traits)
+            if traits is None:
+                # In the order the traits were created, as the reference.
+                traits = self._trait_lists[rp.traits] = ', '.join(
+                    self._trait[t] for t in sorted(rp.traits))
+            text += ', "traits": [%s]' % traits
+        if self.nested:
+            parent = ('null' if rp.parent_uuid is None
+                      else self._uuid(rp.parent_uuid))
+            text += (', "parent_provider_uuid": %s, "root_provider_uuid": %s'
+                     % (parent, self._uuid(rp.root_uuid)))
+        return text + '}'
+
+    def chunks(self, candidates, providers, extra=(), check=None):
+        """Yield the text of the whole answer in chunks.
+
+        :param providers: the providers to summarise, in order.
+        :param extra: more ``(name, JSON text)`` members of the answer.
+        :param check: called before each chunk is made (the deadline).
+        """
+        pending = ['{"allocation_requests": [']
+        size = 0
+        separator = ''
+        for candidate in candidates:
+            text = self.allocation_request(candidate)
+            pending.append(separator + text)
+            separator = ', '
+            size += len(text)
+            if size >= CHUNK:
+                if check is not None:
+                    check()
+                yield ''.join(pending)
+                pending = []
+                size = 0
+        pending.append('], "provider_summaries": {')
+        separator = ''
+        for rp in providers:
+            text = self.provider_summary(rp)
+            pending.append(separator + text)
+            separator = ', '
+            size += len(text)
+            if size >= CHUNK:
+                if check is not None:
+                    check()
+                yield ''.join(pending)
+                pending = []
+                size = 0
+        pending.append('}')
+        for name, value in extra:
+            pending.append(', %s: %s' % (_text(name), value))
+        pending.append('}')
+        if check is not None:
+            check()
+        yield ''.join(pending)
