@@ -167,6 +167,10 @@ class DriftTests:
         self.assertNotIn(stray, claims)
         self.assertIn(allocation.uuid, claims)
 
+
+class CommandTests:
+    """``alloc-manage placement drift``."""
+
     def test_command_reports_then_heals(self):
         expected, _, _ = self.make_drift()
         status, out = self.manage()
@@ -247,7 +251,15 @@ class TestInProcess(DriftTests, DriftTestCase):
         self.assertEqual((3, set()), self.dashboard_drift())
 
 
-class TestUpstream(DriftTests, DriftTestCase):
+class TestCommand(CommandTests, DriftTestCase):
+    # The command finds and heals through the code, and so the SQL, that
+    # TestInProcess runs on every database: its own part (options,
+    # output, exit status) is the same on all of them.
+    dialect_neutral = True
+    mode = 'in-process'
+
+
+class TestUpstream(DriftTests, CommandTests, DriftTestCase):
     # The same SQL as TestInProcess; upstream keeps its own SQLite.
     dialect_neutral = True
     mode = 'upstream'
