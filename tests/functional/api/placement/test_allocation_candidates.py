@@ -321,8 +321,9 @@ class FilteredSearchTestCase(base.PlacementAppTestCase):
         real = allocation_candidate._load_trees
 
         def spy(context, root_ids, rps):
-            real(context, root_ids, rps)
+            found = real(context, root_ids, rps)
             read.update(rps[root_id].uuid for root_id in root_ids)
+            return found
 
         with mock.patch.object(allocation_candidate, '_load_trees', spy):
             resp = self.request('GET', '/allocation_candidates?' + query)
