@@ -1040,6 +1040,11 @@ def get_candidates(context, groups, wide, max_candidates=-1,
             in_tree_roots.add(root_id)
         resolved.append(
             _Group(context, group, trait_ids, agg_ids, root_id))
+        if resolved[-1].resources and not all(resolved[-1].member_of_ids):
+            # A set of member_of none of whose aggregates exists: no
+            # provider can serve the group (the search would otherwise
+            # check every tree to find none).
+            return [], {}
     per_row = _is_postgresql(context)
     sharing = _Sharing(context, per_row, {
         pair for group in resolved for pair in group.resources})

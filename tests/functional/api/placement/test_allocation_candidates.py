@@ -343,6 +343,16 @@ class FilteredSearchTestCase(base.PlacementAppTestCase):
         self.assertEqual(set(self.flat[::2]) | {self.nested, self.storage,
                                                 self.diskless}, read)
 
+    def test_member_of_an_unknown_aggregate(self):
+        # No provider is in an aggregate that does not exist: nothing is
+        # searched, with or without a known aggregate beside it.
+        for member_of in (uuidutils.generate_uuid(),
+                          'in:%s' % uuidutils.generate_uuid()):
+            found, read = self._search(
+                'resources=VCPU:1,DISK_GB:10&member_of=%s&member_of=%s'
+                % (self.agg, member_of))
+            self.assertEqual(([], set()), (found, read))
+
     def test_required_trait(self):
         found, read = self._search(
             'resources=VCPU:1,DISK_GB:10&required=CUSTOM_FAST&limit=20')
