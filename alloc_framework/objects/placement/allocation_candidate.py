@@ -78,7 +78,7 @@ _COUNTS_TTL = 60
 # drives the search of candidate roots.
 _DRIVER_SHARE = 0.25
 # Driving roots read by the first query of a driven search.
-_DRIVER_FIRST_READ = 4096
+_DRIVER_FIRST_READ = 1024
 
 
 class RequestGroup:
