@@ -10,8 +10,9 @@ database server, in one run, over HTTP with the same client code::
 For each size N it:
 
 1. drops and re-creates the databases ``bench_ours`` and
-   ``bench_upstream`` (``--db-prefix`` changes ``bench_``), creates each schema with the service's own
-   command (``alloc-manage db sync``, ``placement-manage db sync``) and
+   ``bench_upstream`` (``--db-prefix`` changes ``bench_``), creates
+   each schema with the service's own command (``alloc-manage db
+   sync``, ``placement-manage db sync``) and
    starts both services on loopback: ``alloc-placement-api`` and
    upstream Placement (``--upstream-version``, installed by the script
    into its own virtualenv, ``benchmarks/.upstream-venv``, when absent)
