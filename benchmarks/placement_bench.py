@@ -10,8 +10,9 @@ database server, in one run, over HTTP with the same client code::
 For each size N it:
 
 1. drops and re-creates the databases ``bench_ours`` and
-   ``bench_upstream``, creates each schema with the service's own
-   command (``alloc-manage db sync``, ``placement-manage db sync``) and
+   ``bench_upstream`` (``--db-prefix`` changes ``bench_``), creates
+   each schema with the service's own command (``alloc-manage db
+   sync``, ``placement-manage db sync``) and
    starts both services on loopback: ``alloc-placement-api`` and
    upstream Placement (``--upstream-version``, installed by the script
    into its own virtualenv, ``benchmarks/.upstream-venv``, when absent)
@@ -76,7 +77,6 @@ DB_URLS = {
     # A file of the working directory.
     'sqlite': 'sqlite:///%s.db',
 }
-DB_NAMES = {'ours': 'bench_ours', 'upstream': 'bench_upstream'}
 CUSTOM_TRAITS = ('CUSTOM_BENCH_SLOW', 'CUSTOM_PHYSNET_A')
 CLASSES = ('VCPU', 'MEMORY_MB', 'DISK_GB', 'SRIOV_NET_VF',
            'NET_BW_EGR_KILOBIT_PER_SEC')
@@ -693,7 +693,8 @@ def run_size(args, size, workdir, do_upstream, do_api_populate):
           % (size, topo.total, topo.nested_roots, topo.sharing_computes,
              topo.storage, args.db), flush=True)
     labels = ['ours'] + (['upstream'] if do_upstream else [])
-    urls = {label: recreate_database(args.db, DB_NAMES[label], workdir)
+    urls = {label: recreate_database(args.db, args.db_prefix + label,
+                                     workdir)
             for label in labels}
     servers = make_servers(args, workdir, urls)
     queries = QUERY_SETS[args.queries]
@@ -925,6 +926,11 @@ def parse_args(argv):
     parser.add_argument('--replot', metavar='JSON',
                         help='only draw --chart again from the --json file '
                              'of an earlier run')
+    parser.add_argument('--db-prefix', default='bench_',
+                        help='the databases (SQLite files) dropped and '
+                             'created are PREFIXours and PREFIXupstream; '
+                             'give runs sharing a server different '
+                             'prefixes')
     parser.add_argument('--workdir', help='configurations and logs '
                                           '(default: a new temporary one)')
     args = parser.parse_args(argv)

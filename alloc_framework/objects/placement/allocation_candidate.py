@@ -5,8 +5,7 @@ done one provider tree at a time:
 
 1. A query of root provider ids looks at one window of ids at a time and
    keeps the roots whose tree (or a sharing provider associated with it
-   by aggregate; the aggregates of those with room are read once per
-   request) has room for every requested class, each condition a
+   by aggregate) has room for every requested class, each condition a
    sub-select correlated with the root; it returns at most a chunk of
    roots, sized after ``limit``, and a window that yields too few roots
    makes the next one wider. When a requested class has few inventories
@@ -14,12 +13,13 @@ done one provider tree at a time:
    trees having one (``_driver``), in the same order. Without a limit
    nor a driving class, the query leaves the room of each class out:
    every tree is read anyway, and step 3 drops those without room.
-2. For a chunk, the providers of those trees and of the sharing providers
-   anchored to them are read with their inventories, usages, traits and
-   aggregates. Sharing providers are not read up front (only the classes
-   they have inventory of are): those anchored to the trees of a chunk
-   are found with an index look-up of each sharing provider's own
-   aggregates, never by reading the members of the trees' aggregates.
+2. For a chunk, the providers of those trees are read with their
+   inventories and usages (one query), traits and aggregates (a second
+   one). What the search needs of the sharing providers (their roots,
+   aggregates, and room for each amount asked) is read once per request
+   (``_Sharing``, one query): those anchored to the trees of a chunk are
+   found from it in memory, never by reading the members of the trees'
+   aggregates, and only their trees are read besides.
 3. Candidates of each tree are generated lazily, depth first, dropping a
    partial choice as soon as it no longer fits, and the search stops as
    soon as ``limit`` candidates, or the configured cap, are reached.
@@ -77,6 +77,8 @@ _COUNTS_TTL = 60
 # A class whose inventories are at most this share of the providers
 # drives the search of candidate roots.
 _DRIVER_SHARE = 0.25
+# Driving roots read by the first query of a driven search.
+_DRIVER_FIRST_READ = 1024
 
 
 class RequestGroup:
@@ -405,112 +407,98 @@ class _Sharing:
     """How the providers with the trait MISC_SHARES_VIA_AGGREGATE take
     part in a request.
 
-    Only the classes they have inventory of are read up front (a few
-    rows). The ids of their aggregates that have room for an amount are
-    read once per request and amount (one integer per aggregate, each
-    sharing provider checked by index look-ups), and the sharing
-    providers anchored to a tree are read with the trees of each chunk:
-    a request never reads every sharing provider's inventories, usages
-    and aggregates.
+    One query per request reads, for each sharing provider (an index
+    look-up of each, starting from the trait): its root, its
+    aggregates, whether it has any inventory and, for each amount of a
+    class the request asks for, whether it has room for it. Those rows
+    (one per sharing provider and aggregate) answer every later
+    question of the search in memory: the aggregates with room for an
+    amount, and the sharing providers anchored to the trees of a chunk.
+    A request never reads the sharing providers' inventories, usages
+    and traits beyond that, nor the members of the trees' aggregates.
+
+    :param pairs: the ``(rc_id, amount)`` the request asks for.
     """
 
-    def __init__(self, context, per_row):
+    def __init__(self, context, per_row, pairs):
         self.per_row = per_row
-        # {(rc_id, amount): [aggregate id]}
+        # {(rc_id, amount): sorted aggregate ids}
         self._with_room = {}
-        # Class ids some sharing provider has inventory of.
-        self.classes = set()
+        # Whether some sharing provider has an inventory.
+        self._any_inventory = False
+        # {aggregate id: {sharing provider id}}
+        self.by_aggregate = collections.defaultdict(set)
+        # {sharing provider id: root provider id}
+        self.root_of = {}
         self.trait_id = preds.sharing_trait_id(context)
         if self.trait_id is None:
             return
+        pairs = sorted(pairs)
+        rp_id = SHARE_TRAIT.c.resource_provider_id
+        columns = [rp_id, RP_TBL.c.root_provider_id]
         if per_row:
-            # A LATERAL look-up per sharing provider, as in _members().
-            classes = sa.select(SHARE_INV.c.resource_class_id).where(
-                SHARE_INV.c.resource_provider_id ==
-                SHARE_TRAIT.c.resource_provider_id
-            ).offset(0).lateral('share_classes')
-            query = sa.select(classes.c.resource_class_id).select_from(
-                SHARE_TRAIT.join(classes, sa.true()))
+            # A LATERAL look-up per sharing provider: a join would scan
+            # every aggregate membership. OFFSET 0 keeps PostgreSQL from
+            # flattening it into a join.
+            aggs = sa.select(SHARE_AGG.c.aggregate_id).where(
+                SHARE_AGG.c.resource_provider_id == rp_id
+            ).offset(0).lateral('share_aggs')
+            members = SHARE_TRAIT.join(
+                RP_TBL, RP_TBL.c.id == rp_id).outerjoin(aggs, sa.true())
         else:
-            query = sa.select(SHARE_INV.c.resource_class_id).select_from(
-                _LeftFirst(SHARE_TRAIT, SHARE_INV,
-                           SHARE_INV.c.resource_provider_id ==
-                           SHARE_TRAIT.c.resource_provider_id))
-        self.classes = {row[0] for row in context.session.execute(
-            query.distinct().where(SHARE_TRAIT.c.trait_id == self.trait_id))}
+            aggs = SHARE_AGG
+            members = _LeftFirst(
+                SHARE_TRAIT, RP_TBL, RP_TBL.c.id == rp_id).outerjoin(
+                    aggs, aggs.c.resource_provider_id == rp_id)
+        columns.append(aggs.c.aggregate_id)
+        columns.append(_per_root(sa.select(sa.literal(1)).where(
+            SHARE_INV.c.resource_provider_id == rp_id), per_row))
+        for rc_id, amount in pairs:
+            columns.append(_per_root(sa.select(sa.literal(1)).where(
+                SHARE_INV.c.resource_provider_id == rp_id,
+                preds.room(SHARE_INV, rc_id, amount)), per_row))
+        with_room = {pair: set() for pair in pairs}
+        for row in context.session.execute(
+                sa.select(*columns).select_from(members)
+                .where(SHARE_TRAIT.c.trait_id == self.trait_id)):
+            share_id, root_id, agg_id, has_inventory = row[:4]
+            self.root_of[share_id] = root_id
+            self._any_inventory = self._any_inventory or bool(has_inventory)
+            if agg_id is None:
+                continue
+            self.by_aggregate[agg_id].add(share_id)
+            for pair, room in zip(pairs, row[4:]):
+                if room:
+                    with_room[pair].add(agg_id)
+        self._with_room = {pair: sorted(ids)
+                           for pair, ids in with_room.items()}
 
     def __bool__(self):
-        return bool(self.classes)
-
-    def _members(self):
-        """``(FROM clause, aggregate id column, provider id column)`` of the
-        sharing providers' aggregate memberships, starting from the trait.
-
-        On PostgreSQL the aggregates of each sharing provider are a
-        LATERAL sub-select: an index look-up per sharing provider, where
-        a join would scan every aggregate membership.
-        """
-        if self.per_row:
-            # OFFSET 0 keeps PostgreSQL from flattening it into a join.
-            aggs = sa.select(SHARE_AGG.c.aggregate_id).where(
-                SHARE_AGG.c.resource_provider_id ==
-                SHARE_TRAIT.c.resource_provider_id
-            ).offset(0).lateral('share_aggs')
-            return (SHARE_TRAIT.join(aggs, sa.true()), aggs.c.aggregate_id,
-                    SHARE_TRAIT.c.resource_provider_id)
-        return (_LeftFirst(SHARE_TRAIT, SHARE_AGG,
-                           SHARE_AGG.c.resource_provider_id ==
-                           SHARE_TRAIT.c.resource_provider_id),
-                SHARE_AGG.c.aggregate_id, SHARE_AGG.c.resource_provider_id)
+        return self._any_inventory
 
     def aggregates(self):
         """SELECT of the ids of the aggregates of sharing providers."""
-        members, agg_id, _rp_id = self._members()
-        return sa.select(agg_id).select_from(members).where(
-            SHARE_TRAIT.c.trait_id == self.trait_id)
+        return sa.select(SHARE_AGG.c.aggregate_id).where(
+            SHARE_AGG.c.resource_provider_id.in_(
+                sa.select(SHARE_TRAIT.c.resource_provider_id).where(
+                    SHARE_TRAIT.c.trait_id == self.trait_id)))
 
-    def providers_in(self, context, agg_ids, per_row):
+    def providers_in(self, agg_ids):
         """``(aggregate id, sharing provider id)`` of the sharing providers
-        in the aggregates ``agg_ids``.
-
-        Each sharing provider is checked with an index look-up of its own
-        aggregates: the aggregates of a tree may have many members, of
-        which the sharing providers are few.
-        """
-        theirs = SHARE_AGG
-        found = [row[0] for row in context.session.execute(
-            sa.select(SHARE_TRAIT.c.resource_provider_id).where(
-                SHARE_TRAIT.c.trait_id == self.trait_id,
-                _per_root(sa.select(sa.literal(1)).where(
-                    theirs.c.resource_provider_id ==
-                    SHARE_TRAIT.c.resource_provider_id,
-                    _in_ids(theirs.c.aggregate_id, agg_ids, per_row)),
-                    per_row)))]
-        if not found:
-            return []
-        return context.session.execute(
-            sa.select(RP_AGG_TBL.c.aggregate_id,
-                      RP_AGG_TBL.c.resource_provider_id)
-            .where(_in_ids(RP_AGG_TBL.c.resource_provider_id, found, per_row),
-                   _in_ids(RP_AGG_TBL.c.aggregate_id, agg_ids, per_row))).all()
+        in the aggregates ``agg_ids`` (from the rows read up front)."""
+        return [(agg_id, share_id) for agg_id in sorted(agg_ids)
+                for share_id in sorted(self.by_aggregate.get(agg_id, ()))]
 
     def aggregates_with_room(self, context, rc_id, amount):
         """Ids of the aggregates of the sharing providers that can serve
-        ``amount`` of ``rc_id`` (sorted; read once per request and
-        amount), or None when no sharing provider has inventory of
-        ``rc_id``."""
-        if rc_id not in self.classes:
-            return None
+        ``amount`` of ``rc_id`` (sorted), empty when none can."""
+        if self.trait_id is None:
+            return []
         key = (rc_id, amount)
         if key not in self._with_room:
-            members, agg_id, rp_id = self._members()
-            self._with_room[key] = sorted({row[0] for row in (
-                context.session.execute(
-                    sa.select(agg_id).select_from(_LeftFirst(
-                        members, SHARE_INV,
-                        SHARE_INV.c.resource_provider_id == rp_id))
-                    .where(SHARE_TRAIT.c.trait_id == self.trait_id,
-                           preds.room(SHARE_INV, rc_id, amount))))})
+            # An amount the request did not announce: read it alone.
+            self._with_room[key] = _Sharing(
+                context, self.per_row, [key])._with_room.get(key, [])
         return self._with_room[key]
 
 
@@ -713,22 +701,85 @@ def _driver_roots(context, driver, after, until, count):
         .order_by(roots.c.root_id).limit(count))]
 
 
+def _used(inv):
+    """Scalar sub-select: the usage of the inventory row ``inv`` (an
+    index-only look-up of its allocations)."""
+    return sa.select(sa.func.sum(ALLOC_TBL.c.used)).where(
+        ALLOC_TBL.c.resource_provider_id == inv.c.resource_provider_id,
+        ALLOC_TBL.c.resource_class_id == inv.c.resource_class_id,
+    ).scalar_subquery()
+
+
 def _load_trees(context, root_ids, rps):
-    """Add the providers of the trees ``root_ids`` to ``rps``."""
+    """Add the providers of the trees ``root_ids`` to ``rps``, with their
+    inventories, usages, traits and aggregates: two queries, one of the
+    providers with their inventories and the usage of each, one of
+    their traits and aggregates.
+
+    :returns: ``{provider id: {aggregate id}}`` of the providers added.
+    """
+    inv = MEMBER_INV
+    capacity = preds.capacity
     tree = []
     for row in context.session.execute(
             sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
-                      RP_TBL.c.root_provider_id)
-            .where(_in(context, RP_TBL.c.root_provider_id, root_ids))).all():
-        rps[row.id] = Provider(row)
-        tree.append(rps[row.id])
+                      RP_TBL.c.root_provider_id, *[
+                          inv.c[c.name] for c in _INV_COLUMNS],
+                      _used(inv))
+            .select_from(RP_TBL.outerjoin(
+                inv, inv.c.resource_provider_id == RP_TBL.c.id))
+            .where(_in(context, RP_TBL.c.root_provider_id, root_ids))
+            .order_by(RP_TBL.c.id, inv.c.resource_class_id)).all():
+        rp = rps.get(row[0])
+        if rp is None:
+            rp = rps[row[0]] = Provider(row[:4])
+            tree.append(rp)
+        if row[4] is not None:
+            # Provider.inventories: capacity replaces the three it comes
+            # from.
+            (_rp, rc_id, min_unit, max_unit, step_size, total, reserved,
+             ratio) = row[4:12]
+            rp.inventories[rc_id] = (min_unit, max_unit, step_size,
+                                     capacity(total, reserved, ratio))
+            if row[12] is not None:
+                rp.used[row[5]] = int(row[12])
     for rp in tree:
         if rp.parent_id is not None:
             rp.parent_uuid = rps[rp.parent_id].uuid
         rp.root_uuid = rps[rp.root_id].uuid
+    agg_ids = collections.defaultdict(set)
+    if not tree:
+        return agg_ids
+    ids = [rp.id for rp in tree]
+    no_int = sa.cast(sa.null(), sa.Integer)
+    traits = collections.defaultdict(list)
+    aggs = collections.defaultdict(list)
+    for rp_id, trait_id, agg_id, uuid in context.session.execute(
+            sa.union_all(
+                sa.select(RP_TRAIT_TBL.c.resource_provider_id,
+                          RP_TRAIT_TBL.c.trait_id, no_int,
+                          sa.cast(sa.null(), AGG_TBL.c.uuid.type))
+                .where(_in(context, RP_TRAIT_TBL.c.resource_provider_id,
+                           ids)),
+                sa.select(RP_AGG_TBL.c.resource_provider_id, no_int,
+                          RP_AGG_TBL.c.aggregate_id, AGG_TBL.c.uuid)
+                .select_from(RP_AGG_TBL.join(
+                    AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id))
+                .where(_in(context, RP_AGG_TBL.c.resource_provider_id,
+                           ids)))).all():
+        if agg_id is None:
+            traits[rp_id].append(trait_id)
+        else:
+            aggs[rp_id].append(uuid)
+            agg_ids[rp_id].add(agg_id)
+    for rp_id, found in traits.items():
+        rps[rp_id].traits = frozenset(found)
+    for rp_id, found in aggs.items():
+        rps[rp_id].aggregates = frozenset(found)
+    return agg_ids
 
 
-def _load_providers(context, root_ids, sharing, per_row):
+def _load_providers(context, root_ids, sharing):
     """``{id: Provider}`` of the trees ``root_ids`` and ``{root id: {sharing
     provider ids}}`` anchored to them; the trees of those sharing
     providers are loaded too.
@@ -736,68 +787,21 @@ def _load_providers(context, root_ids, sharing, per_row):
     Each query's rows are fetched at once (``all()``): iterating over a
     result fetches its rows one call at a time, a cost per provider."""
     rps = {}
-    _load_trees(context, root_ids, rps)
+    agg_ids = _load_trees(context, root_ids, rps)
     anchored = collections.defaultdict(set)
     if sharing:
-        # The aggregates of the trees, then the sharing providers of
-        # those aggregates.
-        member, mine = MEMBER, MEMBER_AGG
+        # The sharing providers of the aggregates of the trees, from the
+        # memberships read once per request.
         tree_aggs = collections.defaultdict(set)
-        for row in context.session.execute(
-                sa.select(member.c.root_provider_id, mine.c.aggregate_id)
-                .select_from(member.join(
-                    mine, mine.c.resource_provider_id == member.c.id))
-                .where(_in(context, member.c.root_provider_id, root_ids))
-                .distinct()).all():
-            tree_aggs[row[1]].add(row[0])
-        if tree_aggs:
-            for agg_id, rp_id in sharing.providers_in(
-                    context, sorted(tree_aggs), per_row):
-                for root_id in tree_aggs[agg_id]:
-                    anchored[root_id].add(rp_id)
+        for rp_id, ids in agg_ids.items():
+            for agg_id in ids:
+                tree_aggs[agg_id].add(rps[rp_id].root_id)
+        for agg_id, share_id in sharing.providers_in(tree_aggs):
+            for root_id in tree_aggs[agg_id]:
+                anchored[root_id].add(share_id)
         missing = set().union(*anchored.values()) - set(rps)
         if missing:
-            roots = {row.root_provider_id for row in context.session.execute(
-                sa.select(RP_TBL.c.root_provider_id).where(
-                    _in(context, RP_TBL.c.id, missing))).all()}
-            _load_trees(context, roots, rps)
-    ids = sorted(rps)
-    capacity = preds.capacity
-    for (rp_id, rc_id, min_unit, max_unit, step_size, total, reserved,
-         ratio) in context.session.execute(
-            sa.select(*_INV_COLUMNS).where(
-                _in(context, INV_TBL.c.resource_provider_id, ids))).all():
-        # Provider.inventories: capacity replaces the three it comes from.
-        rps[rp_id].inventories[rc_id] = (
-            min_unit, max_unit, step_size, capacity(total, reserved, ratio))
-    for row in context.session.execute(
-            sa.select(ALLOC_TBL.c.resource_provider_id,
-                      ALLOC_TBL.c.resource_class_id,
-                      sa.func.sum(ALLOC_TBL.c.used).label('used'))
-            .where(_in(context, ALLOC_TBL.c.resource_provider_id, ids))
-            .group_by(ALLOC_TBL.c.resource_provider_id,
-                      ALLOC_TBL.c.resource_class_id)).all():
-        rps[row.resource_provider_id].used[row.resource_class_id] = int(
-            row.used)
-    found = collections.defaultdict(list)
-    for rp_id, trait_id in context.session.execute(
-            sa.select(RP_TRAIT_TBL.c.resource_provider_id,
-                      RP_TRAIT_TBL.c.trait_id)
-            .where(_in(context, RP_TRAIT_TBL.c.resource_provider_id,
-                       ids))).all():
-        found[rp_id].append(trait_id)
-    for rp_id, traits in found.items():
-        rps[rp_id].traits = frozenset(traits)
-    found.clear()
-    for rp_id, uuid in context.session.execute(
-            sa.select(RP_AGG_TBL.c.resource_provider_id, AGG_TBL.c.uuid)
-            .select_from(RP_AGG_TBL.join(
-                AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id))
-            .where(_in(context, RP_AGG_TBL.c.resource_provider_id,
-                       ids))).all():
-        found[rp_id].append(uuid)
-    for rp_id, uuids in found.items():
-        rps[rp_id].aggregates = frozenset(uuids)
+            _load_trees(context, {sharing.root_of[i] for i in missing}, rps)
     return rps, anchored
 
 
@@ -1010,12 +1014,18 @@ def _root_ids(context, query, limit, randomize, driver=None):
         ranges = [(low - 1, high)]
     window = 4 * chunk
     if driver is not None:
-        # The first read of the driving roots is as long as a window;
-        # when the search needs more, the rest are read in one go (the
-        # driving class is rare by choice), then checked window by window.
+        # The first read of the driving roots takes up to
+        # _DRIVER_FIRST_READ of them: the database finds and sorts every
+        # driving root whatever the LIMIT, so a short first read only
+        # made the search that needs more (the first driving trees do
+        # not fit: sharing providers that cannot serve the request
+        # alone, for one) pay the same query twice. When the search
+        # needs more still, the rest are read in one go (the driving
+        # class is rare by choice); they are checked window by window.
+        first = max(window, _DRIVER_FIRST_READ)
         for after, until in ranges:
-            pending = _driver_roots(context, driver, after, until, window)
-            complete = len(pending) < window
+            pending = _driver_roots(context, driver, after, until, first)
+            complete = len(pending) < first
             while pending:
                 batch, pending = pending[:window], pending[window:]
                 ids = [row.id for row in context.session.execute(
@@ -1072,8 +1082,14 @@ def get_candidates(context, groups, wide, max_candidates=-1,
             in_tree_roots.add(root_id)
         resolved.append(
             _Group(context, group, trait_ids, agg_ids, root_id))
+        if resolved[-1].resources and not all(resolved[-1].member_of_ids):
+            # A set of member_of none of whose aggregates exists: no
+            # provider can serve the group (the search would otherwise
+            # check every tree to find none).
+            return [], {}
     per_row = _is_postgresql(context)
-    sharing = _Sharing(context, per_row)
+    sharing = _Sharing(context, per_row, {
+        pair for group in resolved for pair in group.resources})
 
     bound = wide.limit
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
@@ -1094,8 +1110,7 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     providers = {}
     for root_ids in _root_ids(context, query, wide.limit, randomize,
                               driver):
-        rps, anchored = _load_providers(context, root_ids, sharing,
-                                        per_row)
+        rps, anchored = _load_providers(context, root_ids, sharing)
         trees = collections.defaultdict(list)
         for rp in rps.values():
             trees[rp.root_id].append(rp)

@@ -298,7 +298,7 @@ class IsolationTestCase(base.DBTestCase):
             # REPEATABLE READ (InnoDB's default) would still show `before`.
             self.assertEqual(before + 1, reader.execute(count).scalar())
 
-    def test_every_mysql_session_is_read_committed(self):
+    def test_every_mysql_session_is_read_committed_and_dives(self):
         engine = self.db.engine
         if engine.dialect.name != 'mysql':
             self.skipTest('MySQL/MariaDB only')
@@ -308,7 +308,11 @@ class IsolationTestCase(base.DBTestCase):
             with engine.connect() as conn:
                 level = conn.exec_driver_sql(
                     'SELECT @@SESSION.tx_isolation').scalar()
+                dives = conn.exec_driver_sql(
+                    'SELECT @@SESSION.eq_range_index_dive_limit').scalar()
             self.assertEqual('READ-COMMITTED', level)
+            # Every value of an IN list is looked up to estimate its rows.
+            self.assertEqual(0, dives)
 
 
 class SnapshotReaderTestCase(base.DBTestCase):

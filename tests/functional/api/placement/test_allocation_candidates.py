@@ -321,8 +321,9 @@ class FilteredSearchTestCase(base.PlacementAppTestCase):
         real = allocation_candidate._load_trees
 
         def spy(context, root_ids, rps):
-            real(context, root_ids, rps)
+            found = real(context, root_ids, rps)
             read.update(rps[root_id].uuid for root_id in root_ids)
+            return found
 
         with mock.patch.object(allocation_candidate, '_load_trees', spy):
             resp = self.request('GET', '/allocation_candidates?' + query)
@@ -341,6 +342,16 @@ class FilteredSearchTestCase(base.PlacementAppTestCase):
         self.assertEqual([[uuid] for uuid in self.flat[::2]], found)
         self.assertEqual(set(self.flat[::2]) | {self.nested, self.storage,
                                                 self.diskless}, read)
+
+    def test_member_of_an_unknown_aggregate(self):
+        # No provider is in an aggregate that does not exist: nothing is
+        # searched, with or without a known aggregate beside it.
+        for member_of in (uuidutils.generate_uuid(),
+                          'in:%s' % uuidutils.generate_uuid()):
+            found, read = self._search(
+                'resources=VCPU:1,DISK_GB:10&member_of=%s&member_of=%s'
+                % (self.agg, member_of))
+            self.assertEqual(([], set()), (found, read))
 
     def test_required_trait(self):
         found, read = self._search(
