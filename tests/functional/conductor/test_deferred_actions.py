@@ -200,21 +200,35 @@ class LauncherTestCase(_LauncherBase):
         self.assertIn('timed out', got.result)
         self.assertEqual(0, self.power.calls[self.node.uuid])
 
-    def test_lock_conflict_reverts_without_spending_a_retry(self):
+    def test_lock_conflict_leaves_the_action_without_spending_a_retry(self):
+        # The node is locked between the read of the candidates and the
+        # claim: the claim, which locks the nodes, leaves the action.
         action = self._action('echo', retries=1)
-        claimed = objects.DeferredAction.claim(self.ctx, [action.id],
-                                               self.manager.host)
+        free = self._action('echo', node=self.make_node())
         objects.Node.reserve(self.ctx, self.node.id, 'someone-else')
-        running = self._get(action)
-        outcome = self.launcher._execute(self.ctx, running,
-                                         claimed[action.id])
-        self.assertEqual(deferred_actions.REVERTED, outcome)
+        claimed = objects.DeferredAction.claim_and_lock(
+            self.ctx, [action.id, free.id], self.manager.host)
+        self.assertEqual([(free.id, da.CREATED, free.node_id)],
+                         [(a.id, previous, node.id)
+                          for a, previous, node in claimed])
         got = self._get(action)
-        self.assertEqual(da.CREATED, got.state)
-        self.assertEqual(1, got.retry_remaining)
+        self.assertEqual((da.CREATED, 1, None),
+                         (got.state, got.retry_remaining, got.conductor))
+        self.assertEqual(
+            self.manager.host,
+            objects.Node.get_by_id(self.ctx, free.node_id).reservation)
+        # Given back (a stopping conductor): the claim and the lock undone.
+        self.launcher._give_back(claimed[0][0], da.CREATED)
+        self.assertEqual(da.CREATED, self._get(free).state)
+        self.assertIsNone(
+            objects.Node.get_by_id(self.ctx, free.node_id).reservation)
         objects.Node.release(self.ctx, self.node.id, 'someone-else')
         self._launch()
-        self.assertEqual(da.COMPLETED, self._get(action).state)
+        self.assertEqual([da.COMPLETED] * 2,
+                         [self._get(a).state for a in (action, free)])
+        for node_id in (self.node.id, free.node_id):
+            self.assertIsNone(
+                objects.Node.get_by_id(self.ctx, node_id).reservation)
 
     def test_locked_node_not_launched(self):
         action = self._action('echo')
@@ -420,13 +434,9 @@ class LauncherTestCase(_LauncherBase):
             action = self._action('echo', node=node, retries=1)
             action.transition(da.RUNNING)
             action.transition(state)
-            claimed = objects.DeferredAction.claim(
-                self.ctx, [action.id], self.manager.host)
-            self.assertEqual({action.id: state}, claimed)
             objects.Node.reserve(self.ctx, node.id, 'someone-else')
-            outcome = self.launcher._execute(self.ctx, self._get(action),
-                                             state)
-            self.assertEqual(deferred_actions.REVERTED, outcome)
+            self.assertEqual([], objects.DeferredAction.claim_and_lock(
+                self.ctx, [action.id], self.manager.host))
             got = self._get(action)
             self.assertEqual((state, 1, None),
                              (got.state, got.retry_remaining, got.conductor))
@@ -875,7 +885,7 @@ class RefillTestCase(_LauncherBase):
         launcher = self.launcher
         launches = []
 
-        def launch(context):
+        def launch(context, refill=False):
             launches.append(threading.current_thread().name)
             if len(launches) == 1:
                 # The launched action ends on another worker meanwhile.
