@@ -4,18 +4,21 @@ Each run of the launcher periodic (``[deferred_actions]launcher_interval``)
 reads launchable actions (CREATED, RESCHEDULE, PENDING_RETRY) of the
 unlocked nodes this conductor manages on the hash ring (the ring filters
 in the query: :meth:`HashRingManager.hash_ranges`), elapsed
-``start_after`` first then lazy ones, keeps the first of each node, as
-many as there are free threads in its pool
-(``[deferred_actions]pool_size``), and in one transaction locks their
-nodes and claims them (see :meth:`DeferredAction.claim_and_lock`:
-exactly one conductor wins each), loading the actions and nodes its
-workers run; then runs each on a worker. A run makes the same few
-queries however many actions wait. When a run found more due actions
-than free threads, the pool is refilled as soon as a worker frees up,
-not only at the next periodic run: the worker that finished runs the
-next launch itself (one at a time), from the actions the last periodic
-run read and left, so a conductor's throughput is set by its pool, not
-by the interval, and a refill costs one transaction.
+``start_after`` first then lazy ones, keeps the first of each node, and
+in one transaction locks their nodes and claims them (see
+:meth:`DeferredAction.claim_and_lock`: exactly one conductor wins each),
+loading the actions and nodes its workers run; then hands each to its
+pool of ``[deferred_actions]pool_size`` threads. A run makes the same few
+queries however many actions wait. The threads never exceed the pool;
+up to a pool's worth of claimed actions more wait in its queue, so that
+a thread that frees starts the next one at once, and the claims are
+made in batches (a run claims only when no more actions than threads
+are left, up to twice the pool). When a run found more due actions than
+it claimed, the pool is refilled as soon as its queue is empty, not
+only at the next periodic run: the worker that finished runs the next
+launch itself (one at a time), from the actions the last periodic run
+read and left, so a conductor's throughput is set by its pool, not by
+the interval, and a refill costs one transaction.
 
 * a node locked by another task keeps its action where it is (no retry
   spent) until a later run finds the node free;
@@ -193,11 +196,23 @@ class Launcher:
     @property
     def busy(self):
         """Workers running an action now."""
-        return self._busy
+        return min(self._busy, self.pool_size)
 
     def utilization(self):
         """Percentage of the pool in use."""
-        return 100.0 * self._busy / self.pool_size
+        return 100.0 * self.busy / self.pool_size
+
+    def _room(self):
+        """How many actions a run may claim now (under ``_lock``).
+
+        Up to a pool's worth of claimed actions wait in the pool's queue
+        beyond those running, so that a thread that frees starts the
+        next one at once; the claims are made in batches, when no more
+        than the threads are left: then the queue is empty.
+        """
+        if self._busy > self.pool_size:
+            return 0
+        return 2 * self.pool_size - self._busy
 
     # --- the launcher periodic ---
 
@@ -246,7 +261,7 @@ class Launcher:
         with self._lock:
             self.iteration += 1
             number = self.iteration
-            free = self.pool_size - self._busy
+            free = self._room()
         claimed = []
         if free > 0 and executor is not None:
             # The nodes are locked with the claim, in one transaction: a
@@ -356,6 +371,10 @@ class Launcher:
                             self._refill_wanted, False)
                     if (not wanted or not self._backlog
                             or self._stop_event.is_set()):
+                        break
+                    with self._lock:
+                        room = self._room()
+                    if not room:
                         break
                     try:
                         self.launch(context, refill=True)

@@ -237,17 +237,25 @@ class LauncherTestCase(_LauncherBase):
         self.assertEqual(da.CREATED, self._get(action).state)
 
     def test_pool_bounds_launches(self):
+        # A pool's worth of threads run; a pool's worth more wait in its
+        # queue; nothing more is claimed until the queue is empty.
         self.assertEqual(8, self.launcher.pool_size)
-        nodes = [self.make_node() for _ in range(10)]
+        nodes = [self.make_node() for _ in range(20)]
         actions = [self._action('hold', node=n) for n in nodes]
         report = self.launcher.launch(self.ctx)
-        self.assertEqual(8, report.launched)
-        test_base.wait_for(lambda: self.launcher.busy == 8, 'full pool')
+        self.assertEqual(16, report.launched)
+        test_base.wait_for(lambda: sum(self.power.calls.values()) == 8,
+                           'a full pool')
+        self.assertEqual(8, self.launcher.busy)
         self.assertEqual(0, self.launcher.launch(self.ctx).launched)
+        self.assertEqual(8, sum(self.power.calls.values()))
+        self.assertEqual(
+            {da.RUNNING: 16, da.CREATED: 4},
+            collections.Counter(self._get(a).state for a in actions))
         self.gate.opened.set()
         test_base.wait_for(lambda: self.launcher.busy == 0, 'idle')
         self._launch()
-        self.assertEqual([da.COMPLETED] * 10,
+        self.assertEqual([da.COMPLETED] * 20,
                          [self._get(a).state for a in actions])
 
     def test_only_nodes_of_this_conductor(self):
@@ -369,7 +377,7 @@ class LauncherTestCase(_LauncherBase):
         with self.db.engine.begin() as conn:
             conn.execute(sa.delete(models.DeferredAction))
         many, launched_many = self._queries_of_a_run(1000, nodes)
-        self.assertEqual(min(8, len(mine)), launched_many)
+        self.assertEqual(min(16, len(mine)), launched_many)
         self.assertEqual(few, many)
         self.assertLess(many, 12)
 
@@ -866,16 +874,16 @@ class RefillTestCase(_LauncherBase):
 
     def test_backlog_runs_without_another_periodic_run(self):
         actions = [self._action('flash', node=self.make_node())
-                   for _ in range(6)]
+                   for _ in range(9)]
         report = self.launcher.launch(self.ctx)
-        self.assertEqual(2, report.launched)
+        self.assertEqual(4, report.launched)
 
         def all_completed():
             states_now = [self._get(a).state for a in actions]
             return states_now.count(da.COMPLETED) == len(actions)
         test_base.wait_for(all_completed, 'the backlog to be launched')
         test_base.wait_for(lambda: self.launcher.busy == 0, 'idle launcher')
-        self.assertEqual(6, sum(self.power.calls.values()))
+        self.assertEqual(9, sum(self.power.calls.values()))
 
     def test_a_refill_asked_for_during_a_refill_is_not_lost(self):
         # An action the refill launched can end, and ask for a refill,
@@ -906,7 +914,7 @@ class RefillTestCase(_LauncherBase):
     def test_no_refill_without_the_periodic(self):
         self.config(launcher_interval=0, group='deferred_actions')
         actions = [self._action('flash', node=self.make_node())
-                   for _ in range(4)]
+                   for _ in range(6)]
         self._launch()
         done = [self._get(a).state for a in actions].count(da.COMPLETED)
-        self.assertEqual(2, done)
+        self.assertEqual(4, done)
