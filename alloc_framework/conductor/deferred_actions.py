@@ -4,25 +4,34 @@ Each run of the launcher periodic (``[deferred_actions]launcher_interval``)
 reads launchable actions (CREATED, RESCHEDULE, PENDING_RETRY) of the
 unlocked nodes this conductor manages on the hash ring (the ring filters
 in the query: :meth:`HashRingManager.hash_ranges`), elapsed
-``start_after`` first then lazy ones, keeps the first of each node, as
-many as there are free threads in its pool
-(``[deferred_actions]pool_size``), claims them (see
-:meth:`DeferredAction.claim`: exactly one conductor wins each) and runs
-each on a worker. A run makes the same few queries however many actions
-wait. When a run found more due actions than free threads, the pool is
-refilled as soon as a worker frees up, not only at the next periodic run:
-the worker that finished runs the next launch itself (one at a time), so
-a conductor's throughput is set by its pool, not by the interval.
+``start_after`` first then lazy ones, keeps the first of each node, and
+in one transaction locks their nodes and claims them (see
+:meth:`DeferredAction.claim_and_lock`: exactly one conductor wins each),
+loading the actions and nodes its workers run; then hands each to its
+pool of ``[deferred_actions]pool_size`` threads. A run makes the same few
+queries however many actions wait. The threads never exceed the pool;
+up to a pool's worth of claimed actions more wait in its queue, so that
+a thread that frees starts the next one at once, and the claims are
+made in batches (a run claims only when no more actions than threads
+are left, up to twice the pool). When a run found more due actions than
+it claimed, the pool is refilled as soon as its queue is empty, not
+only at the next periodic run: the worker that finished runs the next
+launch itself (one at a time), from the actions the last periodic run
+read and left, so a conductor's throughput is set by its pool, not by
+the interval, and a refill costs one transaction.
 
-* the node lock is taken without waiting (``ConductorManager.lock_node``);
-  when another task holds it the action goes back to the state it was
-  claimed in, without spending a retry, and is launched again by a later
-  run;
-* the call (:func:`alloc_framework.drivers.deferred.resolve`) runs in the
-  task; its answer moves the action to COMPLETED (with its result) or
-  RESCHEDULE (new arguments and ``start_after``); an exception ends it
-  with :meth:`DeferredAction.retry_or_fail` (PENDING_RETRY while it has
-  retries left, otherwise FAILED);
+* a node locked by another task keeps its action where it is (no retry
+  spent) until a later run finds the node free;
+* the call (:func:`alloc_framework.drivers.deferred.resolve`) runs in a
+  task that adopts the lock of the claim (``ConductorManager.lock_node``
+  with ``node``); its answer moves the action to COMPLETED (with its
+  result) or RESCHEDULE (new arguments and ``start_after``); an
+  exception ends it with :meth:`DeferredAction.retry_or_fail`
+  (PENDING_RETRY while it has retries left, otherwise FAILED);
+* the last state change releases the node lock in its own transaction
+  (``release=``), except where the lock is still needed after it: the
+  report of a FAILED action and the flow of a COMPLETED one, which
+  release it at the end of the task as before;
 * an action past its deadline (``[deferred_actions]action_timeout`` after
   its creation unless it set its own) or rescheduled more than
   ``[deferred_actions]max_reschedules`` times FAILED;
@@ -154,9 +163,11 @@ class Launcher:
         self.iteration = 0
         self._busy = 0
         self._lock = threading.Lock()
-        # Whether the last run left due actions for want of threads, and
-        # the one refill that may run at a time.
+        # Whether the last run left due actions for want of threads, the
+        # ids of those it read (the first of each node, in launch order),
+        # and the one refill that may run at a time.
         self._backlog = False
+        self._waiting = []
         self._refilling = threading.Lock()
         # A worker freed a thread while the refill was running: the
         # running refill launches once more before it ends.
@@ -185,11 +196,23 @@ class Launcher:
     @property
     def busy(self):
         """Workers running an action now."""
-        return self._busy
+        return min(self._busy, self.pool_size)
 
     def utilization(self):
         """Percentage of the pool in use."""
-        return 100.0 * self._busy / self.pool_size
+        return 100.0 * self.busy / self.pool_size
+
+    def _room(self):
+        """How many actions a run may claim now (under ``_lock``).
+
+        Up to a pool's worth of claimed actions wait in the pool's queue
+        beyond those running, so that a thread that frees starts the
+        next one at once; the claims are made in batches, when no more
+        than the threads are left: then the queue is empty.
+        """
+        if self._busy > self.pool_size:
+            return 0
+        return 2 * self.pool_size - self._busy
 
     # --- the launcher periodic ---
 
@@ -197,47 +220,71 @@ class Launcher:
         """``{group: MD5 ranges}`` of the nodes the ring gives us."""
         return self.ring.hash_ranges(self.host)
 
-    def launch(self, context):
-        """One launcher run; returns its :class:`_Iteration`."""
-        with self.metrics.timer('DeferredActions.launch'):
-            return self._launch(context)
+    def launch(self, context, refill=False):
+        """One launcher run; returns its :class:`_Iteration`.
 
-    def _launch(self, context):
+        :param refill: a run from a worker that just freed a thread
+            (:meth:`_refill`): it launches what the last periodic run
+            read and left for want of threads, if any, without reading
+            the candidates or sending the gauges again.
+        """
+        with self.metrics.timer('DeferredActions.launch'):
+            return self._launch(context, refill)
+
+    def _next(self, context, free, refill):
+        """Ids of at most ``free`` actions to claim, the first of their
+        node each."""
+        with self._lock:
+            if refill and self._waiting:
+                ids = self._waiting[:free]
+                del self._waiting[:free]
+                return ids
+        limit = self.conf.deferred_actions.candidates_per_iteration
+        rows = objects.DeferredAction.candidates(context, limit,
+                                                 owned=self._owned())
+        # A node runs one action at a time: the others would only be
+        # claimed to be given back.
+        firsts = {}
+        for action_id, node_uuid, _group in rows:
+            firsts.setdefault(node_uuid, action_id)
+        mine = list(firsts.values())
+        with self._lock:
+            # Claims are conditional: an id another run or conductor
+            # claimed meanwhile is only skipped.
+            self._waiting = mine[free:]
+            # A full read may hide more behind what it left.
+            self._backlog = bool(self._waiting) or len(rows) >= limit
+        return mine[:free]
+
+    def _launch(self, context, refill=False):
         executor = self._executor
         with self._lock:
             self.iteration += 1
             number = self.iteration
-            free = self.pool_size - self._busy
-        claimed = {}
+            free = self._room()
+        claimed = []
         if free > 0 and executor is not None:
-            rows = objects.DeferredAction.candidates(
-                context, self.conf.deferred_actions.candidates_per_iteration,
-                owned=self._owned())
-            # A node runs one action at a time: the others would only be
-            # claimed to be given back.
-            firsts = {}
-            for action_id, node_uuid, _group in rows:
-                firsts.setdefault(node_uuid, action_id)
-            mine = list(firsts.values())
-            claimed = objects.DeferredAction.claim(context, mine[:free],
-                                                   self.host)
+            # The nodes are locked with the claim, in one transaction: a
+            # node locked by another task keeps its action waiting.
+            claimed = objects.DeferredAction.claim_and_lock(
+                context, self._next(context, free, refill), self.host)
             with self._lock:
                 self._busy += len(claimed)
-                self._backlog = len(mine) > free
         LOG.debug('Deferred actions iteration %(it)d: launching %(n)d '
                   'actions, worker pool %(pct).0f%% used',
                   {'it': number, 'n': len(claimed),
                    'pct': self.utilization()})
         report = _Iteration(number, len(claimed), self._ended)
-        for action_id, previous in claimed.items():
+        for action, previous, node in claimed:
             try:
-                executor.submit(self._run, context, action_id, previous,
+                executor.submit(self._run, context, action, previous, node,
                                 report)
             except RuntimeError:
                 # The conductor is stopping: give the action back.
-                self._give_back(context, action_id, previous)
+                self._give_back(action, previous)
                 self._finished(report, REVERTED)
-        self._send_gauges(context, len(claimed))
+        if not refill:
+            self._send_gauges(context, len(claimed))
         return report
 
     def _send_gauges(self, context, launched):
@@ -280,26 +327,23 @@ class Launcher:
             self._busy -= 1
         report.done(outcome)
 
-    def _give_back(self, context, action_id, previous):
+    def _give_back(self, action, previous):
+        """Undo the claim of an action not run, and its node's lock."""
         try:
-            objects.DeferredAction.get_by_id(
-                context, action_id).revert_claim(previous)
+            action.revert_claim(previous, release=self.host)
         except Exception:
             LOG.exception('Could not give back deferred action %s',
-                          action_id)
+                          action.uuid)
 
     # --- on a worker ---
 
-    def _run(self, context, action_id, previous, report):
+    def _run(self, context, action, previous, node, report):
         outcome = GONE
         try:
-            action = objects.DeferredAction.get_by_id(context, action_id)
-            outcome = self._execute(context, action, previous)
-        except exception.DeferredActionNotFound:
-            pass  # deleted with its node
+            outcome = self._execute(context, action, previous, node)
         except Exception:
             LOG.exception('Unexpected error running deferred action %s',
-                          action_id)
+                          action.uuid)
         finally:
             self._finished(report, outcome)
         self._refill(context)
@@ -328,8 +372,12 @@ class Launcher:
                     if (not wanted or not self._backlog
                             or self._stop_event.is_set()):
                         break
+                    with self._lock:
+                        room = self._room()
+                    if not room:
+                        break
                     try:
-                        self.launch(context)
+                        self.launch(context, refill=True)
                     except Exception:
                         LOG.exception('Could not refill the deferred '
                                       'action pool')
@@ -342,17 +390,16 @@ class Launcher:
                 if not self._refill_wanted:
                     return
 
-    def _execute(self, context, action, previous):
-        try:
-            task = self.manager.lock_node(
-                context, action.node_id,
-                'deferred action %s' % action.uuid, wait=False)
-        except exception.NodeLocked:
-            # Locked at the last moment: not the action's fault.
-            action.revert_claim(previous)
-            return REVERTED
-        except exception.NodeNotFound:
-            return GONE
+    def _execute(self, context, action, previous, node):
+        """Run a claimed action under the lock its claim took.
+
+        Its last state change releases the lock in the same transaction
+        (``release=``), unless what follows still needs the lock: the
+        report of a FAILED action, the flow of a COMPLETED one.
+        """
+        task = self.manager.lock_node(
+            context, action.node_id, 'deferred action %s' % action.uuid,
+            node=node)
         with task:
             now = obj_base.utcnow()
             if now > self._deadline(action):
@@ -369,12 +416,17 @@ class Launcher:
                             '%(node)s raised: %(exc)s',
                             {'uuid': action.uuid, 'call': action.call,
                              'node': task.node.uuid, 'exc': exc})
-                if action.retry_or_fail(exc) == da.FAILED:
+                if action.retry_or_fail(exc, release=self.host) == da.FAILED:
                     return self.failed(task, action, exc)
+                task.lock_released()
                 return da.PENDING_RETRY
             if isinstance(answer, deferred.Reschedule):
                 return self._reschedule(task, action, answer, now)
-            action.transition(da.COMPLETED, result=_result_text(answer))
+            waited = action.flow in FLOW_HANDLERS
+            action.transition(da.COMPLETED, result=_result_text(answer),
+                              release=None if waited else self.host)
+            if not waited:
+                task.lock_released()
             self.notify(task.context, action, task.node.uuid)
             LOG.debug('Deferred action %(uuid)s (%(call)s) of node %(node)s'
                       ' completed', {'uuid': action.uuid,
@@ -401,7 +453,9 @@ class Launcher:
                    else answer.retries)
         action.transition(da.RESCHEDULE, arguments=answer.arguments,
                           start_after=start_after, reschedule_count=count,
-                          retry_remaining=retries, conductor=None)
+                          retry_remaining=retries, conductor=None,
+                          release=self.host)
+        task.lock_released()
         return da.RESCHEDULE
 
     def _fail(self, task, action, error):

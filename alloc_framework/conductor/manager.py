@@ -449,7 +449,7 @@ class ConductorManager:
             stop_event=self._stop,
             on_release=None if shared else self._node_changed)
 
-    def lock_node(self, context, node_id, purpose, wait=True):
+    def lock_node(self, context, node_id, purpose, wait=True, node=None):
         """Lock a node for a task of this conductor (with its driver).
 
         For work that runs beside the RPC API (deferred actions): the
@@ -458,16 +458,18 @@ class ConductorManager:
 
         :param wait: retry a busy lock as ``[conductor]`` says; False
             raises NodeLocked at once.
+        :param node: the node, when this conductor already holds its
+            lock (see ``TaskManager``): the task adopts the lock.
         :returns: a ``TaskManager``, to use as a context manager.
         :raises: NodeLocked, NodeNotFound
         """
-        if wait:
+        if wait and node is None:
             return self._acquire(context, node_id, purpose)
         return task_manager.TaskManager(
             context, node_id, self.host, purpose=purpose,
             driver_factory=self.driver_factory, retry_attempts=0,
             retry_interval=0, stop_event=self._stop,
-            on_release=self._node_changed)
+            on_release=self._node_changed, node=node)
 
     def _node_changed(self, context, node_uuid):
         """Let the allocation backend mirror a node's change (see

@@ -34,11 +34,17 @@ class TaskManager:
     is enough for work that needs no driver, such as allocations.
     ``stop_event`` is set when the conductor stops: drivers that must
     wait for the hardware within a call wait on it, never sleep.
+
+    ``node``, when given, is a node whose lock ``host`` already holds,
+    taken in the transaction that loaded it (the deferred action
+    launcher locks the nodes of a batch of actions as it claims them,
+    ``DeferredAction.claim_and_lock``): the task adopts that lock
+    instead of taking it, and releases it as any other.
     """
 
     def __init__(self, context, node_id, host, shared=False, purpose='',
                  driver_factory=None, retry_attempts=3, retry_interval=0.2,
-                 stop_event=None, on_release=None):
+                 stop_event=None, on_release=None, node=None):
         self.context = context
         self._on_release = on_release
         self.host = host
@@ -47,10 +53,16 @@ class TaskManager:
         self.node = None
         self.driver = None
         self._locked = False
+        self._released = False
         self.stop_event = stop_event or threading.Event()
-        self._lock(node_id, retry_attempts, retry_interval, self.stop_event)
+        if node is not None and not shared:
+            self._locked = True
+            self.node_id = node_id
+        else:
+            self._lock(node_id, retry_attempts, retry_interval,
+                       self.stop_event)
         try:
-            self.node = objects.Node.get_by_id(context, node_id)
+            self.node = node or objects.Node.get_by_id(context, node_id)
             if driver_factory is not None:
                 try:
                     self.driver = driver_factory.build_driver(self.node)
@@ -82,9 +94,22 @@ class TaskManager:
                 break
         raise exception.NodeLocked(node=node_id, host=holder)
 
+    def lock_released(self):
+        """Say that the lock was released by a transaction of the task's
+        own (the one of its last change, such as
+        ``DeferredAction.transition(release=host)``): the end of the task
+        does not release it again, and still runs ``on_release``.
+        """
+        if self._locked:
+            self._locked = False
+            self._released = True
+
     def release_resources(self):
         """Release the node lock (idempotent; tolerates a deleted node)."""
         if not self._locked:
+            if self._released:
+                self._released = False
+                self._after_release()
             return
         self._locked = False
         try:
@@ -97,6 +122,9 @@ class TaskManager:
                       'during %(why)s', {'node': self.node_id,
                                          'host': self.host,
                                          'why': self.purpose})
+        self._after_release()
+
+    def _after_release(self):
         if self._on_release is not None and self.node is not None:
             try:
                 self._on_release(self.context, self.node.uuid)

@@ -16,8 +16,9 @@ opts = [
                default=8,
                min=1,
                help='Worker threads that run deferred actions. The '
-                    'launcher never starts more actions than there are '
-                    'free threads.'),
+                    'launcher claims at most this many actions more than '
+                    'there are threads: they wait in the pool\'s queue '
+                    'for the next free thread.'),
     cfg.IntOpt('candidates_per_iteration',
                default=200,
                min=1,

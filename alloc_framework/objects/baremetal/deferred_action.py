@@ -54,6 +54,7 @@ A = models.DeferredAction
 # Rows are read and written as Core statements on the table (see
 # alloc_framework.db.api): a row is a named tuple, not an ORM entity.
 _ACTIONS = A.__table__
+_NODES = models.Node.__table__
 
 
 def check_transition(action, current, new):
@@ -119,9 +120,12 @@ def node_uuids(context, node_ids):
         sa.select(N.id, N.uuid).where(N.id.in_(list(node_ids)))).all())
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def _candidates(context, now, limit, owned):
     """Launchable actions on unlocked nodes, timed first, then lazy.
+
+    A snapshot (on SQLite, without the write lock): what it reads is
+    only a list of ids to try, the claim checks each again.
 
     :param owned: ``{conductor group: MD5 ranges}`` of the nodes to
         consider, or None for every node.
@@ -177,13 +181,80 @@ def _claim(context, ids, host, now):
     return seen
 
 
-@db_api.retry_on_deadlock
+@db_api.retrying(exception_checker=lambda exc: isinstance(exc, _ClaimRaced))
 @db_api.writer
-def _transition(context, action_id, current, values):
-    return context.session.execute(
-        sa.update(A).where(A.id == action_id, A.state == current)
-        .values(**values)
-        .execution_options(synchronize_session=False)).rowcount
+def _claim_and_lock(context, ids, host, now):
+    """Lock the free nodes of the launchable actions among ``ids`` for
+    ``host`` and move those actions to RUNNING, in one transaction.
+
+    An action whose node is locked (by anyone) is left as it is.
+
+    :returns: ``(rows, nodes)``: ``{id: (state before, action row)}`` of
+        the actions claimed and ``{node id: Node}`` of their nodes.
+    """
+    if not ids:
+        return {}, {}
+    # Statements on the tables, not on the mapped classes: the ORM's
+    # handling of an UPDATE costs more than the UPDATE.
+    a, n = _ACTIONS.c, _NODES.c
+    locks = _row_locks(context)
+    # The whole rows: what the workers run.
+    query = sa.select(_ACTIONS).where(
+        a.id.in_(ids), a.state.in_(LAUNCHABLE), a.deleted_at.is_(None))
+    if locks:
+        query = query.with_for_update(skip_locked=True)
+    seen = context.session.execute(query).all()
+    query = sa.select(n.id).where(
+        n.id.in_({row.node_id for row in seen}), n.reservation.is_(None))
+    if locks:
+        query = query.with_for_update(skip_locked=True)
+    free = set(context.session.execute(query).scalars())
+    # One action per node: the lock is the node's.
+    mine = {}
+    for row in seen:
+        if row.node_id in free:
+            mine.setdefault(row.node_id, row)
+    if not mine:
+        return {}, {}
+    locked = context.session.execute(
+        sa.update(_NODES).where(n.id.in_(list(mine)),
+                                n.reservation.is_(None))
+        .values(reservation=host)).rowcount
+    if locked != len(mine):
+        raise _ClaimRaced()
+    for state in LAUNCHABLE:
+        batch = [r.id for r in mine.values() if r.state == state]
+        if not batch:
+            continue
+        result = context.session.execute(
+            sa.update(_ACTIONS).where(a.id.in_(batch), a.state == state)
+            .values(state=RUNNING, conductor=host, updated_at=now))
+        if result.rowcount != len(batch):
+            raise _ClaimRaced()
+    rows = {row.id: (row.state, row) for row in mine.values()}
+    nodes = {node.id: node for node in node_obj.Node.list(
+        context, filters={'id_in': list(mine)})}
+    return rows, nodes
+
+
+@db_api.retry_on_deadlock
+@db_api.writer.connection
+def _transition(context, action_id, current, values, release=None):
+    # Without the ORM session: many of these run per second.
+    conn = context.connection
+    a = _ACTIONS.c
+    count = conn.execute(
+        sa.update(_ACTIONS).where(a.id == action_id, a.state == current)
+        .values(**values)).rowcount
+    if count and release is not None:
+        node_id, host = release
+        n = _NODES.c
+        # Conditional: a lock broken meanwhile is not someone else's
+        # to lose (the task reports a broken lock at its end).
+        conn.execute(sa.update(_NODES)
+                     .where(n.id == node_id, n.reservation == host)
+                     .values(reservation=None))
+    return count
 
 
 @db_api.reader
@@ -206,7 +277,7 @@ def _locked_nodes(context):
                N.reservation.is_not(None))).all())
 
 
-@db_api.reader
+@db_api.snapshot_reader
 def _count_by_state(context):
     return dict(context.session.execute(
         sa.select(A.state, sa.func.count())
@@ -362,10 +433,41 @@ class DeferredAction(base.AllocObject):
         """
         return _claim(context, list(ids), host, base.utcnow())
 
-    def transition(self, new, **values):
+    @classmethod
+    def claim_and_lock(cls, context, ids, host):
+        """Lock the nodes of the launchable actions among ``ids`` for
+        ``host`` and move the actions to RUNNING, in one transaction.
+
+        What :meth:`claim` then ``ConductorManager.lock_node`` did one
+        action at a time, for a batch: an action whose node is locked
+        is left untouched (no retry spent), the others are claimed as
+        :meth:`claim` claims, exactly once among racing callers. The
+        caller's task adopts each lock (``TaskManager(node=...)``) and
+        its last state change releases it (``transition(release=)``).
+
+        :returns: ``[(action, state before the claim, node)]``, the
+            action and its node loaded in the same transaction.
+        """
+        now = base.utcnow()
+        rows, nodes = _claim_and_lock(context, list(ids), host, now)
+        claimed = []
+        for previous, row in rows.values():
+            action = cls._from_db_row(context, cls(), row)
+            # As stored by the claim.
+            action.state, action.conductor = RUNNING, host
+            action.updated_at = now
+            action.obj_reset_changes()
+            claimed.append((action, previous, nodes[row.node_id]))
+        return claimed
+
+    def transition(self, new, release=None, **values):
         """Move from the current state to ``new``, storing ``values``.
 
         The update is conditional on the state this object holds.
+
+        :param release: the host whose lock on the action's node the
+            same transaction releases (the task that ran the action
+            ends with its state change), or None.
 
         :raises: InvalidDeferredActionTransition for a move the state
             machine does not allow.
@@ -373,9 +475,9 @@ class DeferredAction(base.AllocObject):
             the one this object holds any more.
         """
         check_transition(self.uuid, self.state, new)
-        self._move(new, values)
+        self._move(new, values, release)
 
-    def retry_or_fail(self, error):
+    def retry_or_fail(self, error, release=None):
         """End a RUNNING action whose call went wrong: PENDING_RETRY,
         spending one retry, while it has any left, else FAILED.
 
@@ -383,11 +485,13 @@ class DeferredAction(base.AllocObject):
         call that raised and for an action that lost its worker alike.
 
         :param error: why (an exception or a message): the ``result``.
+        :param release: as in :meth:`transition`, for PENDING_RETRY only:
+            the report of a FAILED action still needs the node's lock.
         :returns: the new state.
         :raises: DeferredActionStateChanged, as :meth:`transition`.
         """
         if self.retry_remaining > 0:
-            self.transition(PENDING_RETRY,
+            self.transition(PENDING_RETRY, release=release,
                             retry_remaining=self.retry_remaining - 1,
                             result=str(error), conductor=None)
         else:
@@ -402,20 +506,25 @@ class DeferredAction(base.AllocObject):
         """
         self.transition(FAILED, result=str(error), conductor=None)
 
-    def revert_claim(self, previous):
+    def revert_claim(self, previous, release=None):
         """Give a RUNNING action back in ``previous`` without spending
-        anything (the node was locked at the last moment): the only move
-        outside :data:`TRANSITIONS`, undoing :meth:`claim`.
+        anything (the node was locked at the last moment, the conductor
+        is stopping): the only move outside :data:`TRANSITIONS`, undoing
+        :meth:`claim` (and with ``release``, as in :meth:`transition`,
+        :meth:`claim_and_lock`).
         """
         if self.state != RUNNING or previous not in LAUNCHABLE:
             raise exception.InvalidDeferredActionTransition(
                 action=self.uuid, current=self.state, new=previous)
-        self._move(previous, {'conductor': None})
+        self._move(previous, {'conductor': None}, release)
 
-    def _move(self, new, values):
+    def _move(self, new, values, release=None):
         values = {k: base.to_db_value(v) for k, v in values.items()}
         values.update(state=new, updated_at=base.utcnow())
-        if not _transition(self._context, self.id, self.state, values):
+        if release is not None:
+            release = (self.node_id, release)
+        if not _transition(self._context, self.id, self.state, values,
+                           release):
             raise exception.DeferredActionStateChanged(action=self.uuid,
                                                        expected=self.state)
         for key, value in values.items():

@@ -200,21 +200,35 @@ class LauncherTestCase(_LauncherBase):
         self.assertIn('timed out', got.result)
         self.assertEqual(0, self.power.calls[self.node.uuid])
 
-    def test_lock_conflict_reverts_without_spending_a_retry(self):
+    def test_lock_conflict_leaves_the_action_without_spending_a_retry(self):
+        # The node is locked between the read of the candidates and the
+        # claim: the claim, which locks the nodes, leaves the action.
         action = self._action('echo', retries=1)
-        claimed = objects.DeferredAction.claim(self.ctx, [action.id],
-                                               self.manager.host)
+        free = self._action('echo', node=self.make_node())
         objects.Node.reserve(self.ctx, self.node.id, 'someone-else')
-        running = self._get(action)
-        outcome = self.launcher._execute(self.ctx, running,
-                                         claimed[action.id])
-        self.assertEqual(deferred_actions.REVERTED, outcome)
+        claimed = objects.DeferredAction.claim_and_lock(
+            self.ctx, [action.id, free.id], self.manager.host)
+        self.assertEqual([(free.id, da.CREATED, free.node_id)],
+                         [(a.id, previous, node.id)
+                          for a, previous, node in claimed])
         got = self._get(action)
-        self.assertEqual(da.CREATED, got.state)
-        self.assertEqual(1, got.retry_remaining)
+        self.assertEqual((da.CREATED, 1, None),
+                         (got.state, got.retry_remaining, got.conductor))
+        self.assertEqual(
+            self.manager.host,
+            objects.Node.get_by_id(self.ctx, free.node_id).reservation)
+        # Given back (a stopping conductor): the claim and the lock undone.
+        self.launcher._give_back(claimed[0][0], da.CREATED)
+        self.assertEqual(da.CREATED, self._get(free).state)
+        self.assertIsNone(
+            objects.Node.get_by_id(self.ctx, free.node_id).reservation)
         objects.Node.release(self.ctx, self.node.id, 'someone-else')
         self._launch()
-        self.assertEqual(da.COMPLETED, self._get(action).state)
+        self.assertEqual([da.COMPLETED] * 2,
+                         [self._get(a).state for a in (action, free)])
+        for node_id in (self.node.id, free.node_id):
+            self.assertIsNone(
+                objects.Node.get_by_id(self.ctx, node_id).reservation)
 
     def test_locked_node_not_launched(self):
         action = self._action('echo')
@@ -223,17 +237,25 @@ class LauncherTestCase(_LauncherBase):
         self.assertEqual(da.CREATED, self._get(action).state)
 
     def test_pool_bounds_launches(self):
+        # A pool's worth of threads run; a pool's worth more wait in its
+        # queue; nothing more is claimed until the queue is empty.
         self.assertEqual(8, self.launcher.pool_size)
-        nodes = [self.make_node() for _ in range(10)]
+        nodes = [self.make_node() for _ in range(20)]
         actions = [self._action('hold', node=n) for n in nodes]
         report = self.launcher.launch(self.ctx)
-        self.assertEqual(8, report.launched)
-        test_base.wait_for(lambda: self.launcher.busy == 8, 'full pool')
+        self.assertEqual(16, report.launched)
+        test_base.wait_for(lambda: sum(self.power.calls.values()) == 8,
+                           'a full pool')
+        self.assertEqual(8, self.launcher.busy)
         self.assertEqual(0, self.launcher.launch(self.ctx).launched)
+        self.assertEqual(8, sum(self.power.calls.values()))
+        self.assertEqual(
+            {da.RUNNING: 16, da.CREATED: 4},
+            collections.Counter(self._get(a).state for a in actions))
         self.gate.opened.set()
         test_base.wait_for(lambda: self.launcher.busy == 0, 'idle')
         self._launch()
-        self.assertEqual([da.COMPLETED] * 10,
+        self.assertEqual([da.COMPLETED] * 20,
                          [self._get(a).state for a in actions])
 
     def test_only_nodes_of_this_conductor(self):
@@ -355,7 +377,7 @@ class LauncherTestCase(_LauncherBase):
         with self.db.engine.begin() as conn:
             conn.execute(sa.delete(models.DeferredAction))
         many, launched_many = self._queries_of_a_run(1000, nodes)
-        self.assertEqual(min(8, len(mine)), launched_many)
+        self.assertEqual(min(16, len(mine)), launched_many)
         self.assertEqual(few, many)
         self.assertLess(many, 12)
 
@@ -420,13 +442,9 @@ class LauncherTestCase(_LauncherBase):
             action = self._action('echo', node=node, retries=1)
             action.transition(da.RUNNING)
             action.transition(state)
-            claimed = objects.DeferredAction.claim(
-                self.ctx, [action.id], self.manager.host)
-            self.assertEqual({action.id: state}, claimed)
             objects.Node.reserve(self.ctx, node.id, 'someone-else')
-            outcome = self.launcher._execute(self.ctx, self._get(action),
-                                             state)
-            self.assertEqual(deferred_actions.REVERTED, outcome)
+            self.assertEqual([], objects.DeferredAction.claim_and_lock(
+                self.ctx, [action.id], self.manager.host))
             got = self._get(action)
             self.assertEqual((state, 1, None),
                              (got.state, got.retry_remaining, got.conductor))
@@ -856,16 +874,16 @@ class RefillTestCase(_LauncherBase):
 
     def test_backlog_runs_without_another_periodic_run(self):
         actions = [self._action('flash', node=self.make_node())
-                   for _ in range(6)]
+                   for _ in range(9)]
         report = self.launcher.launch(self.ctx)
-        self.assertEqual(2, report.launched)
+        self.assertEqual(4, report.launched)
 
         def all_completed():
             states_now = [self._get(a).state for a in actions]
             return states_now.count(da.COMPLETED) == len(actions)
         test_base.wait_for(all_completed, 'the backlog to be launched')
         test_base.wait_for(lambda: self.launcher.busy == 0, 'idle launcher')
-        self.assertEqual(6, sum(self.power.calls.values()))
+        self.assertEqual(9, sum(self.power.calls.values()))
 
     def test_a_refill_asked_for_during_a_refill_is_not_lost(self):
         # An action the refill launched can end, and ask for a refill,
@@ -875,7 +893,7 @@ class RefillTestCase(_LauncherBase):
         launcher = self.launcher
         launches = []
 
-        def launch(context):
+        def launch(context, refill=False):
             launches.append(threading.current_thread().name)
             if len(launches) == 1:
                 # The launched action ends on another worker meanwhile.
@@ -896,7 +914,7 @@ class RefillTestCase(_LauncherBase):
     def test_no_refill_without_the_periodic(self):
         self.config(launcher_interval=0, group='deferred_actions')
         actions = [self._action('flash', node=self.make_node())
-                   for _ in range(4)]
+                   for _ in range(6)]
         self._launch()
         done = [self._get(a).state for a in actions].count(da.COMPLETED)
-        self.assertEqual(2, done)
+        self.assertEqual(4, done)

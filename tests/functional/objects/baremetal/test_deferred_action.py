@@ -277,3 +277,56 @@ class TestClaimRace(base.DBTestCase):
         self.assertEqual({a.id: 1 for a in actions}, dict(claims))
         self.assertEqual({da.RUNNING: 60},
                          objects.DeferredAction.count_by_state(ctx))
+
+    def test_each_action_claimed_once_with_its_node_locked(self):
+        # claim_and_lock: the node of each claimed action is locked by
+        # the winner in the same transaction, so two actions of a node
+        # never run at once, and the last state change gives it back.
+        ctx = f.admin_context()
+        nodes = [f.make_node(ctx) for _ in range(10)]
+        actions = [_new(ctx, nodes[i % 10]) for i in range(60)]
+        claims = collections.Counter()
+        running = set()
+        lock = threading.Lock()
+        errors = []
+        start = threading.Barrier(4)
+
+        def conductor(host):
+            try:
+                start.wait()
+                while True:
+                    rows = objects.DeferredAction.candidates(ctx, 25)
+                    if not rows:
+                        with lock:
+                            if not running:
+                                return
+                        continue
+                    won = objects.DeferredAction.claim_and_lock(
+                        ctx, [r[0] for r in rows], host)
+                    for action, previous, node in won:
+                        self.assertEqual((da.CREATED, host, action.node_id),
+                                         (previous, node.reservation,
+                                          node.id))
+                        with lock:
+                            self.assertNotIn(node.id, running)
+                            running.add(node.id)
+                            claims[action.id] += 1
+                    for action, _previous, node in won:
+                        with lock:
+                            running.discard(node.id)
+                        action.transition(da.COMPLETED, release=host)
+            except Exception as exc:  # reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=conductor, args=('c%d' % i,))
+                   for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual([], errors)
+        self.assertEqual({a.id: 1 for a in actions}, dict(claims))
+        self.assertEqual({da.COMPLETED: 60},
+                         objects.DeferredAction.count_by_state(ctx))
+        self.assertEqual([None] * 10, [
+            objects.Node.get_by_id(ctx, n.id).reservation for n in nodes])
