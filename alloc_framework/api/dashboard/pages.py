@@ -317,5 +317,12 @@ def _drift(page, after):
     backend = page.app.placement_backend
     trees = bm.node_provider_trees(ctx, [n.uuid for n in nodes],
                                    backend.node_trait)
-    return DriftPage(placement_drift.providers_drift(backend, nodes, trees),
-                     nodes[-1].uuid if more else None, len(nodes))
+    try:
+        rows = placement_drift.providers_drift(backend, nodes, trees)
+    except common_exc.DriverLoadError as exc:
+        # The nodes' shapes come from their hardware types: a type this
+        # process cannot load (a conductor would not start either) leaves
+        # nothing to compare with.
+        raise page.error(503, 'The nodes cannot be compared with their '
+                              'providers: %s' % exc)
+    return DriftPage(rows, nodes[-1].uuid if more else None, len(nodes))

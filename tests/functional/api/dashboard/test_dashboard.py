@@ -493,6 +493,22 @@ class TestBareMetal(DashboardTestCase):
         self.page('/dashboard/trouble/drift?after=' + allocation.uuid,
                   status=400)
 
+    def test_drift_with_a_hardware_type_that_cannot_load(self):
+        node = factories.make_node(factories.admin_context(), name='n1')
+        # A node with a provider: its tree is described by its type.
+        self.assertEqual(200, self.request(
+            'POST', '/resource_providers',
+            json={'name': 'n1', 'uuid': node.uuid}).status_int)
+        self.request('PUT', '/traits/CUSTOM_ALLOC_FRAMEWORK_NODE')
+        self.assertEqual(200, self.request(
+            'PUT', '/resource_providers/%s/traits' % node.uuid,
+            json={'resource_provider_generation': 0,
+                  'traits': ['CUSTOM_ALLOC_FRAMEWORK_NODE']}).status_int)
+        self.config(enabled_hardware_types=['fake-hardware', 'nosuch'])
+        resp = self.page('/dashboard/trouble/drift', status=503)
+        self.assertIn('The nodes cannot be compared with their providers: '
+                      'Plugin &#34;nosuch&#34;', resp.text)
+
     def test_foreign_claims(self):
         ctx = factories.admin_context()
         node = factories.make_node(ctx, name='n1')
