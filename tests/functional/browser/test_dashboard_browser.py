@@ -236,6 +236,18 @@ class DashboardBrowserTestCase(base.TestCase):
         self.driver.save_screenshot(os.path.join(self.artifacts,
                                                  name + '.png'))
 
+    def follow(self, element):
+        """Click ``element`` (a link, a form's button) and wait for the
+        page it leads to: reading the page right after the click could
+        read the one it replaces."""
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support import expected_conditions
+        from selenium.webdriver.support import ui
+        old = self.driver.find_element(By.TAG_NAME, 'html')
+        element.click()
+        ui.WebDriverWait(self.driver, 60).until(
+            expected_conditions.staleness_of(old))
+
     def text(self, selector):
         from selenium.webdriver.common.by import By
         return self.driver.find_element(By.CSS_SELECTOR, selector).text
@@ -283,7 +295,7 @@ class DashboardBrowserTestCase(base.TestCase):
         names = [a.text for a in self.find('a.provider')]
         self.assertIn('node-0', names)
         self.assertIn('host-1', names)
-        self.driver.find_element(By.LINK_TEXT, 'host-1').click()
+        self.follow(self.driver.find_element(By.LINK_TEXT, 'host-1'))
         self.assertIn(self.host, self.text('h1'))
         child = self.driver.find_element(By.ID, 'rp-' + self.numa)
         pool = self.driver.find_element(By.ID, 'rp-' + self.pool)
@@ -299,14 +311,15 @@ class DashboardBrowserTestCase(base.TestCase):
         box = svg.find_element(By.ID, 'svg-' + self.numa)
         self.assertIn('host-1-numa0', box.find_element(
             By.CSS_SELECTOR, 'title').get_attribute('textContent'))
-        box.find_element(By.CSS_SELECTOR, 'rect.box').click()
+        self.follow(box.find_element(By.CSS_SELECTOR, 'rect.box'))
         self.assertIn(self.numa, self.text('h1'))
         self.assertNoCSPViolation()
         self.assertIn('current', self.driver.find_element(
             By.ID, 'svg-' + self.numa).get_attribute('class'))
         self.driver.back()
-        self.driver.find_element(By.ID, 'rp-' + self.numa).find_element(
-            By.LINK_TEXT, 'host-1-numa0').click()
+        self.follow(self.driver.find_element(
+            By.ID, 'rp-' + self.numa).find_element(By.LINK_TEXT,
+                                                   'host-1-numa0'))
         self.assertIn(self.numa, self.text('h1'))
         # The node's provider: its allocation is the consumer.
         allocation = self.baremetal('/v1/allocations/web-0')
@@ -319,8 +332,8 @@ class DashboardBrowserTestCase(base.TestCase):
         field.send_keys('VCPU:2,DISK_GB:50')
         self.driver.find_element(By.NAME, 'required').send_keys(
             'HW_CPU_X86_AVX2')
-        self.driver.find_element(By.CSS_SELECTOR,
-                                 'form.fits button').click()
+        self.follow(self.driver.find_element(By.CSS_SELECTOR,
+                                             'form.fits button'))
         self.assertEqual('1 candidate', self.text('#result'))
         self.assertIn('disk-pool', self.text('ol.candidates'))
         self.screenshot('fits')
@@ -333,8 +346,8 @@ class DashboardBrowserTestCase(base.TestCase):
         field = self.driver.find_element(By.NAME, 'resources')
         field.clear()
         field.send_keys('VCPU:64')
-        self.driver.find_element(By.CSS_SELECTOR,
-                                 'form.fits button').click()
+        self.follow(self.driver.find_element(By.CSS_SELECTOR,
+                                             'form.fits button'))
         self.assertEqual('Nothing fits', self.text('#result'))
         steps = self.find('table.explanation tbody tr')
         self.assertTrue(steps)
@@ -371,8 +384,8 @@ class DashboardBrowserTestCase(base.TestCase):
         self.open('/dashboard/providers')
         field = self.driver.find_element(By.NAME, 'name')
         field.send_keys('"><script>document.title="owned"</script>')
-        self.driver.find_element(By.CSS_SELECTOR,
-                                 'form.search button').click()
+        self.follow(self.driver.find_element(By.CSS_SELECTOR,
+                                             'form.search button'))
         self.assertNotEqual('owned', self.driver.title)
         self.assertIn('No provider matches', self.text('main'))
         self.open('/dashboard/fits?resources=%3Cscript%3E')
