@@ -348,6 +348,28 @@ class Allocation(BASE):
     used = sa.Column(sa.Integer, nullable=False)
 
 
+class OverCapacityMark(BASE):
+    """A provider's class whose inventory was last written below its usage.
+
+    Claims are checked against capacity, so a provider can only be over
+    capacity of a class after its inventory of that class shrank below
+    what is allocated from it (or a reshape left it so). The inventory
+    writers keep one row per such (provider, class); the readers of
+    "providers over capacity" re-check only these rows against the
+    allocations, instead of grouping every allocation. A row whose
+    allocations have gone since is harmless (re-checked, not counted)
+    and goes at the next inventory write of its provider. Claims never
+    touch this table.
+    """
+
+    __tablename__ = 'over_capacity_marks'
+    __table_args__ = (TABLE_ARGS,)
+    resource_provider_id = sa.Column(sa.Integer, primary_key=True,
+                                     nullable=False, autoincrement=False)
+    resource_class_id = sa.Column(sa.Integer, primary_key=True,
+                                  nullable=False, autoincrement=False)
+
+
 class Project(BASE):
     __tablename__ = 'projects'
     __table_args__ = (
