@@ -225,12 +225,23 @@ class OverCapacityMarksTestCase(base.PlacementDBTestCase):
                                  Inv('VCPU', 4))
         self.allocate(bare, 'DISK_GB', 3)
         engine = self.db.engine
+
+        def stamp(revision):
+            with engine.begin() as conn:
+                conn.exec_driver_sql(
+                    "UPDATE alembic_version SET version_num = '%s'"
+                    % revision)
+
+        def restore():
+            MARK_TBL.create(engine, checkfirst=True)
+            stamp(migration.head())
+
         with engine.begin() as conn:
             conn.exec_driver_sql('DROP TABLE over_capacity_marks')
-            conn.exec_driver_sql("UPDATE alembic_version SET "
-                                 "version_num = '0012'")
-        self.addCleanup(migration.upgrade, 'head', engine=engine)
-        migration.upgrade('head', engine=engine)
+        stamp('0012')
+        self.addCleanup(restore)
+        migration.upgrade('0013', engine=engine)
+        restore()
         marked = {(rp_id, attribute_cache.rc_name(self.context, rc))
                   for rp_id, rc in self.marks()}
         # The full one is marked too (a margin of one unit): re-checked,
