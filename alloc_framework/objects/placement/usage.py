@@ -171,21 +171,27 @@ def _over_capacity_select(*columns, provider=True, rp_id=None,
     provider has no inventory of counts against a capacity of 0: see
     :func:`over_capacity_providers`.
     """
-    usage = sa.select(
-        _ALLOC_TBL.c.resource_provider_id,
-        _ALLOC_TBL.c.resource_class_id,
-        sa.func.sum(_ALLOC_TBL.c.used).label('used'),
-    )
     if rp_id is None:
-        usage = usage.select_from(_MARK_TBL.join(_ALLOC_TBL, sa.and_(
+        # Each mark's usage summed by a sub-select correlated with it (an
+        # index look-up per mark), so that every database starts from the
+        # few marks: joined and grouped, SQLite scanned every allocation.
+        used = sa.select(sa.func.sum(_ALLOC_TBL.c.used)).where(
             _ALLOC_TBL.c.resource_provider_id ==
             _MARK_TBL.c.resource_provider_id,
             _ALLOC_TBL.c.resource_class_id ==
-            _MARK_TBL.c.resource_class_id)))
+            _MARK_TBL.c.resource_class_id).scalar_subquery()
+        usage = sa.select(
+            _MARK_TBL.c.resource_provider_id,
+            _MARK_TBL.c.resource_class_id,
+            used.label('used')).subquery('usage')
     else:
-        usage = usage.where(_ALLOC_TBL.c.resource_provider_id == rp_id)
-    usage = usage.group_by(_ALLOC_TBL.c.resource_provider_id,
-                           _ALLOC_TBL.c.resource_class_id).subquery('usage')
+        usage = sa.select(
+            _ALLOC_TBL.c.resource_provider_id,
+            _ALLOC_TBL.c.resource_class_id,
+            sa.func.sum(_ALLOC_TBL.c.used).label('used'),
+        ).where(_ALLOC_TBL.c.resource_provider_id == rp_id).group_by(
+            _ALLOC_TBL.c.resource_provider_id,
+            _ALLOC_TBL.c.resource_class_id).subquery('usage')
     source = usage
     if provider:
         source = source.join(
@@ -231,15 +237,14 @@ def count_over_capacity_providers(context):
     query and one row, whose cost follows the number of marked pairs (see
     the module docstring), not that of providers or allocations.
     """
-    # The providers whose id is among the over-capacity rows (a semi-join)
-    # rather than a join of every grouped usage to its provider and a
-    # count of distinct ids: the same number (the id is the key, and
-    # allocations of a provider that is gone count in neither), without
-    # building a hash of every provider.
+    # The over-capacity rows are few (those of the marked pairs): driven
+    # from them, each joins its provider by key. (A semi-join of every
+    # provider against them, "id IN (...)", made SQLite scan every
+    # provider.) A provider that is gone counts nowhere.
+    rows = _over_capacity_select(
+        _RP_TBL.c.id.label('rp_id')).subquery('over')
     return int(context.session.execute(
-        sa.select(sa.func.count()).select_from(_RP_TBL)
-        .where(_RP_TBL.c.id.in_(
-            _over_capacity_select(provider=False)))).scalar())
+        sa.select(sa.func.count(sa.distinct(rows.c.rp_id)))).scalar())
 
 
 @db_api.reader
