@@ -6,7 +6,7 @@
     .venv/bin/python benchmarks/dashboard_bench.py --db postgresql \\
         --sizes 10000,100000
 
-For each size N it re-creates the database ``bench_dashboard``, syncs
+For each size N it re-creates the database ``--db-name``, syncs
 the schema (``alloc-manage db sync``), starts ``alloc-placement-api``
 (one process, noauth) on loopback, fills Placement's tables with the
 topology of ``placement_bench.py`` (its ``Topology`` and ``populate``:
@@ -16,9 +16,14 @@ resource classes over four provision states (some in maintenance), a
 node allocation per deployed node, allocations in ``allocating`` and
 ``error``, deferred actions in every state and one conductor. It then
 claims ``--claims`` allocations through ``PUT /allocations`` so that
-usage is not zero, and times every page of the dashboard over HTTP
-(p50, p99, max of ``--reps`` requests after a warm-up), flagging a page
-whose p50 is above ``--budget-ms`` (300). See benchmarks/README.md.
+usage is not zero; with ``--bulk-allocations``, it also gives every
+flat provider a consumer of its own (VCPU and MEMORY_MB: two allocation
+rows per flat provider, as a busy cloud has) by bulk SQL, and shrinks
+the inventory of ``--over-capacity`` providers below their usage through
+the API. It then times every page of the dashboard and the Placement
+API's ``/metrics`` over HTTP (p50, p99, max of ``--reps`` requests after
+a warm-up), flagging a page whose p50 is above ``--budget-ms`` (300).
+See benchmarks/README.md.
 """
 
 import argparse
@@ -140,6 +145,80 @@ def mirror_nodes(client, url, count):
     return len(nodes)
 
 
+def populate_allocations(url, topo):
+    """One consumer per flat provider, using VCPU:2 and MEMORY_MB:4096 of
+    it, inserted in bulk (capacity is not exceeded: 16 VCPU and 64 GiB).
+
+    :returns: ``(allocation rows, seconds)``.
+    """
+    start = time.perf_counter()
+    engine = sa.create_engine(url)
+    meta = sa.MetaData()
+    meta.reflect(engine, only=['resource_providers', 'resource_classes',
+                               'projects', 'users', 'consumers',
+                               'consumer_types', 'allocations'])
+    t = meta.tables
+    count = 0
+    with engine.begin() as conn:
+        rcs = dict(conn.execute(sa.select(
+            t['resource_classes'].c.name, t['resource_classes'].c.id)).all())
+        project_id = conn.execute(t['projects'].insert().values(
+            external_id='bench-bulk-project')).inserted_primary_key[0]
+        user_id = conn.execute(t['users'].insert().values(
+            external_id='bench-bulk-user')).inserted_primary_key[0]
+        type_id = conn.execute(sa.select(t['consumer_types'].c.id).where(
+            t['consumer_types'].c.name == 'INSTANCE')).scalar()
+        rp_ids = dict(conn.execute(
+            sa.select(t['resource_providers'].c.name,
+                      t['resource_providers'].c.id)
+            .where(t['resource_providers'].c.name.like('flat%'))).all())
+        consumers, allocations = [], []
+
+        def flush():
+            if consumers:
+                conn.execute(t['consumers'].insert(), consumers)
+                conn.execute(t['allocations'].insert(), allocations)
+            del consumers[:], allocations[:]
+
+        for i in range(topo.flat):
+            consumer = str(uuid.uuid4())
+            consumers.append({
+                'uuid': consumer, 'project_id': project_id,
+                'user_id': user_id, 'generation': 1,
+                'consumer_type_id': type_id})
+            rp_id = rp_ids['flat%d' % i]
+            for rc, used in (('VCPU', 2), ('MEMORY_MB', 4096)):
+                allocations.append({
+                    'resource_provider_id': rp_id,
+                    'resource_class_id': rcs[rc], 'consumer_id': consumer,
+                    'used': used})
+                count += 1
+            if len(consumers) >= 5000:
+                flush()
+        flush()
+    if engine.dialect.name == 'postgresql':
+        with engine.connect().execution_options(
+                isolation_level='AUTOCOMMIT') as conn:
+            conn.exec_driver_sql('VACUUM ANALYZE')
+    elif engine.dialect.name == 'mysql':
+        with engine.connect() as conn:
+            conn.exec_driver_sql('ANALYZE TABLE allocations, consumers')
+    engine.dispose()
+    return count, time.perf_counter() - start
+
+
+def shrink(client, topo, count):
+    """Put ``count`` flat providers over capacity of VCPU through the API
+    (an inventory written below its usage, as an operator may)."""
+    step = max(1, topo.flat // max(1, count))
+    for i in range(count):
+        rp = pb.name_uuid('flat%d' % ((i * step + step // 2) % topo.flat))
+        code, body = client.call('GET', '/resource_providers/%s' % rp)
+        client.expect('PUT', '/resource_providers/%s/inventories/VCPU' % rp,
+                      {'resource_provider_generation': body['generation'],
+                       'total': 1, 'max_unit': 1}, status=(200,))
+
+
 def claim(client, topo, count):
     """``count`` consumers on flat providers, through the API."""
     step = max(1, topo.flat // max(1, count))
@@ -190,6 +269,7 @@ def pages(topo):
         ('maintenance', '/dashboard/trouble/maintenance'),
         ('claims', '/dashboard/trouble/claims'),
         ('drift', '/dashboard/trouble/drift'),
+        ('metrics', '/metrics'),
     ]
 
 
@@ -208,7 +288,7 @@ def time_page(client, path, args):
 
 def run_size(args, size, workdir):
     topo = pb.Topology(size)
-    url = pb.recreate_database(args.db, 'bench_dashboard', workdir)
+    url = pb.recreate_database(args.db, args.db_name, workdir)
     server = pb.make_servers(args, workdir, {'ours': url})[0]
     server.start()
     try:
@@ -217,11 +297,20 @@ def run_size(args, size, workdir):
         seconds = pb.populate(url, topo)
         nodes, bm_seconds = populate_baremetal(url, topo)
         mirrored = mirror_nodes(client, url, args.mirrored)
+        rows = 0
+        if args.bulk_allocations:
+            rows, alloc_seconds = populate_allocations(url, topo)
+            seconds += alloc_seconds
         claim(client, topo, args.claims)
+        rows += 2 * args.claims
+        if args.bulk_allocations:
+            shrink(client, topo, args.over_capacity)
         print('\n%d providers (%d flat), %d nodes (%d with a provider), '
-              'filled in %.1f s; %d consumers'
-              % (topo.total, topo.flat, nodes, mirrored,
-                 seconds + bm_seconds, args.claims), flush=True)
+              'filled in %.1f s; %d allocation rows; load %s' % (
+                  topo.total, topo.flat, nodes, mirrored,
+                  seconds + bm_seconds, rows,
+                  ' '.join('%.1f' % x for x in os.getloadavg())),
+              flush=True)
         print('%-18s %9s %9s %9s' % ('page', 'p50 ms', 'p99 ms', 'max ms'))
         slow = []
         for label, path in pages(topo):
@@ -250,12 +339,20 @@ def parse_args(argv):
     parser.add_argument('--sizes', default='10000',
                         type=lambda s: [int(x) for x in s.split(',')],
                         help='Numbers of flat providers (comma-separated).')
+    parser.add_argument('--db-name', default='bench_dashboard',
+                        help='The database (re-created) or SQLite file.')
     parser.add_argument('--reps', type=int, default=10)
     parser.add_argument('--warmup', type=int, default=2)
     parser.add_argument('--claims', type=int, default=1000)
     parser.add_argument('--mirrored', type=int, default=200,
                         help='nodes given a provider (the drift list '
                         'compares their trees)')
+    parser.add_argument('--bulk-allocations', action='store_true',
+                        help='One consumer (two allocation rows) per flat '
+                             'provider, by bulk SQL.')
+    parser.add_argument('--over-capacity', type=int, default=10,
+                        help='With --bulk-allocations: providers put over '
+                             'capacity through the API.')
     parser.add_argument('--budget-ms', type=float, default=300)
     parser.add_argument('--workdir')
     args = parser.parse_args(argv)

@@ -8,6 +8,9 @@ A class that is allocated cannot be removed. It may shrink below what is
 allocated from it, as in upstream Placement: the provider is then *over
 capacity* for that class (a WARNING says so once the change commits) and
 no new allocation of the class fits on it until enough allocations go.
+Every writer then marks the provider's classes over capacity
+(:func:`usage.mark_over_capacity`), so that the readers of "providers
+over capacity" need not group every allocation.
 """
 
 import math
@@ -20,6 +23,7 @@ from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import exception
 from alloc_framework.objects.placement import resource_provider as rp_obj
+from alloc_framework.objects.placement import usage as usage_obj
 
 LOG = logging.getLogger(__name__)
 INV_TBL = models.Inventory.__table__
@@ -182,9 +186,10 @@ def set_inventories(context, rp, inventories, check_usage=True):
     whose new capacity is below its usage is accepted with a warning (see
     the module docstring).
 
-    :param check_usage: false skips the usage checks and the warning: the
-        interim inventory of a reshape, whose allocations move in the same
-        transaction before the final inventory is checked.
+    :param check_usage: false skips the usage checks, the warning and
+        the marks of the classes over capacity: the interim inventory of
+        a reshape, whose allocations move in the same transaction before
+        the final inventory is checked (and marked).
     :raises ResourceClassNotFound: an unknown resource class.
     :raises ResourceProviderConcurrentUpdateDetected: stale generation.
     :raises InventoryInUse: a removed class is allocated (unless
@@ -214,6 +219,8 @@ def set_inventories(context, rp, inventories, check_usage=True):
             context.session.execute(INV_TBL.insert().values(
                 resource_provider_id=rp.id, resource_class_id=rc_id,
                 **_values(inv)))
+    if check_usage:
+        usage_obj.mark_over_capacity(context, rp.id)
     return get_all_by_resource_provider(context, rp)
 
 
@@ -234,6 +241,7 @@ def add_inventory(context, rp, inv):
     context.session.execute(INV_TBL.insert().values(
         resource_provider_id=rp.id, resource_class_id=rc_id,
         **_values(inv)))
+    usage_obj.mark_over_capacity(context, rp.id)
     return _from_row(context, _row(context, rp, rc_id))
 
 
@@ -261,6 +269,7 @@ def update_inventory(context, rp, inv):
     context.session.execute(INV_TBL.update().where(
         INV_TBL.c.resource_provider_id == rp.id,
         INV_TBL.c.resource_class_id == rc_id).values(**_values(inv)))
+    usage_obj.mark_over_capacity(context, rp.id)
     return _from_row(context, _row(context, rp, rc_id))
 
 
@@ -289,6 +298,7 @@ def delete_inventory(context, rp, resource_class):
     context.session.execute(INV_TBL.delete().where(
         INV_TBL.c.resource_provider_id == rp.id,
         INV_TBL.c.resource_class_id == rc_id))
+    usage_obj.mark_over_capacity(context, rp.id)
 
 
 def _row(context, rp, rc_id):

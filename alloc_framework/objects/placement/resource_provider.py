@@ -25,6 +25,7 @@ INV_TBL = models.Inventory.__table__
 ALLOC_TBL = models.Allocation.__table__
 RP_TRAIT_TBL = models.ResourceProviderTrait.__table__
 RP_AGG_TBL = models.ResourceProviderAggregate.__table__
+MARK_TBL = models.OverCapacityMark.__table__
 
 # Marks "argument not given" where None is a meaningful value (un-parent).
 _UNSET = object()
@@ -358,7 +359,8 @@ def _apply_new_parent(context, mine, parent):
 
 @db_api.writer
 def destroy(context, rp):
-    """Delete ``rp`` with its inventories, traits and aggregate links.
+    """Delete ``rp`` with its inventories, traits, aggregate links and
+    over-capacity marks.
 
     :raises ResourceProviderNotFound: no such provider.
     :raises CannotDeleteParentResourceProvider: it has children.
@@ -379,7 +381,7 @@ def destroy(context, rp):
         raise exception.CannotDeleteParentResourceProvider()
     if has_allocations(context, rp_id):
         raise exception.ResourceProviderInUse()
-    for table in (INV_TBL, RP_TRAIT_TBL, RP_AGG_TBL):
+    for table in (INV_TBL, RP_TRAIT_TBL, RP_AGG_TBL, MARK_TBL):
         context.session.execute(table.delete().where(
             table.c.resource_provider_id == rp_id))
     # A root points at itself; clear that before deleting the row so that

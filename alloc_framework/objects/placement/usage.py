@@ -5,6 +5,22 @@ and per project and optionally user (``GET /usages``), the latter grouped
 by consumer type from microversion 1.38. Besides, the providers whose
 usage exceeds their capacity (:func:`over_capacity_providers`, and how
 many they are: :func:`count_over_capacity_providers`).
+
+Over capacity, cheaply. Claims are checked against capacity, so a
+provider only goes over capacity of a class when its inventory of the
+class is written below what is allocated from it (which upstream
+Placement allows) or a reshape leaves it so. Every inventory writer
+calls :func:`mark_over_capacity` for its provider in its transaction,
+which keeps the ``over_capacity_marks`` rows of the provider's classes
+over capacity at that moment; the readers re-check only the marked
+pairs against their allocations, never grouping every allocation. A
+claim does not touch the marks (no row written by every claim, which
+would serialise them): a claim cannot push a pair over capacity, and
+the usage that goes away with a deleted allocation is seen at read
+time (a mark whose pair fits again counts nowhere, and goes at the next
+inventory write of its provider). Allocation rows written by hand,
+outside the service, are seen once their provider's inventory is next
+written (the migration that made the marks marked every pair then).
 """
 
 import collections
@@ -21,6 +37,7 @@ from alloc_framework.objects.placement import exception
 _ALLOC_TBL = models.Allocation.__table__
 _CONSUMER_TBL = models.Consumer.__table__
 _INV_TBL = models.Inventory.__table__
+_MARK_TBL = models.OverCapacityMark.__table__
 _PROJECT_TBL = models.Project.__table__
 _RP_TBL = models.ResourceProvider.__table__
 _TYPE_TBL = models.ConsumerType.__table__
@@ -140,29 +157,49 @@ def get_by_consumer_type(context, project_id, user_id=None,
     return dict(result)
 
 
-def _over_capacity_select(*columns, provider=True):
+def _over_capacity_select(*columns, provider=True, rp_id=None,
+                          with_class=False):
     """The rows (provider, class) whose usage exceeds the capacity.
 
-    ``columns`` are selected besides the class id and the usage (columns
-    of the provider and inventory tables); with ``provider=False`` only
-    the provider id is selected, and the providers' table is not joined
-    (the caller checks that the provider exists). A class the provider
-    has no inventory of counts against a capacity of 0: see
+    Only the marked pairs are summed (see the module docstring), or with
+    ``rp_id`` every class allocated from that one provider. ``columns``
+    are selected besides the class id and the usage (columns of the
+    provider and inventory tables); with ``provider=False`` only the
+    provider id (and the class id, ``with_class``) is selected, and the
+    providers' table is not joined (the caller checks that the provider
+    exists). A class the
+    provider has no inventory of counts against a capacity of 0: see
     :func:`over_capacity_providers`.
     """
-    usage = sa.select(
-        _ALLOC_TBL.c.resource_provider_id,
-        _ALLOC_TBL.c.resource_class_id,
-        sa.func.sum(_ALLOC_TBL.c.used).label('used'),
-    ).group_by(_ALLOC_TBL.c.resource_provider_id,
-               _ALLOC_TBL.c.resource_class_id).subquery('usage')
+    if rp_id is None:
+        # Each mark's usage summed by a sub-select correlated with it (an
+        # index look-up per mark), so that every database starts from the
+        # few marks: joined and grouped, SQLite scanned every allocation.
+        used = sa.select(sa.func.sum(_ALLOC_TBL.c.used)).where(
+            _ALLOC_TBL.c.resource_provider_id ==
+            _MARK_TBL.c.resource_provider_id,
+            _ALLOC_TBL.c.resource_class_id ==
+            _MARK_TBL.c.resource_class_id).scalar_subquery()
+        usage = sa.select(
+            _MARK_TBL.c.resource_provider_id,
+            _MARK_TBL.c.resource_class_id,
+            used.label('used')).subquery('usage')
+    else:
+        usage = sa.select(
+            _ALLOC_TBL.c.resource_provider_id,
+            _ALLOC_TBL.c.resource_class_id,
+            sa.func.sum(_ALLOC_TBL.c.used).label('used'),
+        ).where(_ALLOC_TBL.c.resource_provider_id == rp_id).group_by(
+            _ALLOC_TBL.c.resource_provider_id,
+            _ALLOC_TBL.c.resource_class_id).subquery('usage')
     source = usage
     if provider:
         source = source.join(
             _RP_TBL, _RP_TBL.c.id == usage.c.resource_provider_id)
         selected = (usage.c.resource_class_id, usage.c.used) + columns
     else:
-        selected = (usage.c.resource_provider_id,)
+        selected = (usage.c.resource_provider_id,) + (
+            (usage.c.resource_class_id,) if with_class else ())
     return (
         sa.select(*selected)
         .select_from(source.outerjoin(_INV_TBL, sa.and_(
@@ -173,22 +210,41 @@ def _over_capacity_select(*columns, provider=True):
             preds.over_capacity(_INV_TBL, usage.c.used))))
 
 
+@db_api.writer
+def mark_over_capacity(context, rp_id):
+    """Mark the classes of provider ``rp_id`` that are over capacity now,
+    and only those (two statements).
+
+    Called by every inventory writer of the provider, in its
+    transaction, after the inventories are written and after the
+    provider's generation was swapped (which holds off the claims on the
+    provider until the commit). The rule is the readers' own, on the
+    rows as stored, so that a pair they would count is always marked.
+    """
+    context.session.execute(_MARK_TBL.delete().where(
+        _MARK_TBL.c.resource_provider_id == rp_id))
+    context.session.execute(_MARK_TBL.insert().from_select(
+        ['resource_provider_id', 'resource_class_id'],
+        _over_capacity_select(provider=False, rp_id=rp_id,
+                              with_class=True)))
+
+
 @db_api.reader
 def count_over_capacity_providers(context):
     """How many providers are over capacity in at least one class.
 
     The same rule as :func:`over_capacity_providers`, counted in SQL: one
-    query and one row, whatever the number of providers.
+    query and one row, whose cost follows the number of marked pairs (see
+    the module docstring), not that of providers or allocations.
     """
-    # The providers whose id is among the over-capacity rows (a semi-join)
-    # rather than a join of every grouped usage to its provider and a
-    # count of distinct ids: the same number (the id is the key, and
-    # allocations of a provider that is gone count in neither), without
-    # building a hash of every provider.
+    # The over-capacity rows are few (those of the marked pairs): driven
+    # from them, each joins its provider by key. (A semi-join of every
+    # provider against them, "id IN (...)", made SQLite scan every
+    # provider.) A provider that is gone counts nowhere.
+    rows = _over_capacity_select(
+        _RP_TBL.c.id.label('rp_id')).subquery('over')
     return int(context.session.execute(
-        sa.select(sa.func.count()).select_from(_RP_TBL)
-        .where(_RP_TBL.c.id.in_(
-            _over_capacity_select(provider=False)))).scalar())
+        sa.select(sa.func.count(sa.distinct(rows.c.rp_id)))).scalar())
 
 
 @db_api.reader
@@ -203,7 +259,8 @@ def over_capacity_providers(context):
     the API refuses, so only damaged data has them) count against a
     capacity of 0.
 
-    One query, whatever the number of providers.
+    One query over the marked pairs (see the module docstring), whatever
+    the number of providers and allocations.
 
     :returns: list of :class:`OverCapacity` tuples ``(provider_uuid,
         provider_name, resource_class, used, capacity)``, ordered by

