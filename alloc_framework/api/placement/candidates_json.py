@@ -118,31 +118,26 @@ class AnswerEncoder:
         """
         pending = ['{"allocation_requests": [']
         size = 0
-        separator = ''
-        for candidate in candidates:
-            text = self.allocation_request(candidate)
-            pending.append(separator + text)
-            separator = ', '
-            size += len(text)
-            if size >= CHUNK:
-                if check is not None:
-                    check()
-                yield ''.join(pending)
-                pending = []
-                size = 0
+
+        def members(items, encode):
+            # Each item's text after the last, in chunks of about CHUNK.
+            nonlocal pending, size
+            separator = ''
+            for item in items:
+                text = encode(item)
+                pending.append(separator + text)
+                separator = ', '
+                size += len(text)
+                if size >= CHUNK:
+                    if check is not None:
+                        check()
+                    yield ''.join(pending)
+                    pending = []
+                    size = 0
+
+        yield from members(candidates, self.allocation_request)
         pending.append('], "provider_summaries": {')
-        separator = ''
-        for rp in providers:
-            text = self.provider_summary(rp)
-            pending.append(separator + text)
-            separator = ', '
-            size += len(text)
-            if size >= CHUNK:
-                if check is not None:
-                    check()
-                yield ''.join(pending)
-                pending = []
-                size = 0
+        yield from members(providers, self.provider_summary)
         pending.append('}')
         for name, value in extra:
             pending.append(', %s: %s' % (_text(name), value))

@@ -21,6 +21,17 @@ def _new(ctx, node, **kw):
     return action
 
 
+def _run_conductors(conductor, count):
+    """Run ``conductor(host)`` in ``count`` threads (hosts c0, c1...) and
+    wait for them."""
+    threads = [threading.Thread(target=conductor, args=('c%d' % i,))
+               for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 class TestCreate(base.DBTestCase):
 
     def setUp(self):
@@ -267,12 +278,7 @@ class TestClaimRace(base.DBTestCase):
             except Exception as exc:  # reported below
                 errors.append(exc)
 
-        threads = [threading.Thread(target=conductor, args=('c%d' % i,))
-                   for i in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        _run_conductors(conductor, 4)
         self.assertEqual([], errors)
         self.assertEqual({a.id: 1 for a in actions}, dict(claims))
         self.assertEqual({da.RUNNING: 60},
@@ -318,12 +324,7 @@ class TestClaimRace(base.DBTestCase):
             except Exception as exc:  # reported below
                 errors.append(exc)
 
-        threads = [threading.Thread(target=conductor, args=('c%d' % i,))
-                   for i in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        _run_conductors(conductor, 4)
         self.assertEqual([], errors)
         self.assertEqual({a.id: 1 for a in actions}, dict(claims))
         self.assertEqual({da.COMPLETED: 60},
