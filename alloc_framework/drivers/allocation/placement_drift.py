@@ -119,9 +119,7 @@ def find(context, backend, node_filter=None, provider_filter=None):
     for node_uuid, node in sorted(nodes.items()):
         allocation = active.get(node.id)
         if node_uuid not in providers:
-            found.append(Drift(MISSING_PROVIDER, node_uuid,
-                               'node %s has no provider' % _name(node),
-                               node, None))
+            found.append(provider_drift(backend, node, None))
             if allocation is not None:
                 found.append(_missing_claim(node, allocation))
             continue
