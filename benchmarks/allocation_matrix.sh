@@ -8,11 +8,16 @@
 #
 # A step is one of:
 #   ours KIND WORKERS NODES CLIENTS [DURATION]
+#   ours_placement KIND WORKERS NODES CLIENTS [DURATION]
 #   upstream KIND NODES CLIENTS [DURATION]
 # KIND is mysql, postgresql or sqlite; CLIENTS a comma separated list.
 # WORKERS is the number of alloc-server processes ([DEFAULT]server_workers),
 # optionally followed by x and the API threads of each ([api]api_workers,
-# default 2): "3x1" is three processes of one API thread each.
+# default 2): "3x1" is three processes of one API thread each; "default"
+# writes none of these options nor [conductor]workers_pool_size (the
+# configuration a deployer gets without tuning). ours_placement is ours
+# with [allocation]backend = placement (the server's in-process
+# Placement, on the same database) instead of the database backend.
 #
 # Environment:
 #   ALLOC_BIN     directory with alloc-server and alloc-manage
@@ -20,6 +25,7 @@
 #   IRONIC_VENV   virtualenv with ironic installed (default /tmp/ironic-venv;
 #                 see benchmarks/README.md); upstream steps are skipped
 #                 without it
+#   OURS_PORT, UPSTREAM_PORT  ports of the two servers (6385, 6386)
 #   OUT           directory for configs, logs and results (default
 #                 /tmp/alloc-matrix)
 #   MYSQL_URL_HOST, PG_URL_HOST  database servers (default 127.0.0.1,
@@ -35,8 +41,8 @@ IRONIC_VENV=${IRONIC_VENV:-/tmp/ironic-venv}
 OUT=${OUT:-/tmp/alloc-matrix}
 MYSQL_HOST=${MYSQL_URL_HOST:-127.0.0.1}
 PG_HOST=${PG_URL_HOST:-127.0.0.1}
-OURS_PORT=6385
-UPSTREAM_PORT=6386
+OURS_PORT=${OURS_PORT:-6385}
+UPSTREAM_PORT=${UPSTREAM_PORT:-6386}
 mkdir -p "$OUT"
 
 log() { echo "$(date +%H:%M:%S) $*" | tee -a "$OUT/progress.log"; }
@@ -88,24 +94,36 @@ bench() {  # TAG PORT NODES CLIENTS DURATION EXTRA...
     log "done $tag (exit $?)"
 }
 
-ours() {  # KIND WORKERS NODES CLIENTS [DURATION]
+ours() {  # KIND WORKERS NODES CLIENTS [DURATION] [BACKEND]
     local kind=$1 workers=${2%x*} nodes=$3 clients=$4 duration=${5:-}
-    local threads=2 tag="ours-$kind-w$2-n$nodes"
+    local backend=${6:-database} threads=2 tag
+    local processes="" api_threads="" pool=""
+    case $backend in
+        database) tag="ours-$kind-w$2-n$nodes" ;;
+        *) tag="ours$backend-$kind-w$2-n$nodes" ;;
+    esac
     case $2 in *x*) threads=${2#*x} ;; esac
+    if [ "$2" != default ]; then
+        processes="server_workers = $workers"
+        api_threads="api_workers = $threads"
+        pool="workers_pool_size = 32"
+    fi
     stop_servers
     fresh_db "$kind" alloc_bench
     cat > "$OUT/ours-$kind.conf" <<CONF
 [DEFAULT]
 host = bench
 state_path = $OUT/state
-server_workers = $workers
-[database]
-connection = $(db_url "$kind" alloc_bench)
-[conductor]
-workers_pool_size = 32
+$processes
 [api]
 port = $OURS_PORT
-api_workers = $threads
+$api_threads
+[conductor]
+$pool
+[database]
+connection = $(db_url "$kind" alloc_bench)
+[allocation]
+backend = $backend
 CONF
     if [ "$kind" != sqlite ]; then
         "$ALLOC_BIN/alloc-manage" --config-file "$OUT/ours-$kind.conf" \
@@ -114,6 +132,10 @@ CONF
     (cd "$OUT" && "$ALLOC_BIN/alloc-server" --config-file "$OUT/ours-$kind.conf" \
         > "$OUT/server-$tag.log" 2>&1 &)
     wait_up $OURS_PORT && bench "$tag" $OURS_PORT "$nodes" "$clients" "$duration"
+}
+
+ours_placement() {  # KIND WORKERS NODES CLIENTS [DURATION]
+    ours "$1" "$2" "$3" "$4" "${5:-}" placement
 }
 
 upstream() {  # KIND NODES CLIENTS [DURATION]
