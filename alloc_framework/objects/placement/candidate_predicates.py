@@ -52,13 +52,16 @@ def fits(inv, used, amount):
     The amount must fit in what is left of the capacity,
     ``(total - reserved) * allocation_ratio``, and be acceptable as one
     allocation (``min_unit``, ``max_unit``, ``step_size``).
-    :func:`can_take` is the same rule on loaded values.
+    :func:`can_take` is the same rule on loaded values. ``amount`` may
+    be an integer parameter (a statement built once).
     """
+    if not isinstance(amount, sa.ColumnElement):
+        amount = sa.literal(amount, sa.Integer)
     return sa.and_(
         used + amount <= capacity_of(inv),
         inv.c.min_unit <= amount,
         inv.c.max_unit >= amount,
-        sa.literal(amount, sa.Integer) % inv.c.step_size == 0)
+        amount % inv.c.step_size == 0)
 
 
 def capacity_of(inv):
@@ -139,10 +142,13 @@ def with_traits(ids):
 
 def root_has_traits(trait_ids):
     """Condition: the provider of the outer ``RP_TBL`` row has one of
-    ``trait_ids`` (an EXISTS correlated with it)."""
+    ``trait_ids`` (an EXISTS correlated with it); ``trait_ids`` may be
+    an expanding parameter (a statement built once)."""
+    if not isinstance(trait_ids, sa.BindParameter):
+        trait_ids = sorted(trait_ids)
     return sa.select(sa.literal(1)).where(
         RP_TRAIT_TBL.c.resource_provider_id == RP_TBL.c.id,
-        RP_TRAIT_TBL.c.trait_id.in_(sorted(trait_ids))).exists()
+        RP_TRAIT_TBL.c.trait_id.in_(trait_ids)).exists()
 
 
 def trait_ids(context, groups, wide):
