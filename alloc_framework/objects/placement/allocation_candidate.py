@@ -469,7 +469,7 @@ class _Sharing:
             params['amount_%d' % i] = amount
         with_room = {pair: set() for pair in pairs}
         for row in context.session.execute(
-                _sharing_select(per_row, len(pairs)), params):
+                _sharing_select(per_row, len(pairs)), params).all():
             share_id, root_id, agg_id, has_inventory = row[:4]
             self.root_of[share_id] = root_id
             self._any_inventory = self._any_inventory or bool(has_inventory)
@@ -620,14 +620,14 @@ class _RootQuery:
     def window(self, context, after, upto, limit):
         """Up to ``limit`` candidate root ids in ``(after, upto]``."""
         params = dict(self.params, after=after, upto=upto, chunk=limit)
-        return [row[0] for row in context.session.execute(
-            _root_select(self.shape, 'window'), params)]
+        return context.session.execute(
+            _root_select(self.shape, 'window'), params).scalars().all()
 
     def among(self, context, ids):
         """The candidate root ids among ``ids``."""
         params = dict(self.params, roots=sorted(ids))
-        return [row[0] for row in context.session.execute(
-            _root_select(self.shape, 'among'), params)]
+        return context.session.execute(
+            _root_select(self.shape, 'among'), params).scalars().all()
 
 
 @functools.lru_cache(maxsize=_SHAPES_KEPT)
@@ -786,15 +786,20 @@ def _driver(context, smallest, sharing, groups):
 
 
 def _driver_roots(context, driver, after, until, count):
-    """Up to ``count`` (None: all) root ids in ``(after, until]``, in
-    order, of the trees with a provider whose inventory of the driving
-    class can take the amount (or with one of the driving traits), or in
-    an aggregate of a sharing provider that can: index ranges of the
-    (few) inventories, traits and aggregate members concerned, the root
-    of each found by a look-up of its provider. Usages are left to the
-    query of the roots, which checks them for these roots only."""
+    """Up to ``count`` (None: all) root ids in ``(after, until]`` (either
+    None: no bound on that side), in order, of the trees with a provider
+    whose inventory of the driving class can take the amount (or with
+    one of the driving traits), or in an aggregate of a sharing provider
+    that can: index ranges of the (few) inventories, traits and
+    aggregate members concerned, the root of each found by a look-up of
+    its provider. Usages are left to the query of the roots, which
+    checks them for these roots only."""
     what, aggs = driver
-    params = {'after': after, 'until': until}
+    params = {}
+    if after is not None:
+        params['after'] = after
+    if until is not None:
+        params['until'] = until
     if what[0] == 'class':
         params['rc'], params['amount'] = what[1:]
     else:
@@ -803,19 +808,20 @@ def _driver_roots(context, driver, after, until, count):
         params['aggs'] = sorted(aggs)
     if count is not None:
         params['count'] = count
-    return [row[0] for row in context.session.execute(
+    return context.session.execute(
         _driver_select(_is_postgresql(context), what[0], bool(aggs),
-                       count is not None), params)]
+                       after is not None, until is not None,
+                       count is not None), params).scalars().all()
 
 
 @functools.lru_cache(maxsize=_SHAPES_KEPT)
-def _driver_select(per_row, kind, shared, limited):
+def _driver_select(per_row, kind, shared, above, below, limited):
     """SELECT of :func:`_driver_roots`, built once per shape: the roots
     of the inventories of class ``rc`` able to take ``amount`` (``kind``
     ``'class'``) or of the providers with one of the ``traits``
     (``'traits'``), and with ``shared``, of the members of the
-    aggregates ``aggs``; in ``(after, until]``, at most ``count`` when
-    ``limited``."""
+    aggregates ``aggs``; above ``after`` and at most ``until`` (when
+    ``above`` and ``below``), at most ``count`` when ``limited``."""
     inv = MEMBER_INV
     mine = MEMBER_AGG
 
@@ -843,9 +849,11 @@ def _driver_select(per_row, kind, shared, limited):
     # OFFSET 0: each root is looked up once, not again in the filter.
     roots = (sa.union(*parts) if len(parts) > 1
              else parts[0].distinct()).offset(0).subquery('roots')
-    query = sa.select(roots.c.root_id).where(
-        roots.c.root_id > _int_param('after'),
-        roots.c.root_id <= _int_param('until')).order_by(roots.c.root_id)
+    query = sa.select(roots.c.root_id).order_by(roots.c.root_id)
+    if above:
+        query = query.where(roots.c.root_id > _int_param('after'))
+    if below:
+        query = query.where(roots.c.root_id <= _int_param('until'))
     if limited:
         query = query.limit(_int_param('count'))
     return query
@@ -1136,6 +1144,9 @@ def _chunk_size(limit):
     return max(_MIN_CHUNK, min(_MAX_CHUNK, 2 * limit))
 
 
+_ID_RANGE = sa.select(sa.func.min(RP_TBL.c.id), sa.func.max(RP_TBL.c.id))
+
+
 def _root_ids(context, query, limit, randomize, driver=None):
     """Candidate root ids in id order (from a random start, wrapping
     around, when ``randomize``), in chunks.
@@ -1152,16 +1163,19 @@ def _root_ids(context, query, limit, randomize, driver=None):
     the roots without it are never looked at.
     """
     chunk = _chunk_size(limit)
-    low, high = context.session.execute(
-        sa.select(sa.func.min(RP_TBL.c.id), sa.func.max(RP_TBL.c.id))
-    ).first()
-    if low is None:
-        return
-    if randomize:
-        start = random.randint(low, high)
-        ranges = [(start - 1, high), (low - 1, start - 1)]
+    if driver is not None and not randomize:
+        # The driving roots are read in order from the first: the range
+        # of ids is not needed (one statement less).
+        ranges = [(None, None)]
     else:
-        ranges = [(low - 1, high)]
+        low, high = context.session.execute(_ID_RANGE).first()
+        if low is None:
+            return
+        if randomize:
+            start = random.randint(low, high)
+            ranges = [(start - 1, high), (low - 1, start - 1)]
+        else:
+            ranges = [(low - 1, high)]
     window = 4 * chunk
     if driver is not None:
         # The first read of the driving roots takes up to
