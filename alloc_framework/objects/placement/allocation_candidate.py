@@ -35,6 +35,7 @@ module decides only how to look.
 """
 
 import collections
+import functools
 import itertools
 import random
 import threading
@@ -269,6 +270,36 @@ def _in(context, column, ids):
     return _in_ids(column, ids, _is_postgresql(context))
 
 
+# The statements of the search are built once per shape (the number of
+# classes, groups, filters... of a request, and the database) and kept,
+# their values named parameters given at execution: building a select()
+# and computing its cache key cost more CPU time than the rest of a
+# limited request's SQL. The shapes a deployment sees are few; this many
+# of each kind are kept.
+_SHAPES_KEPT = 256
+
+
+def _int_param(name):
+    """A named integer parameter of a statement built once."""
+    return sa.bindparam(name, type_=sa.Integer)
+
+
+def _ids_param(name, per_row):
+    """A named parameter holding a list of ids (see :func:`_in_param`)."""
+    if per_row:
+        return sa.bindparam(name, type_=_INT_ARRAY)
+    return sa.bindparam(name, type_=sa.Integer, expanding=True)
+
+
+def _in_param(column, name, per_row):
+    """:func:`_in_ids` of a statement built once: ``column`` is in the
+    ids the parameter ``name`` holds at execution (a sorted list)."""
+    param = _ids_param(name, per_row)
+    if per_row:
+        return column == sa.any_(param)
+    return column.in_(param)
+
+
 def _per_root(select, per_row):
     """Whether the sub-select correlated with the outer row (a root, a
     sharing provider) finds a row.
@@ -328,13 +359,13 @@ def _tree_has_room(rc_id, amount, per_row):
 
 def _anchored_to(agg_ids, per_row):
     """A provider of the tree of the outer root is in one of the
-    aggregates ``agg_ids``."""
+    aggregates of the parameter ``agg_ids``."""
     member = MEMBER
     mine = MEMBER_AGG
     return _per_root(sa.select(sa.literal(1)).select_from(
         member.join(mine, mine.c.resource_provider_id == member.c.id)
     ).where(member.c.root_provider_id == RP_TBL.c.id,
-            _in_ids(mine.c.aggregate_id, agg_ids, per_row)), per_row)
+            _in_param(mine.c.aggregate_id, agg_ids, per_row)), per_row)
 
 
 def _tree_has_member(condition, per_row):
@@ -345,20 +376,22 @@ def _tree_has_member(condition, per_row):
 
 
 def _member_in(agg_ids, per_row):
-    """Condition: the ``MEMBER`` provider is in one of ``agg_ids``."""
+    """Condition: the ``MEMBER`` provider is in one of the aggregates of
+    the parameter ``agg_ids``."""
     return sa.select(sa.literal(1)).where(
         MEMBER_AGG.c.resource_provider_id == MEMBER.c.id,
-        _in_ids(MEMBER_AGG.c.aggregate_id, agg_ids, per_row)).exists()
+        _in_param(MEMBER_AGG.c.aggregate_id, agg_ids, per_row)).exists()
 
 
 def _member_has_trait(trait_ids, per_row):
-    """Condition: the ``MEMBER`` provider has one of ``trait_ids``."""
+    """Condition: the ``MEMBER`` provider has one of the traits of the
+    parameter ``trait_ids``."""
     return sa.select(sa.literal(1)).where(
         MEMBER_TRAIT.c.resource_provider_id == MEMBER.c.id,
-        _in_ids(MEMBER_TRAIT.c.trait_id, trait_ids, per_row)).exists()
+        _in_param(MEMBER_TRAIT.c.trait_id, trait_ids, per_row)).exists()
 
 
-def _group_filters(context, groups, sharing, per_row):
+def _group_filters(context, groups, sharing):
     """Conditions on the outer root for the aggregates and traits of the
     groups: necessary ones only, the search checks every provider.
 
@@ -372,6 +405,13 @@ def _group_filters(context, groups, sharing, per_row):
     to a sharing provider with room for a class of the group, which may
     be the one. A group without resources may take no provider at all:
     it adds no condition.
+
+    :returns: the conditions, each ``(kind, ids, shared)``: a provider
+        of the tree is in one of the aggregates ``ids`` (``'in'``), has
+        one of the traits ``ids`` (``'has'``) or lacks them all
+        (``'lacks'``), or a provider of the tree is in one of the
+        aggregates ``shared`` (sorted tuples of ids) of sharing
+        providers with room; see :func:`_root_select`.
     """
     conditions = {}
     for group in groups:
@@ -389,18 +429,7 @@ def _group_filters(context, groups, sharing, per_row):
                 sharing.aggregates_with_room(context, rc_id, amount) or ())
         for kind, ids in wanted:
             conditions[kind, tuple(sorted(ids)), tuple(sorted(shared))] = None
-    for kind, ids, shared in conditions:
-        if kind == 'in':
-            found = _tree_has_member(_member_in(ids, per_row), per_row)
-        elif kind == 'has':
-            found = _tree_has_member(_member_has_trait(ids, per_row),
-                                     per_row)
-        else:
-            found = _tree_has_member(~_member_has_trait(ids, per_row),
-                                     per_row)
-        if shared:
-            found = sa.or_(found, _anchored_to(shared, per_row))
-        yield found
+    return list(conditions)
 
 
 class _Sharing:
@@ -434,33 +463,13 @@ class _Sharing:
         if self.trait_id is None:
             return
         pairs = sorted(pairs)
-        rp_id = SHARE_TRAIT.c.resource_provider_id
-        columns = [rp_id, RP_TBL.c.root_provider_id]
-        if per_row:
-            # A LATERAL look-up per sharing provider: a join would scan
-            # every aggregate membership. OFFSET 0 keeps PostgreSQL from
-            # flattening it into a join.
-            aggs = sa.select(SHARE_AGG.c.aggregate_id).where(
-                SHARE_AGG.c.resource_provider_id == rp_id
-            ).offset(0).lateral('share_aggs')
-            members = SHARE_TRAIT.join(
-                RP_TBL, RP_TBL.c.id == rp_id).outerjoin(aggs, sa.true())
-        else:
-            aggs = SHARE_AGG
-            members = _LeftFirst(
-                SHARE_TRAIT, RP_TBL, RP_TBL.c.id == rp_id).outerjoin(
-                    aggs, aggs.c.resource_provider_id == rp_id)
-        columns.append(aggs.c.aggregate_id)
-        columns.append(_per_root(sa.select(sa.literal(1)).where(
-            SHARE_INV.c.resource_provider_id == rp_id), per_row))
-        for rc_id, amount in pairs:
-            columns.append(_per_root(sa.select(sa.literal(1)).where(
-                SHARE_INV.c.resource_provider_id == rp_id,
-                preds.room(SHARE_INV, rc_id, amount)), per_row))
+        params = {'trait_id': self.trait_id}
+        for i, (rc_id, amount) in enumerate(pairs):
+            params['rc_%d' % i] = rc_id
+            params['amount_%d' % i] = amount
         with_room = {pair: set() for pair in pairs}
         for row in context.session.execute(
-                sa.select(*columns).select_from(members)
-                .where(SHARE_TRAIT.c.trait_id == self.trait_id)):
+                _sharing_select(per_row, len(pairs)), params).all():
             share_id, root_id, agg_id, has_inventory = row[:4]
             self.root_of[share_id] = root_id
             self._any_inventory = self._any_inventory or bool(has_inventory)
@@ -502,6 +511,41 @@ class _Sharing:
         return self._with_room[key]
 
 
+@functools.lru_cache(maxsize=_SHAPES_KEPT)
+def _sharing_select(per_row, classes):
+    """SELECT of the rows of :class:`_Sharing`: per sharing provider (the
+    parameter ``trait_id``) and aggregate, its root, whether it has an
+    inventory and, for each of ``classes`` pairs of parameters ``rc_N``
+    and ``amount_N``, whether it has room for it. Built once per
+    shape."""
+    rp_id = SHARE_TRAIT.c.resource_provider_id
+    columns = [rp_id, RP_TBL.c.root_provider_id]
+    if per_row:
+        # A LATERAL look-up per sharing provider: a join would scan
+        # every aggregate membership. OFFSET 0 keeps PostgreSQL from
+        # flattening it into a join.
+        aggs = sa.select(SHARE_AGG.c.aggregate_id).where(
+            SHARE_AGG.c.resource_provider_id == rp_id
+        ).offset(0).lateral('share_aggs')
+        members = SHARE_TRAIT.join(
+            RP_TBL, RP_TBL.c.id == rp_id).outerjoin(aggs, sa.true())
+    else:
+        aggs = SHARE_AGG
+        members = _LeftFirst(
+            SHARE_TRAIT, RP_TBL, RP_TBL.c.id == rp_id).outerjoin(
+                aggs, aggs.c.resource_provider_id == rp_id)
+    columns.append(aggs.c.aggregate_id)
+    columns.append(_per_root(sa.select(sa.literal(1)).where(
+        SHARE_INV.c.resource_provider_id == rp_id), per_row))
+    for i in range(classes):
+        columns.append(_per_root(sa.select(sa.literal(1)).where(
+            SHARE_INV.c.resource_provider_id == rp_id,
+            preds.room(SHARE_INV, _int_param('rc_%d' % i),
+                       _int_param('amount_%d' % i))), per_row))
+    return sa.select(*columns).select_from(members).where(
+        SHARE_TRAIT.c.trait_id == _int_param('trait_id'))
+
+
 def _smallest(groups):
     """``{rc_id: smallest amount}`` any group asks of the class."""
     smallest = {}
@@ -513,7 +557,8 @@ def _smallest(groups):
 
 def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
                 per_row, check_room=True):
-    """SELECT of candidate root ids (necessary conditions only).
+    """The query of candidate root ids (necessary conditions only), a
+    :class:`_RootQuery`.
 
     Every condition is a sub-select correlated with the root, so that a
     database scanning the roots in id order stops at the LIMIT the
@@ -524,31 +569,113 @@ def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
     (the costliest conditions: a usage sum per root and class), which
     the search checks anyway when it generates the candidates of a tree.
     """
-    query = sa.select(RP_TBL.c.id).where(
-        RP_TBL.c.id == RP_TBL.c.root_provider_id)
+    params = {}
+    rooms = []
     smallest = _smallest(groups) if check_room else {}
-    for rc_id, amount in sorted(smallest.items()):
-        room = _tree_has_room(rc_id, amount, per_row)
+    for i, (rc_id, amount) in enumerate(sorted(smallest.items())):
+        params['rc_%d' % i] = rc_id
+        params['amount_%d' % i] = amount
         aggs = sharing.aggregates_with_room(context, rc_id, amount)
         if aggs:
             # Or a provider of the tree is in an aggregate of a sharing
             # provider with room (those were found once, above).
-            room = sa.or_(room, _anchored_to(aggs, per_row))
-        query = query.where(room)
+            params['room_aggs_%d' % i] = list(aggs)
+        rooms.append(bool(aggs))
+    in_tree = []
     if not sharing or (len(in_tree_roots) == 1 and
                        all(g.in_tree_root is not None for g in groups)):
         # Without sharing providers every group is served by the tree of
         # the candidate; with them too when every group names one tree.
-        for root_id in in_tree_roots:
-            query = query.where(RP_TBL.c.id == root_id)
-    for condition in _group_filters(context, groups, sharing, per_row):
-        query = query.where(condition)
-    for name in sorted(wide.root_required):
-        query = query.where(preds.root_has_traits([trait_ids[name]]))
+        in_tree = sorted(in_tree_roots)
+    for i, root_id in enumerate(in_tree):
+        params['in_tree_%d' % i] = root_id
+    filters = []
+    for i, (kind, ids, shared) in enumerate(
+            _group_filters(context, groups, sharing)):
+        params['filter_%d' % i] = list(ids)
+        if shared:
+            params['filter_shared_%d' % i] = list(shared)
+        filters.append((kind, bool(shared)))
+    required = sorted(wide.root_required)
+    for i, name in enumerate(required):
+        params['root_required_%d' % i] = [trait_ids[name]]
     if wide.root_forbidden:
-        query = query.where(~preds.root_has_traits(
-            trait_ids[n] for n in wide.root_forbidden))
-    return query
+        params['root_forbidden'] = sorted(
+            trait_ids[n] for n in wide.root_forbidden)
+    shape = (per_row, tuple(rooms), len(in_tree), tuple(filters),
+             len(required),
+             bool(wide.root_forbidden))
+    return _RootQuery(shape, params)
+
+
+class _RootQuery:
+    """The query of candidate root ids of one request: the shape of its
+    statements (see :func:`_root_select`) and the values of their
+    parameters."""
+
+    def __init__(self, shape, params):
+        self.shape = shape
+        self.params = params
+
+    def window(self, context, after, upto, limit):
+        """Up to ``limit`` candidate root ids in ``(after, upto]``."""
+        params = dict(self.params, after=after, upto=upto, chunk=limit)
+        return context.session.execute(
+            _root_select(self.shape, 'window'), params).scalars().all()
+
+    def among(self, context, ids):
+        """The candidate root ids among ``ids``."""
+        params = dict(self.params, roots=sorted(ids))
+        return context.session.execute(
+            _root_select(self.shape, 'among'), params).scalars().all()
+
+
+@functools.lru_cache(maxsize=_SHAPES_KEPT)
+def _root_select(shape, variant):
+    """SELECT of candidate root ids for a ``shape`` of
+    :func:`_root_query`, either in a window of ids (``variant``
+    ``'window'``: parameters ``after``, ``upto`` and ``chunk``, the
+    LIMIT) or among given ids (``'among'``: parameter ``roots``), in id
+    order. Built once per shape; the values are those of
+    :attr:`_RootQuery.params`."""
+    per_row, rooms, in_tree, filters, required, forbidden = shape
+    query = sa.select(RP_TBL.c.id).where(
+        RP_TBL.c.id == RP_TBL.c.root_provider_id)
+    for i, shared in enumerate(rooms):
+        room = _tree_has_room(_int_param('rc_%d' % i),
+                              _int_param('amount_%d' % i), per_row)
+        if shared:
+            room = sa.or_(room, _anchored_to('room_aggs_%d' % i, per_row))
+        query = query.where(room)
+    for i in range(in_tree):
+        query = query.where(RP_TBL.c.id == _int_param('in_tree_%d' % i))
+    for i, (kind, shared) in enumerate(filters):
+        ids = 'filter_%d' % i
+        if kind == 'in':
+            found = _tree_has_member(_member_in(ids, per_row), per_row)
+        elif kind == 'has':
+            found = _tree_has_member(_member_has_trait(ids, per_row),
+                                     per_row)
+        else:
+            found = _tree_has_member(~_member_has_trait(ids, per_row),
+                                     per_row)
+        if shared:
+            found = sa.or_(found, _anchored_to('filter_shared_%d' % i,
+                                               per_row))
+        query = query.where(found)
+    for i in range(required):
+        query = query.where(preds.root_has_traits(sa.bindparam(
+            'root_required_%d' % i, type_=sa.Integer, expanding=True)))
+    if forbidden:
+        query = query.where(~preds.root_has_traits(sa.bindparam(
+            'root_forbidden', type_=sa.Integer, expanding=True)))
+    if variant == 'window':
+        return query.where(
+            RP_TBL.c.id > _int_param('after'),
+            RP_TBL.c.id <= _int_param('upto'),
+        ).order_by(RP_TBL.c.id).limit(_int_param('chunk'))
+    return query.where(_in_param(RP_TBL.c.id, 'roots', per_row)).order_by(
+        RP_TBL.c.id)
 
 
 class ClassCounts:
@@ -659,15 +786,42 @@ def _driver(context, smallest, sharing, groups):
 
 
 def _driver_roots(context, driver, after, until, count):
-    """Up to ``count`` (None: all) root ids in ``(after, until]``, in
-    order, of the trees with a provider whose inventory of the driving
-    class can take the amount (or with one of the driving traits), or in
-    an aggregate of a sharing provider that can: index ranges of the
-    (few) inventories, traits and aggregate members concerned, the root
-    of each found by a look-up of its provider. Usages are left to the
-    query of the roots, which checks them for these roots only."""
+    """Up to ``count`` (None: all) root ids in ``(after, until]`` (either
+    None: no bound on that side), in order, of the trees with a provider
+    whose inventory of the driving class can take the amount (or with
+    one of the driving traits), or in an aggregate of a sharing provider
+    that can: index ranges of the (few) inventories, traits and
+    aggregate members concerned, the root of each found by a look-up of
+    its provider. Usages are left to the query of the roots, which
+    checks them for these roots only."""
     what, aggs = driver
-    per_row = _is_postgresql(context)
+    params = {}
+    if after is not None:
+        params['after'] = after
+    if until is not None:
+        params['until'] = until
+    if what[0] == 'class':
+        params['rc'], params['amount'] = what[1:]
+    else:
+        params['traits'] = sorted(what[1])
+    if aggs:
+        params['aggs'] = sorted(aggs)
+    if count is not None:
+        params['count'] = count
+    return context.session.execute(
+        _driver_select(_is_postgresql(context), what[0], bool(aggs),
+                       after is not None, until is not None,
+                       count is not None), params).scalars().all()
+
+
+@functools.lru_cache(maxsize=_SHAPES_KEPT)
+def _driver_select(per_row, kind, shared, above, below, limited):
+    """SELECT of :func:`_driver_roots`, built once per shape: the roots
+    of the inventories of class ``rc`` able to take ``amount`` (``kind``
+    ``'class'``) or of the providers with one of the ``traits``
+    (``'traits'``), and with ``shared``, of the members of the
+    aggregates ``aggs``; above ``after`` and at most ``until`` (when
+    ``above`` and ``below``), at most ``count`` when ``limited``."""
     inv = MEMBER_INV
     mine = MEMBER_AGG
 
@@ -678,27 +832,31 @@ def _driver_roots(context, driver, after, until, count):
         return sa.select(MEMBER.c.root_provider_id).where(
             MEMBER.c.id == provider_id).scalar_subquery().label('root_id')
 
-    if what[0] == 'class':
-        _kind, rc_id, amount = what
+    if kind == 'class':
+        amount = _int_param('amount')
         parts = [sa.select(root_of(inv.c.resource_provider_id)).where(
-            inv.c.resource_class_id == rc_id,
+            inv.c.resource_class_id == _int_param('rc'),
             inv.c.max_unit >= amount, inv.c.min_unit <= amount,
-            amount <= (inv.c.total - inv.c.reserved) *
-            inv.c.allocation_ratio)]
+            (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio >=
+            amount)]
     else:
         trait = MEMBER_TRAIT
         parts = [sa.select(root_of(trait.c.resource_provider_id)).where(
-            _in_ids(trait.c.trait_id, what[1], per_row))]
-    if aggs:
+            _in_param(trait.c.trait_id, 'traits', per_row))]
+    if shared:
         parts.append(sa.select(root_of(mine.c.resource_provider_id)).where(
-            _in_ids(mine.c.aggregate_id, aggs, per_row)))
+            _in_param(mine.c.aggregate_id, 'aggs', per_row)))
     # OFFSET 0: each root is looked up once, not again in the filter.
     roots = (sa.union(*parts) if len(parts) > 1
              else parts[0].distinct()).offset(0).subquery('roots')
-    return [row[0] for row in context.session.execute(
-        sa.select(roots.c.root_id)
-        .where(roots.c.root_id > after, roots.c.root_id <= until)
-        .order_by(roots.c.root_id).limit(count))]
+    query = sa.select(roots.c.root_id).order_by(roots.c.root_id)
+    if above:
+        query = query.where(roots.c.root_id > _int_param('after'))
+    if below:
+        query = query.where(roots.c.root_id <= _int_param('until'))
+    if limited:
+        query = query.limit(_int_param('count'))
+    return query
 
 
 def _used(inv):
@@ -986,6 +1144,9 @@ def _chunk_size(limit):
     return max(_MIN_CHUNK, min(_MAX_CHUNK, 2 * limit))
 
 
+_ID_RANGE = sa.select(sa.func.min(RP_TBL.c.id), sa.func.max(RP_TBL.c.id))
+
+
 def _root_ids(context, query, limit, randomize, driver=None):
     """Candidate root ids in id order (from a random start, wrapping
     around, when ``randomize``), in chunks.
@@ -1002,16 +1163,19 @@ def _root_ids(context, query, limit, randomize, driver=None):
     the roots without it are never looked at.
     """
     chunk = _chunk_size(limit)
-    low, high = context.session.execute(
-        sa.select(sa.func.min(RP_TBL.c.id), sa.func.max(RP_TBL.c.id))
-    ).first()
-    if low is None:
-        return
-    if randomize:
-        start = random.randint(low, high)
-        ranges = [(start - 1, high), (low - 1, start - 1)]
+    if driver is not None and not randomize:
+        # The driving roots are read in order from the first: the range
+        # of ids is not needed (one statement less).
+        ranges = [(None, None)]
     else:
-        ranges = [(low - 1, high)]
+        low, high = context.session.execute(_ID_RANGE).first()
+        if low is None:
+            return
+        if randomize:
+            start = random.randint(low, high)
+            ranges = [(start - 1, high), (low - 1, start - 1)]
+        else:
+            ranges = [(low - 1, high)]
     window = 4 * chunk
     if driver is not None:
         # The first read of the driving roots takes up to
@@ -1028,9 +1192,7 @@ def _root_ids(context, query, limit, randomize, driver=None):
             complete = len(pending) < first
             while pending:
                 batch, pending = pending[:window], pending[window:]
-                ids = [row.id for row in context.session.execute(
-                    query.where(_in(context, RP_TBL.c.id, batch))
-                    .order_by(RP_TBL.c.id))]
+                ids = query.among(context, batch)
                 for start in range(0, len(ids), chunk):
                     yield ids[start:start + chunk]
                 if len(ids) < chunk:
@@ -1045,9 +1207,7 @@ def _root_ids(context, query, limit, randomize, driver=None):
         last = after
         while last < until:
             upper = min(until, last + window)
-            ids = [row.id for row in context.session.execute(
-                query.where(RP_TBL.c.id > last, RP_TBL.c.id <= upper)
-                .order_by(RP_TBL.c.id).limit(chunk))]
+            ids = query.window(context, last, upper, chunk)
             if ids:
                 yield ids
             if len(ids) == chunk:

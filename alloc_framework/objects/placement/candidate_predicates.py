@@ -52,13 +52,16 @@ def fits(inv, used, amount):
     The amount must fit in what is left of the capacity,
     ``(total - reserved) * allocation_ratio``, and be acceptable as one
     allocation (``min_unit``, ``max_unit``, ``step_size``).
-    :func:`can_take` is the same rule on loaded values.
+    :func:`can_take` is the same rule on loaded values. ``amount`` may
+    be an integer parameter (a statement built once).
     """
+    if not isinstance(amount, sa.ColumnElement):
+        amount = sa.literal(amount, sa.Integer)
     return sa.and_(
         used + amount <= capacity_of(inv),
         inv.c.min_unit <= amount,
         inv.c.max_unit >= amount,
-        sa.literal(amount, sa.Integer) % inv.c.step_size == 0)
+        amount % inv.c.step_size == 0)
 
 
 def capacity_of(inv):
@@ -90,7 +93,8 @@ def room(inv, rc_id, amount):
 def with_capacity(rc_id, amount):
     """Sub-select: providers that can serve ``amount`` of class ``rc_id``
     (:func:`fits`), the usages of the class summed once for all
-    providers (the form for a query over every inventory of a class)."""
+    providers (the form for a query over every inventory of a class).
+    Either may be an integer parameter."""
     usage = sa.select(
         ALLOC_TBL.c.resource_provider_id,
         sa.func.sum(ALLOC_TBL.c.used).label('used'),
@@ -131,18 +135,28 @@ def can_take(min_unit, max_unit, step_size, capacity, used, amount):
 
 # Traits.
 
+def _ids(values):
+    """``values`` sorted, or unchanged when they are an expanding
+    parameter (a statement built once, its values given at execution)."""
+    if isinstance(values, sa.BindParameter):
+        return values
+    return sorted(values)
+
+
 def with_traits(ids):
-    """Sub-select: providers with at least one of the trait ``ids``."""
+    """Sub-select: providers with at least one of the trait ``ids`` (or
+    of an expanding parameter)."""
     return sa.select(RP_TRAIT_TBL.c.resource_provider_id).where(
-        RP_TRAIT_TBL.c.trait_id.in_(sorted(ids)))
+        RP_TRAIT_TBL.c.trait_id.in_(_ids(ids)))
 
 
 def root_has_traits(trait_ids):
     """Condition: the provider of the outer ``RP_TBL`` row has one of
-    ``trait_ids`` (an EXISTS correlated with it)."""
+    ``trait_ids`` (an EXISTS correlated with it); ``trait_ids`` may be
+    an expanding parameter (a statement built once)."""
     return sa.select(sa.literal(1)).where(
         RP_TRAIT_TBL.c.resource_provider_id == RP_TBL.c.id,
-        RP_TRAIT_TBL.c.trait_id.in_(sorted(trait_ids))).exists()
+        RP_TRAIT_TBL.c.trait_id.in_(_ids(trait_ids))).exists()
 
 
 def trait_ids(context, groups, wide):
@@ -178,10 +192,11 @@ def sharing_providers(trait_id):
 # Aggregates.
 
 def in_aggregates(uuids):
-    """Sub-select: providers in at least one of the aggregates ``uuids``."""
+    """Sub-select: providers in at least one of the aggregates ``uuids``
+    (or of an expanding parameter)."""
     return sa.select(RP_AGG_TBL.c.resource_provider_id).select_from(
         RP_AGG_TBL.join(AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id)
-    ).where(AGG_TBL.c.uuid.in_(sorted(uuids)))
+    ).where(AGG_TBL.c.uuid.in_(_ids(uuids)))
 
 
 def aggregate_ids(context, uuids):

@@ -4,8 +4,14 @@
 sub-select on the provider id per filter, so filters combine with a
 plain AND. What each filter means (room for an amount, membership of
 aggregates, traits, the tree of ``in_tree``) is the predicate of
-``candidate_predicates`` the allocation candidates search uses too.
+``candidate_predicates`` the allocation candidates search uses too. The
+statement is built once per combination of filters and kept, the values
+of a request given as parameters.
 """
+
+import functools
+
+import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
@@ -15,6 +21,7 @@ from alloc_framework.objects.placement import resource_provider as rp_obj
 from alloc_framework.objects.placement import resource_provider_trait
 
 RP_TBL = models.ResourceProvider.__table__
+AGG_TBL = models.PlacementAggregate.__table__
 
 
 @db_api.reader
@@ -36,35 +43,82 @@ def get_all_by_filters(context, name=None, uuid=None, member_of=None,
     :raises ResourceClassNotFound: unknown class in ``resources``.
     :raises TraitNotFound: unknown trait (all of them named).
     """
-    query = rp_obj.provider_select()
+    params = {}
     if name is not None:
-        query = query.where(RP_TBL.c.name == name)
+        params['name'] = name
     if uuid is not None:
-        query = query.where(RP_TBL.c.uuid == uuid)
+        params['uuid'] = uuid
     if in_tree is not None:
         root_id = preds.in_tree_root(context, in_tree)
         if root_id is None:
             return []
-        query = query.where(RP_TBL.c.root_provider_id == root_id)
-    for uuids in member_of or ():
-        query = query.where(RP_TBL.c.id.in_(preds.in_aggregates(uuids)))
+        params['root_id'] = root_id
+    member_of = member_of or ()
+    for i, uuids in enumerate(member_of):
+        params['member_of_%d' % i] = sorted(uuids)
     if forbidden_aggs:
-        query = query.where(RP_TBL.c.id.not_in(
-            preds.in_aggregates(forbidden_aggs)))
+        params['forbidden_aggs'] = sorted(forbidden_aggs)
+    required_traits = required_traits or ()
     if required_traits or forbidden_traits:
         names = set(forbidden_traits or ())
-        for any_of in required_traits or ():
+        for any_of in required_traits:
             names |= set(any_of)
         ids = resource_provider_trait.trait_ids(context, names)
-        for any_of in required_traits or ():
-            query = query.where(RP_TBL.c.id.in_(
-                preds.with_traits(ids[n] for n in any_of)))
+        for i, any_of in enumerate(required_traits):
+            params['required_%d' % i] = sorted(ids[n] for n in any_of)
         if forbidden_traits:
-            query = query.where(RP_TBL.c.id.not_in(
-                preds.with_traits(ids[n] for n in forbidden_traits)))
-    for rc_name, amount in sorted((resources or {}).items()):
-        rc_id = attribute_cache.rc_id(context, rc_name)
-        query = query.where(RP_TBL.c.id.in_(
-            preds.with_capacity(rc_id, amount)))
-    rows = context.session.execute(query.order_by(RP_TBL.c.id)).all()
+            params['forbidden_traits'] = sorted(
+                ids[n] for n in forbidden_traits)
+    resources = sorted((resources or {}).items())
+    for i, (rc_name, amount) in enumerate(resources):
+        params['rc_%d' % i] = attribute_cache.rc_id(context, rc_name)
+        params['amount_%d' % i] = amount
+    shape = (name is not None, uuid is not None, in_tree is not None,
+             len(member_of), bool(forbidden_aggs), len(required_traits),
+             bool(forbidden_traits), len(resources))
+    rows = context.session.execute(_filtered(shape), params).all()
     return [rp_obj.from_row(row) for row in rows]
+
+
+@functools.lru_cache(maxsize=256)
+def _filtered(shape):
+    """The SELECT of :func:`get_all_by_filters` for a ``shape`` of its
+    filters, built once; the values are named parameters."""
+    (name, uuid, in_tree, member_of, forbidden_aggs, required,
+     forbidden_traits, resources) = shape
+    query = rp_obj.provider_select()
+    if name:
+        query = query.where(RP_TBL.c.name == sa.bindparam('name'))
+    if uuid:
+        query = query.where(RP_TBL.c.uuid == sa.bindparam('uuid'))
+    if in_tree:
+        query = query.where(
+            RP_TBL.c.root_provider_id == _int_param('root_id'))
+    for i in range(member_of):
+        query = query.where(RP_TBL.c.id.in_(preds.in_aggregates(
+            _uuids_param('member_of_%d' % i))))
+    if forbidden_aggs:
+        query = query.where(RP_TBL.c.id.not_in(preds.in_aggregates(
+            _uuids_param('forbidden_aggs'))))
+    for i in range(required):
+        query = query.where(RP_TBL.c.id.in_(preds.with_traits(
+            _ids_param('required_%d' % i))))
+    if forbidden_traits:
+        query = query.where(RP_TBL.c.id.not_in(preds.with_traits(
+            _ids_param('forbidden_traits'))))
+    for i in range(resources):
+        query = query.where(RP_TBL.c.id.in_(preds.with_capacity(
+            _int_param('rc_%d' % i), _int_param('amount_%d' % i))))
+    return query.order_by(RP_TBL.c.id)
+
+
+def _int_param(name):
+    return sa.bindparam(name, type_=sa.Integer)
+
+
+def _ids_param(name):
+    return sa.bindparam(name, type_=sa.Integer, expanding=True)
+
+
+def _uuids_param(name):
+    return sa.bindparam(name, type_=AGG_TBL.c.uuid.type, expanding=True)
