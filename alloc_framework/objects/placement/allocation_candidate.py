@@ -188,6 +188,10 @@ class Candidate:
 
     __slots__ = ('allocations', 'mappings')
 
+    # Set by SingleCandidate only: the one provider and the one group.
+    provider = None
+    group = None
+
     def __init__(self, allocations, mappings):
         self.allocations = allocations
         self.mappings = mappings
@@ -197,6 +201,32 @@ class Candidate:
                           for (p, rc), a in self.allocations.items()),
                 frozenset((s, frozenset(p.uuid for p in ps))
                           for s, ps in self.mappings.items()))
+
+
+class SingleCandidate:
+    """The candidate of a request of one group served by one provider
+    alone (each candidate of a flat cloud): the provider and the group
+    only. Its ``allocations`` and ``mappings``, those of the equal
+    Candidate, are made when asked for; a writer of the answer can use
+    ``provider`` and ``group`` instead (the same text for every
+    candidate of the group but the provider's uuid)."""
+
+    __slots__ = ('provider', 'group')
+
+    def __init__(self, provider, group):
+        self.provider = provider
+        self.group = group
+
+    @property
+    def allocations(self):
+        rp = self.provider
+        return {(rp, rc_id): amount for rc_id, amount in self.group.ordered}
+
+    @property
+    def mappings(self):
+        return {self.group.suffix: (self.provider,)}
+
+    key = Candidate.key
 
 
 class _Group:
@@ -721,28 +751,34 @@ def _load_trees(context, root_ids, rps):
     inv = MEMBER_INV
     capacity = preds.capacity
     tree = []
-    for row in context.session.execute(
-            sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
-                      RP_TBL.c.root_provider_id, *[
-                          inv.c[c.name] for c in _INV_COLUMNS],
-                      _used(inv))
-            .select_from(RP_TBL.outerjoin(
-                inv, inv.c.resource_provider_id == RP_TBL.c.id))
-            .where(_in(context, RP_TBL.c.root_provider_id, root_ids))
-            .order_by(RP_TBL.c.id, inv.c.resource_class_id)).all():
-        rp = rps.get(row[0])
-        if rp is None:
-            rp = rps[row[0]] = Provider(row[:4])
-            tree.append(rp)
-        if row[4] is not None:
+    rows = context.session.execute(
+        sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
+                  RP_TBL.c.root_provider_id, *[
+                      inv.c[c.name] for c in _INV_COLUMNS],
+                  _used(inv))
+        .select_from(RP_TBL.outerjoin(
+            inv, inv.c.resource_provider_id == RP_TBL.c.id))
+        .where(_in(context, RP_TBL.c.root_provider_id, root_ids))
+        .order_by(RP_TBL.c.id, inv.c.resource_class_id)).all()
+    # The rows of a provider follow each other (one per inventory, in
+    # the order of their classes).
+    last = None
+    for (rp_id, uuid, parent_id, root_id, _inv_rp, rc_id, min_unit,
+         max_unit, step_size, total, reserved, ratio, used) in rows:
+        if rp_id != last:
+            last = rp_id
+            rp = rps.get(rp_id)
+            if rp is None:
+                rp = rps[rp_id] = Provider((rp_id, uuid, parent_id, root_id))
+                tree.append(rp)
+            inventories = rp.inventories
+        if rc_id is not None:
             # Provider.inventories: capacity replaces the three it comes
             # from.
-            (_rp, rc_id, min_unit, max_unit, step_size, total, reserved,
-             ratio) = row[4:12]
-            rp.inventories[rc_id] = (min_unit, max_unit, step_size,
-                                     capacity(total, reserved, ratio))
-            if row[12] is not None:
-                rp.used[row[5]] = int(row[12])
+            inventories[rc_id] = (min_unit, max_unit, step_size,
+                                  capacity(total, reserved, ratio))
+            if used is not None:
+                rp.used[rc_id] = int(used)
     for rp in tree:
         if rp.parent_id is not None:
             rp.parent_uuid = rps[rp.parent_id].uuid
@@ -823,7 +859,7 @@ def _group_options(group, members, rps):
                     (rp,)))
         return options
     per_class = []
-    for rc, amount in sorted(group.resources):
+    for rc, amount in group.ordered:
         able = [rp for rp in allowed if rp.can_serve(rc, amount)]
         if not able:
             return []
@@ -884,32 +920,37 @@ def _same_subtree(chosen, wide, rps):
 
 def _single_candidate(rp, group):
     """The candidate of a tree of one provider, ``rp`` (a flat cloud's
-    trees), for a request of one group: ``rp`` serves all of it or
-    nothing. The candidate of the general case, without building the
-    options of each class."""
-    if not group.resources or not group.provider_allowed(rp, rp):
-        return
-    if group.required and not group.traits_satisfied(rp.traits):
-        return
+    trees), for a request of one group: ``rp`` serves all of it (a
+    SingleCandidate) or nothing (None). The candidate of the general
+    case, without building the options of each class."""
+    if not group.resources:
+        return None
+    if ((group.in_tree_root is not None or group.forbidden or
+         group.member_of or group.forbidden_aggs) and
+            not group.provider_allowed(rp, rp)):
+        return None
+    if group.required:
+        traits = rp.traits
+        for any_of in group.required:
+            if traits.isdisjoint(any_of):
+                return None
     inventories = rp.inventories
     used = rp.used
+    can_take = preds.can_take
     for rc_id, amount in group.resources:
         inv = inventories.get(rc_id)
-        if inv is None or not preds.can_take(
+        if inv is None or not can_take(
                 inv[0], inv[1], inv[2], inv[3], used.get(rc_id, 0), amount):
-            return
-    yield Candidate({(rp, rc_id): amount for rc_id, amount in group.ordered},
-                    {group.suffix: (rp,)})
+            return None
+    return SingleCandidate(rp, group)
 
 
 def _tree_candidates(root, groups, wide, rps, trees, anchored):
-    """Generate the candidates of the tree of ``root``."""
+    """Generate the candidates of the tree of ``root`` (but that of a
+    tree of one provider for one group: see ``_single_candidate``)."""
     tree = trees[root.id]
     shared = [rps[i] for i in sorted(anchored.get(root.id, ()))
               if rps[i].root_id != root.id]
-    if len(tree) == 1 and not shared and len(groups) == 1:
-        yield from _single_candidate(root, groups[0])
-        return
     members = sorted(tree, key=lambda rp: rp.id) + shared
     options = []
     for group in groups:
@@ -1108,6 +1149,9 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     found = []
     seen = set()
     providers = {}
+    # The group of a request of one group: a tree of one provider has its
+    # candidate from _single_candidate.
+    single = resolved[0] if len(resolved) == 1 else None
     for root_ids in _root_ids(context, query, wide.limit, randomize,
                               driver):
         rps, anchored = _load_providers(context, root_ids, sharing)
@@ -1121,6 +1165,28 @@ def get_candidates(context, groups, wide, max_candidates=-1,
         # least to its own tree, through its own aggregates.
         shared_ids = set().union(*anchored.values())
         for root_id in root_ids:
+            tree = trees[root_id]
+            if single is not None and len(tree) == 1:
+                # A tree of one provider, with no sharing provider but
+                # itself (a sharing provider is anchored to its tree).
+                anchors = anchored.get(root_id)
+                if not anchors or anchors == {root_id}:
+                    rp = tree[0]
+                    candidate = _single_candidate(rp, single)
+                    if candidate is None:
+                        continue
+                    if rp.id in shared_ids:
+                        key = candidate.key()
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                    found.append(candidate)
+                    if root_id not in listed:
+                        listed.add(root_id)
+                        providers[rp.id] = rp
+                    if bound is not None and len(found) >= bound:
+                        break
+                    continue
             for candidate in _tree_candidates(rps[root_id], resolved, wide,
                                               rps, trees, anchored):
                 # Only the trees a sharing provider is anchored to have
