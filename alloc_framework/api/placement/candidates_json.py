@@ -53,9 +53,20 @@ class AnswerEncoder:
         self._trait = {i: _text(n) for i, n in trait_names.items()}
         # {trait ids: their JSON list}: many providers share their traits.
         self._trait_lists = {}
-        # {class id: the text of its summary up to its capacity}
-        self._capacity = {i: '%s: {"capacity": ' % self._rc[i]
-                          for i in self._shown}
+        # {class id: the format of its summary, of capacity and used}
+        self._resource = {
+            i: '%s: {"capacity": %%d, "used": %%d}' % (
+                self._rc[i].replace('%', '%%'))
+            for i in self._shown}
+        # The format of a summary, of its uuid, its resources and the
+        # members of this version (traits, parent and root uuids).
+        self._summary = '%s: {"resources": {%s}'
+        if self.with_traits:
+            self._summary += ', "traits": [%s]'
+        if self.nested:
+            self._summary += (', "parent_provider_uuid": %s, '
+                              '"root_provider_uuid": %s')
+        self._summary += '}'
         # {group: the text of an allocation request of a SingleCandidate
         # of that group, split where the provider's uuid goes}
         self._single = {}
@@ -115,29 +126,34 @@ class AnswerEncoder:
 
     def provider_summary(self, rp):
         """The JSON text of ``"uuid": {summary}`` of one provider."""
-        capacity = self._capacity
+        resource = self._resource
         used = rp.used
-        resources = []
-        for rc_id, inv in rp.inventories.items():
-            head = capacity.get(rc_id)
-            if head is not None:
-                resources.append('%s%d, "used": %d}' % (
-                    head, inv[3], used.get(rc_id, 0)))
-        text = '%s: {"resources": {%s}' % (_string(rp.uuid),
-                                           ', '.join(resources))
+        if used:
+            resources = ', '.join([
+                resource[rc_id] % (inv[3], used.get(rc_id, 0))
+                for rc_id, inv in rp.inventories.items()
+                if rc_id in resource])
+        else:
+            resources = ', '.join([
+                resource[rc_id] % (inv[3], 0)
+                for rc_id, inv in rp.inventories.items()
+                if rc_id in resource])
+        uuid = _string(rp.uuid)
+        values = [uuid, resources]
         if self.with_traits:
             traits = self._trait_lists.get(rp.traits)
             if traits is None:
                 # In the order the traits were created, as the reference.
                 traits = self._trait_lists[rp.traits] = ', '.join(
                     [self._trait[t] for t in sorted(rp.traits)])
-            text += ', "traits": [%s]' % traits
+            values.append(traits)
         if self.nested:
-            parent = ('null' if rp.parent_uuid is None
-                      else _string(rp.parent_uuid))
-            text += (', "parent_provider_uuid": %s, "root_provider_uuid": %s'
-                     % (parent, _string(rp.root_uuid)))
-        return text + '}'
+            if rp.parent_uuid is None:
+                # A root.
+                values += ('null', uuid)
+            else:
+                values += (_string(rp.parent_uuid), _string(rp.root_uuid))
+        return self._summary % tuple(values)
 
     def chunks(self, candidates, providers, extra=(), check=None):
         """Yield the text of the whole answer in chunks.
