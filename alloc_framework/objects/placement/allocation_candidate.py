@@ -845,8 +845,13 @@ def _group_options(group, members, rps):
     """The ways ``group`` can be served by ``members`` (providers of one
     tree and its sharing providers): a list of (allocations, providers).
     """
-    allowed = [rp for rp in members
-               if group.provider_allowed(rp, rps[rp.root_id])]
+    if (group.in_tree_root is None and not group.forbidden and
+            not group.member_of and not group.forbidden_aggs):
+        # Nothing provider_allowed would check.
+        allowed = members
+    else:
+        allowed = [rp for rp in members
+                   if group.provider_allowed(rp, rps[rp.root_id])]
     if group.use_same_provider:
         options = []
         for rp in allowed:
@@ -958,10 +963,17 @@ def _tree_candidates(root, groups, wide, rps, trees, anchored):
         if isinstance(opts, list) and not opts:
             return
         options.append(opts)
-    granular = sum(1 for g in groups if g.use_same_provider)
-    isolate = wide.group_policy == 'isolate' and granular > 1
-    for allocations, chosen in _combine(groups, options, isolate):
-        if not _same_subtree(chosen, wide, rps):
+    if len(groups) == 1:
+        # What _combine gives of one group: each of its options.
+        suffix = groups[0].suffix
+        combined = ((allocations, {suffix: providers})
+                    for allocations, providers in options[0])
+    else:
+        granular = sum(1 for g in groups if g.use_same_provider)
+        isolate = wide.group_policy == 'isolate' and granular > 1
+        combined = _combine(groups, options, isolate)
+    for allocations, chosen in combined:
+        if wide.same_subtrees and not _same_subtree(chosen, wide, rps):
             continue
         if not wide.nested_aware:
             roots = {rp.root_id for rp, _rc in allocations}
