@@ -24,6 +24,8 @@ from alloc_framework.api.placement import microversion
 CHUNK = 64 * 1024
 
 _text = json.JSONEncoder().encode
+# What _text gives of a str (JSONEncoder.encode of a str is this call).
+_string = json.encoder.encode_basestring_ascii
 
 
 class AnswerEncoder:
@@ -51,17 +53,53 @@ class AnswerEncoder:
         self._trait = {i: _text(n) for i, n in trait_names.items()}
         # {trait ids: their JSON list}: many providers share their traits.
         self._trait_lists = {}
-        # {uuid: JSON string}
-        self._uuids = {}
+        # {class id: the format of its summary, of capacity and used}
+        self._resource = {
+            i: '%s: {"capacity": %%d, "used": %%d}' % (
+                self._rc[i].replace('%', '%%'))
+            for i in self._shown}
+        # The format of a summary, of its uuid, its resources and the
+        # members of this version (traits, parent and root uuids).
+        self._summary = '%s: {"resources": {%s}'
+        if self.with_traits:
+            self._summary += ', "traits": [%s]'
+        if self.nested:
+            self._summary += (', "parent_provider_uuid": %s, '
+                              '"root_provider_uuid": %s')
+        self._summary += '}'
+        # {group: the text of an allocation request of a SingleCandidate
+        # of that group, split where the provider's uuid goes}
+        self._single = {}
 
-    def _uuid(self, uuid):
-        text = self._uuids.get(uuid)
-        if text is None:
-            text = self._uuids[uuid] = _text(uuid)
-        return text
+    def _single_pieces(self, group):
+        """The text of the allocation request of a SingleCandidate of
+        ``group``, split where the uuid of its provider goes (the same
+        text as for the equal Candidate)."""
+        resources = '{%s}' % ', '.join(
+            '%s: %d' % (self._rc[rc_id], amount)
+            for rc_id, amount in group.ordered)
+        if not self.as_dict:
+            pieces = ['{"allocations": [{"resource_provider": {"uuid": ',
+                      '}, "resources": %s}]}' % resources]
+        elif not self.mappings:
+            pieces = ['{"allocations": {',
+                      ': {"resources": %s}}}' % resources]
+        else:
+            pieces = ['{"allocations": {',
+                      ': {"resources": %s}}, "mappings": {%s: [' % (
+                          resources, _text(group.suffix)),
+                      ']}}']
+        self._single[group] = pieces
+        return pieces
 
     def allocation_request(self, candidate):
         """The JSON text of one candidate's allocation request."""
+        rp = candidate.provider
+        if rp is not None:
+            pieces = self._single.get(candidate.group)
+            if pieces is None:
+                pieces = self._single_pieces(candidate.group)
+            return _string(rp.uuid).join(pieces)
         by_provider = {}
         rc = self._rc
         for (rp, rc_id), amount in candidate.allocations.items():
@@ -69,45 +107,53 @@ class AnswerEncoder:
             if parts is None:
                 parts = by_provider[rp.uuid] = []
             parts.append('%s: %d' % (rc[rc_id], amount))
-        uuid = self._uuid
+        uuid = _string
         if not self.as_dict:
-            return '{"allocations": [%s]}' % ', '.join(
+            return '{"allocations": [%s]}' % ', '.join([
                 '{"resource_provider": {"uuid": %s}, "resources": {%s}}'
                 % (uuid(u), ', '.join(parts))
-                for u, parts in by_provider.items())
-        allocations = ', '.join(
+                for u, parts in by_provider.items()])
+        allocations = ', '.join([
             '%s: {"resources": {%s}}' % (uuid(u), ', '.join(parts))
-            for u, parts in by_provider.items())
+            for u, parts in by_provider.items()])
         if not self.mappings:
             return '{"allocations": {%s}}' % allocations
         return '{"allocations": {%s}, "mappings": {%s}}' % (
-            allocations, ', '.join(
+            allocations, ', '.join([
                 '%s: [%s]' % (_text(suffix),
-                              ', '.join(uuid(rp.uuid) for rp in providers))
-                for suffix, providers in candidate.mappings.items()))
+                              ', '.join([uuid(rp.uuid) for rp in providers]))
+                for suffix, providers in candidate.mappings.items()]))
 
     def provider_summary(self, rp):
         """The JSON text of ``"uuid": {summary}`` of one provider."""
-        rc = self._rc
-        shown = self._shown
+        resource = self._resource
         used = rp.used
-        text = '%s: {"resources": {%s}' % (self._uuid(rp.uuid), ', '.join(
-            '%s: {"capacity": %d, "used": %d}' % (
-                rc[rc_id], inv[3], used.get(rc_id, 0))
-            for rc_id, inv in rp.inventories.items() if rc_id in shown))
+        if used:
+            resources = ', '.join([
+                resource[rc_id] % (inv[3], used.get(rc_id, 0))
+                for rc_id, inv in rp.inventories.items()
+                if rc_id in resource])
+        else:
+            resources = ', '.join([
+                resource[rc_id] % (inv[3], 0)
+                for rc_id, inv in rp.inventories.items()
+                if rc_id in resource])
+        uuid = _string(rp.uuid)
+        values = [uuid, resources]
         if self.with_traits:
             traits = self._trait_lists.get(rp.traits)
             if traits is None:
                 # In the order the traits were created, as the reference.
                 traits = self._trait_lists[rp.traits] = ', '.join(
-                    self._trait[t] for t in sorted(rp.traits))
-            text += ', "traits": [%s]' % traits
+                    [self._trait[t] for t in sorted(rp.traits)])
+            values.append(traits)
         if self.nested:
-            parent = ('null' if rp.parent_uuid is None
-                      else self._uuid(rp.parent_uuid))
-            text += (', "parent_provider_uuid": %s, "root_provider_uuid": %s'
-                     % (parent, self._uuid(rp.root_uuid)))
-        return text + '}'
+            if rp.parent_uuid is None:
+                # A root.
+                values += ('null', uuid)
+            else:
+                values += (_string(rp.parent_uuid), _string(rp.root_uuid))
+        return self._summary % tuple(values)
 
     def chunks(self, candidates, providers, extra=(), check=None):
         """Yield the text of the whole answer in chunks.

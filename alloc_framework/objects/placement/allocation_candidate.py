@@ -189,6 +189,10 @@ class Candidate:
 
     __slots__ = ('allocations', 'mappings')
 
+    # Set by SingleCandidate only: the one provider and the one group.
+    provider = None
+    group = None
+
     def __init__(self, allocations, mappings):
         self.allocations = allocations
         self.mappings = mappings
@@ -198,6 +202,32 @@ class Candidate:
                           for (p, rc), a in self.allocations.items()),
                 frozenset((s, frozenset(p.uuid for p in ps))
                           for s, ps in self.mappings.items()))
+
+
+class SingleCandidate:
+    """The candidate of a request of one group served by one provider
+    alone (each candidate of a flat cloud): the provider and the group
+    only. Its ``allocations`` and ``mappings``, those of the equal
+    Candidate, are made when asked for; a writer of the answer can use
+    ``provider`` and ``group`` instead (the same text for every
+    candidate of the group but the provider's uuid)."""
+
+    __slots__ = ('provider', 'group')
+
+    def __init__(self, provider, group):
+        self.provider = provider
+        self.group = group
+
+    @property
+    def allocations(self):
+        rp = self.provider
+        return {(rp, rc_id): amount for rc_id, amount in self.group.ordered}
+
+    @property
+    def mappings(self):
+        return {self.group.suffix: (self.provider,)}
+
+    key = Candidate.key
 
 
 class _Group:
@@ -879,28 +909,34 @@ def _load_trees(context, root_ids, rps):
     inv = MEMBER_INV
     capacity = preds.capacity
     tree = []
-    for row in context.session.execute(
-            sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
-                      RP_TBL.c.root_provider_id, *[
-                          inv.c[c.name] for c in _INV_COLUMNS],
-                      _used(inv))
-            .select_from(RP_TBL.outerjoin(
-                inv, inv.c.resource_provider_id == RP_TBL.c.id))
-            .where(_in(context, RP_TBL.c.root_provider_id, root_ids))
-            .order_by(RP_TBL.c.id, inv.c.resource_class_id)).all():
-        rp = rps.get(row[0])
-        if rp is None:
-            rp = rps[row[0]] = Provider(row[:4])
-            tree.append(rp)
-        if row[4] is not None:
+    rows = context.session.execute(
+        sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
+                  RP_TBL.c.root_provider_id, *[
+                      inv.c[c.name] for c in _INV_COLUMNS],
+                  _used(inv))
+        .select_from(RP_TBL.outerjoin(
+            inv, inv.c.resource_provider_id == RP_TBL.c.id))
+        .where(_in(context, RP_TBL.c.root_provider_id, root_ids))
+        .order_by(RP_TBL.c.id, inv.c.resource_class_id)).all()
+    # The rows of a provider follow each other (one per inventory, in
+    # the order of their classes).
+    last = None
+    for (rp_id, uuid, parent_id, root_id, _inv_rp, rc_id, min_unit,
+         max_unit, step_size, total, reserved, ratio, used) in rows:
+        if rp_id != last:
+            last = rp_id
+            rp = rps.get(rp_id)
+            if rp is None:
+                rp = rps[rp_id] = Provider((rp_id, uuid, parent_id, root_id))
+                tree.append(rp)
+            inventories = rp.inventories
+        if rc_id is not None:
             # Provider.inventories: capacity replaces the three it comes
             # from.
-            (_rp, rc_id, min_unit, max_unit, step_size, total, reserved,
-             ratio) = row[4:12]
-            rp.inventories[rc_id] = (min_unit, max_unit, step_size,
-                                     capacity(total, reserved, ratio))
-            if row[12] is not None:
-                rp.used[row[5]] = int(row[12])
+            inventories[rc_id] = (min_unit, max_unit, step_size,
+                                  capacity(total, reserved, ratio))
+            if used is not None:
+                rp.used[rc_id] = int(used)
     for rp in tree:
         if rp.parent_id is not None:
             rp.parent_uuid = rps[rp.parent_id].uuid
@@ -967,8 +1003,13 @@ def _group_options(group, members, rps):
     """The ways ``group`` can be served by ``members`` (providers of one
     tree and its sharing providers): a list of (allocations, providers).
     """
-    allowed = [rp for rp in members
-               if group.provider_allowed(rp, rps[rp.root_id])]
+    if (group.in_tree_root is None and not group.forbidden and
+            not group.member_of and not group.forbidden_aggs):
+        # Nothing provider_allowed would check.
+        allowed = members
+    else:
+        allowed = [rp for rp in members
+                   if group.provider_allowed(rp, rps[rp.root_id])]
     if group.use_same_provider:
         options = []
         for rp in allowed:
@@ -981,7 +1022,7 @@ def _group_options(group, members, rps):
                     (rp,)))
         return options
     per_class = []
-    for rc, amount in sorted(group.resources):
+    for rc, amount in group.ordered:
         able = [rp for rp in allowed if rp.can_serve(rc, amount)]
         if not able:
             return []
@@ -1042,32 +1083,37 @@ def _same_subtree(chosen, wide, rps):
 
 def _single_candidate(rp, group):
     """The candidate of a tree of one provider, ``rp`` (a flat cloud's
-    trees), for a request of one group: ``rp`` serves all of it or
-    nothing. The candidate of the general case, without building the
-    options of each class."""
-    if not group.resources or not group.provider_allowed(rp, rp):
-        return
-    if group.required and not group.traits_satisfied(rp.traits):
-        return
+    trees), for a request of one group: ``rp`` serves all of it (a
+    SingleCandidate) or nothing (None). The candidate of the general
+    case, without building the options of each class."""
+    if not group.resources:
+        return None
+    if ((group.in_tree_root is not None or group.forbidden or
+         group.member_of or group.forbidden_aggs) and
+            not group.provider_allowed(rp, rp)):
+        return None
+    if group.required:
+        traits = rp.traits
+        for any_of in group.required:
+            if traits.isdisjoint(any_of):
+                return None
     inventories = rp.inventories
     used = rp.used
+    can_take = preds.can_take
     for rc_id, amount in group.resources:
         inv = inventories.get(rc_id)
-        if inv is None or not preds.can_take(
+        if inv is None or not can_take(
                 inv[0], inv[1], inv[2], inv[3], used.get(rc_id, 0), amount):
-            return
-    yield Candidate({(rp, rc_id): amount for rc_id, amount in group.ordered},
-                    {group.suffix: (rp,)})
+            return None
+    return SingleCandidate(rp, group)
 
 
 def _tree_candidates(root, groups, wide, rps, trees, anchored):
-    """Generate the candidates of the tree of ``root``."""
+    """Generate the candidates of the tree of ``root`` (but that of a
+    tree of one provider for one group: see ``_single_candidate``)."""
     tree = trees[root.id]
     shared = [rps[i] for i in sorted(anchored.get(root.id, ()))
               if rps[i].root_id != root.id]
-    if len(tree) == 1 and not shared and len(groups) == 1:
-        yield from _single_candidate(root, groups[0])
-        return
     members = sorted(tree, key=lambda rp: rp.id) + shared
     options = []
     for group in groups:
@@ -1075,10 +1121,17 @@ def _tree_candidates(root, groups, wide, rps, trees, anchored):
         if isinstance(opts, list) and not opts:
             return
         options.append(opts)
-    granular = sum(1 for g in groups if g.use_same_provider)
-    isolate = wide.group_policy == 'isolate' and granular > 1
-    for allocations, chosen in _combine(groups, options, isolate):
-        if not _same_subtree(chosen, wide, rps):
+    if len(groups) == 1:
+        # What _combine gives of one group: each of its options.
+        suffix = groups[0].suffix
+        combined = ((allocations, {suffix: providers})
+                    for allocations, providers in options[0])
+    else:
+        granular = sum(1 for g in groups if g.use_same_provider)
+        isolate = wide.group_policy == 'isolate' and granular > 1
+        combined = _combine(groups, options, isolate)
+    for allocations, chosen in combined:
+        if wide.same_subtrees and not _same_subtree(chosen, wide, rps):
             continue
         if not wide.nested_aware:
             roots = {rp.root_id for rp, _rc in allocations}
@@ -1268,6 +1321,9 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     found = []
     seen = set()
     providers = {}
+    # The group of a request of one group: a tree of one provider has its
+    # candidate from _single_candidate.
+    single = resolved[0] if len(resolved) == 1 else None
     for root_ids in _root_ids(context, query, wide.limit, randomize,
                               driver):
         rps, anchored = _load_providers(context, root_ids, sharing)
@@ -1281,6 +1337,28 @@ def get_candidates(context, groups, wide, max_candidates=-1,
         # least to its own tree, through its own aggregates.
         shared_ids = set().union(*anchored.values())
         for root_id in root_ids:
+            tree = trees[root_id]
+            if single is not None and len(tree) == 1:
+                # A tree of one provider, with no sharing provider but
+                # itself (a sharing provider is anchored to its tree).
+                anchors = anchored.get(root_id)
+                if not anchors or anchors == {root_id}:
+                    rp = tree[0]
+                    candidate = _single_candidate(rp, single)
+                    if candidate is None:
+                        continue
+                    if rp.id in shared_ids:
+                        key = candidate.key()
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                    found.append(candidate)
+                    if root_id not in listed:
+                        listed.add(root_id)
+                        providers[rp.id] = rp
+                    if bound is not None and len(found) >= bound:
+                        break
+                    continue
             for candidate in _tree_candidates(rps[root_id], resolved, wide,
                                               rps, trees, anchored):
                 # Only the trees a sharing provider is anchored to have

@@ -214,7 +214,13 @@ def _summarised(providers, candidates, want):
     if want.matches(microversion.CANDIDATES_NESTED):
         return list(providers.values())
     # Only the providers of the allocation requests.
-    ids = {rp.id for c in candidates for rp, _rc in c.allocations}
+    ids = set()
+    for c in candidates:
+        if c.provider is not None:
+            # A SingleCandidate: no allocations to make.
+            ids.add(c.provider.id)
+        else:
+            ids.update(rp.id for rp, _rc in c.allocations)
     return [rp for i, rp in providers.items() if i in ids]
 
 
