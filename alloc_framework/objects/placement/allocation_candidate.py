@@ -280,26 +280,6 @@ def _is_postgresql(context):
     return context.session.get_bind().dialect.name == 'postgresql'
 
 
-def _in_ids(column, ids, per_row):
-    """``column IN ids``. On PostgreSQL (``per_row``), ``column =
-    ANY(array)`` with the ids as one array parameter: PostgreSQL plans an
-    IN list that way anyway, and the statement is then the same whatever
-    the ids, instead of one placeholder rendered per id."""
-    ids = sorted(ids)
-    if per_row:
-        return column == sa.any_(sa.literal(ids, _INT_ARRAY))
-    # One expanding parameter of a known type: SQLAlchemy then neither
-    # coerces each id into a literal of its own (a chunk's queries name
-    # hundreds of ids) nor guesses their type.
-    return column.in_(sa.bindparam(None, ids, type_=sa.Integer,
-                                   expanding=True))
-
-
-def _in(context, column, ids):
-    """:func:`_in_ids` for the database of ``context``."""
-    return _in_ids(column, ids, _is_postgresql(context))
-
-
 # The statements of the search are built once per shape (the number of
 # classes, groups, filters... of a request, and the database) and kept,
 # their values named parameters given at execution: building a select()
@@ -322,8 +302,13 @@ def _ids_param(name, per_row):
 
 
 def _in_param(column, name, per_row):
-    """:func:`_in_ids` of a statement built once: ``column`` is in the
-    ids the parameter ``name`` holds at execution (a sorted list)."""
+    """``column IN ids``, the ids the parameter ``name`` holds at
+    execution (a sorted list). On PostgreSQL (``per_row``), ``column =
+    ANY(array)`` with the ids as one array parameter: PostgreSQL plans an
+    IN list that way anyway, and the statement is then the same whatever
+    the ids, instead of one placeholder rendered per id. Elsewhere one
+    expanding parameter of a known type: SQLAlchemy then neither coerces
+    each id into a literal of its own nor guesses their type."""
     param = _ids_param(name, per_row)
     if per_row:
         return column == sa.any_(param)
@@ -898,6 +883,38 @@ def _used(inv):
     ).scalar_subquery()
 
 
+@functools.lru_cache(maxsize=2)
+def _trees_selects(per_row):
+    """The two SELECTs of :func:`_load_trees`, built once per database:
+    the providers of the trees of the roots ``roots`` with their
+    inventories and the usage of each, and the traits and aggregates of
+    the providers ``ids``."""
+    inv = MEMBER_INV
+    providers = (
+        sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
+                  RP_TBL.c.root_provider_id, *[
+                      inv.c[c.name] for c in _INV_COLUMNS],
+                  _used(inv))
+        .select_from(RP_TBL.outerjoin(
+            inv, inv.c.resource_provider_id == RP_TBL.c.id))
+        .where(_in_param(RP_TBL.c.root_provider_id, 'roots', per_row))
+        .order_by(RP_TBL.c.id, inv.c.resource_class_id))
+    no_int = sa.cast(sa.null(), sa.Integer)
+    attributes = sa.union_all(
+        sa.select(RP_TRAIT_TBL.c.resource_provider_id,
+                  RP_TRAIT_TBL.c.trait_id, no_int,
+                  sa.cast(sa.null(), AGG_TBL.c.uuid.type))
+        .where(_in_param(RP_TRAIT_TBL.c.resource_provider_id, 'ids',
+                         per_row)),
+        sa.select(RP_AGG_TBL.c.resource_provider_id, no_int,
+                  RP_AGG_TBL.c.aggregate_id, AGG_TBL.c.uuid)
+        .select_from(RP_AGG_TBL.join(
+            AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id))
+        .where(_in_param(RP_AGG_TBL.c.resource_provider_id, 'ids',
+                         per_row)))
+    return providers, attributes
+
+
 def _load_trees(context, root_ids, rps):
     """Add the providers of the trees ``root_ids`` to ``rps``, with their
     inventories, usages, traits and aggregates: two queries, one of the
@@ -906,18 +923,11 @@ def _load_trees(context, root_ids, rps):
 
     :returns: ``{provider id: {aggregate id}}`` of the providers added.
     """
-    inv = MEMBER_INV
     capacity = preds.capacity
     tree = []
+    providers, attributes = _trees_selects(_is_postgresql(context))
     rows = context.session.execute(
-        sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
-                  RP_TBL.c.root_provider_id, *[
-                      inv.c[c.name] for c in _INV_COLUMNS],
-                  _used(inv))
-        .select_from(RP_TBL.outerjoin(
-            inv, inv.c.resource_provider_id == RP_TBL.c.id))
-        .where(_in(context, RP_TBL.c.root_provider_id, root_ids))
-        .order_by(RP_TBL.c.id, inv.c.resource_class_id)).all()
+        providers, {'roots': sorted(root_ids)}).all()
     # The rows of a provider follow each other (one per inventory, in
     # the order of their classes).
     last = None
@@ -944,23 +954,11 @@ def _load_trees(context, root_ids, rps):
     agg_ids = collections.defaultdict(set)
     if not tree:
         return agg_ids
-    ids = [rp.id for rp in tree]
-    no_int = sa.cast(sa.null(), sa.Integer)
+    ids = sorted(rp.id for rp in tree)
     traits = collections.defaultdict(list)
     aggs = collections.defaultdict(list)
     for rp_id, trait_id, agg_id, uuid in context.session.execute(
-            sa.union_all(
-                sa.select(RP_TRAIT_TBL.c.resource_provider_id,
-                          RP_TRAIT_TBL.c.trait_id, no_int,
-                          sa.cast(sa.null(), AGG_TBL.c.uuid.type))
-                .where(_in(context, RP_TRAIT_TBL.c.resource_provider_id,
-                           ids)),
-                sa.select(RP_AGG_TBL.c.resource_provider_id, no_int,
-                          RP_AGG_TBL.c.aggregate_id, AGG_TBL.c.uuid)
-                .select_from(RP_AGG_TBL.join(
-                    AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id))
-                .where(_in(context, RP_AGG_TBL.c.resource_provider_id,
-                           ids)))).all():
+            attributes, {'ids': ids}).all():
         if agg_id is None:
             traits[rp_id].append(trait_id)
         else:
