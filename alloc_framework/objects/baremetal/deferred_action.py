@@ -181,8 +181,43 @@ def _claim(context, ids, host, now):
     return seen
 
 
+def _claim_statements(locks):
+    """The statements of :func:`_claim_and_lock`, built once (see
+    :data:`_MOVE`), with or without row locks."""
+    a, n = _ACTIONS.c, _NODES.c
+    # The whole rows: what the workers run.
+    actions = sa.select(_ACTIONS).where(
+        a.id.in_(sa.bindparam('b_ids', expanding=True)),
+        a.state.in_(LAUNCHABLE), a.deleted_at.is_(None))
+    # The whole rows of the free nodes too: the tasks adopt them, so they
+    # are not read again after the lock.
+    nodes = sa.select(_NODES).where(
+        n.id.in_(sa.bindparam('b_ids', expanding=True)),
+        n.reservation.is_(None))
+    if locks:
+        # Rows another claim holds are skipped, not waited for.
+        actions = actions.with_for_update(skip_locked=True)
+        nodes = nodes.with_for_update(skip_locked=True)
+    # updated_at as the table's own default would set it, but known here
+    # to give the nodes read before the update.
+    lock = sa.update(_NODES).where(
+        n.id.in_(sa.bindparam('b_ids', expanding=True)),
+        n.reservation.is_(None)).values(
+            reservation=sa.bindparam('b_host'),
+            updated_at=sa.bindparam('b_now'))
+    claim = sa.update(_ACTIONS).where(
+        a.id.in_(sa.bindparam('b_ids', expanding=True)),
+        a.state == sa.bindparam('b_state')).values(
+            state=RUNNING, conductor=sa.bindparam('b_host'),
+            updated_at=sa.bindparam('b_now'))
+    return actions, nodes, lock, claim
+
+
+_CLAIM = {locks: _claim_statements(locks) for locks in (False, True)}
+
+
 @db_api.retrying(exception_checker=lambda exc: isinstance(exc, _ClaimRaced))
-@db_api.writer
+@db_api.writer.connection
 def _claim_and_lock(context, ids, host, now):
     """Lock the free nodes of the launchable actions among ``ids`` for
     ``host`` and move those actions to RUNNING, in one transaction.
@@ -194,21 +229,14 @@ def _claim_and_lock(context, ids, host, now):
     """
     if not ids:
         return {}, {}
-    # Statements on the tables, not on the mapped classes: the ORM's
-    # handling of an UPDATE costs more than the UPDATE.
-    a, n = _ACTIONS.c, _NODES.c
-    locks = _row_locks(context)
-    # The whole rows: what the workers run.
-    query = sa.select(_ACTIONS).where(
-        a.id.in_(ids), a.state.in_(LAUNCHABLE), a.deleted_at.is_(None))
-    if locks:
-        query = query.with_for_update(skip_locked=True)
-    seen = context.session.execute(query).all()
-    query = sa.select(n.id).where(
-        n.id.in_({row.node_id for row in seen}), n.reservation.is_(None))
-    if locks:
-        query = query.with_for_update(skip_locked=True)
-    free = set(context.session.execute(query).scalars())
+    # Core statements on the connection, built once: the ORM session and
+    # new statements at every claim cost more than the claim's SQL.
+    conn = context.connection
+    actions, nodes, lock, claim = _CLAIM[
+        conn.dialect.name in ('postgresql', 'mysql')]
+    seen = conn.execute(actions, {'b_ids': ids}).all()
+    free = {row.id: row for row in conn.execute(
+        nodes, {'b_ids': list({row.node_id for row in seen})})}
     # One action per node: the lock is the node's.
     mine = {}
     for row in seen:
@@ -216,25 +244,42 @@ def _claim_and_lock(context, ids, host, now):
             mine.setdefault(row.node_id, row)
     if not mine:
         return {}, {}
-    locked = context.session.execute(
-        sa.update(_NODES).where(n.id.in_(list(mine)),
-                                n.reservation.is_(None))
-        .values(reservation=host)).rowcount
+    locked = conn.execute(lock, {'b_ids': list(mine), 'b_host': host,
+                                 'b_now': now}).rowcount
     if locked != len(mine):
         raise _ClaimRaced()
     for state in LAUNCHABLE:
         batch = [r.id for r in mine.values() if r.state == state]
         if not batch:
             continue
-        result = context.session.execute(
-            sa.update(_ACTIONS).where(a.id.in_(batch), a.state == state)
-            .values(state=RUNNING, conductor=host, updated_at=now))
+        result = conn.execute(claim, {'b_ids': batch, 'b_state': state,
+                                      'b_host': host, 'b_now': now})
         if result.rowcount != len(batch):
             raise _ClaimRaced()
     rows = {row.id: (row.state, row) for row in mine.values()}
-    nodes = {node.id: node for node in node_obj.Node.list(
-        context, filters={'id_in': list(mine)})}
+    nodes = {}
+    for node in node_obj.Node.from_rows(
+            context, [free[node_id] for node_id in mine], conn):
+        # As stored by the lock.
+        node.reservation, node.updated_at = host, now
+        node.obj_reset_changes(['reservation', 'updated_at'])
+        nodes[node.id] = node
     return rows, nodes
+
+
+# The statements of a state change, built once: a new statement per call
+# (its WHERE clause, its SET clause from ``values()``, then its cache key)
+# cost more CPU than the round trips. The SET clause comes from the
+# parameters' names (columns of the table); the ``b_`` names are the
+# conditions'.
+_MOVE = sa.update(_ACTIONS).where(
+    _ACTIONS.c.id == sa.bindparam('b_id'),
+    _ACTIONS.c.state == sa.bindparam('b_state'))
+# Conditional: a lock broken meanwhile is not someone else's to lose (the
+# task reports a broken lock at its end).
+_RELEASE = sa.update(_NODES).where(
+    _NODES.c.id == sa.bindparam('b_node'),
+    _NODES.c.reservation == sa.bindparam('b_host')).values(reservation=None)
 
 
 @db_api.retry_on_deadlock
@@ -242,18 +287,11 @@ def _claim_and_lock(context, ids, host, now):
 def _transition(context, action_id, current, values, release=None):
     # Without the ORM session: many of these run per second.
     conn = context.connection
-    a = _ACTIONS.c
-    count = conn.execute(
-        sa.update(_ACTIONS).where(a.id == action_id, a.state == current)
-        .values(**values)).rowcount
+    count = conn.execute(_MOVE, dict(values, b_id=action_id,
+                                     b_state=current)).rowcount
     if count and release is not None:
         node_id, host = release
-        n = _NODES.c
-        # Conditional: a lock broken meanwhile is not someone else's
-        # to lose (the task reports a broken lock at its end).
-        conn.execute(sa.update(_NODES)
-                     .where(n.id == node_id, n.reservation == host)
-                     .values(reservation=None))
+        conn.execute(_RELEASE, {'b_node': node_id, 'b_host': host})
     return count
 
 

@@ -66,10 +66,10 @@ def _duplicate_to_domain(exc, values):
 # MariaDB may pick one of them as the victim, and the whole short
 # transaction can simply run again.
 
-def _traits_by_node(context, node_ids):
+def _traits_by_node(context, node_ids, connection=None):
     if not node_ids:
         return {}
-    rows = context.session.execute(
+    rows = (connection or context.session).execute(
         sa.select(models.NodeTrait.node_id, models.NodeTrait.trait)
         .where(models.NodeTrait.node_id.in_(node_ids))
         .order_by(models.NodeTrait.trait)).all()
@@ -421,6 +421,16 @@ class Node(base.AllocObject):
         node.traits = list(traits)
         node.obj_reset_changes(['traits'])
         return node
+
+    @classmethod
+    def from_rows(cls, context, rows, connection):
+        """Nodes from rows of the ``nodes`` table that a caller's
+        transaction read, with their traits read in one more statement of
+        that transaction (on its ``connection``).
+        """
+        traits = _traits_by_node(context, [row.id for row in rows],
+                                 connection)
+        return [cls._from_db(context, row, traits[row.id]) for row in rows]
 
     # --- lookups ---
 
