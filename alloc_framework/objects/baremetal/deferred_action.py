@@ -120,7 +120,29 @@ def node_uuids(context, node_ids):
         sa.select(N.id, N.uuid).where(N.id.in_(list(node_ids)))).all())
 
 
-@db_api.snapshot_reader
+def _candidates_statement(owned, dialect):
+    N = models.Node
+    due = sa.or_(A.start_after.is_(None),
+                 A.start_after <= sa.bindparam('b_now'))
+    query = (sa.select(A.id, N.uuid, N.conductor_group)
+             .join(N, N.id == A.node_id)
+             .where(A.state.in_(LAUNCHABLE), A.deleted_at.is_(None), due,
+                    N.reservation.is_(None))
+             # Elapsed start_after first (oldest first), lazy ones last.
+             .order_by(A.start_after.is_(None), A.start_after, A.id)
+             .limit(sa.bindparam('b_limit')))
+    if owned is not None:
+        query = query.where(node_obj.owned_clause(None, owned, dialect))
+    return query
+
+
+# The candidates statement of the last ring seen, per dialect: the
+# launcher reads the candidates many times a second, and its ring's
+# ranges change only when the ring does.
+_CANDIDATES = {}
+
+
+@db_api.snapshot_connection_reader
 def _candidates(context, now, limit, owned):
     """Launchable actions on unlocked nodes, timed first, then lazy.
 
@@ -131,18 +153,16 @@ def _candidates(context, now, limit, owned):
         consider, or None for every node.
     :returns: rows of ``(id, node uuid, node conductor_group)``.
     """
-    N = models.Node
-    due = sa.or_(A.start_after.is_(None), A.start_after <= now)
-    query = (sa.select(A.id, N.uuid, N.conductor_group)
-             .join(N, N.id == A.node_id)
-             .where(A.state.in_(LAUNCHABLE), A.deleted_at.is_(None), due,
-                    N.reservation.is_(None))
-             # Elapsed start_after first (oldest first), lazy ones last.
-             .order_by(A.start_after.is_(None), A.start_after, A.id)
-             .limit(limit))
-    if owned is not None:
-        query = query.where(node_obj.owned_clause(context, owned))
-    return context.session.execute(query).all()
+    conn = context.connection
+    dialect = conn.dialect.name
+    key = (None if owned is None else
+           tuple(sorted((group, tuple(tuple(r) for r in ranges))
+                        for group, ranges in owned.items())))
+    cached = _CANDIDATES.get(dialect)
+    if cached is None or cached[0] != key:
+        cached = _CANDIDATES[dialect] = (
+            key, _candidates_statement(owned, dialect))
+    return conn.execute(cached[1], {'b_now': now, 'b_limit': limit}).all()
 
 
 class _ClaimRaced(Exception):
@@ -315,11 +335,14 @@ def _locked_nodes(context):
                N.reservation.is_not(None))).all())
 
 
-@db_api.snapshot_reader
+_COUNT_BY_STATE = (sa.select(_ACTIONS.c.state, sa.func.count())
+                   .where(_ACTIONS.c.deleted_at.is_(None))
+                   .group_by(_ACTIONS.c.state))
+
+
+@db_api.snapshot_connection_reader
 def _count_by_state(context):
-    return dict(context.session.execute(
-        sa.select(A.state, sa.func.count())
-        .where(A.deleted_at.is_(None)).group_by(A.state)).all())
+    return dict(context.connection.execute(_COUNT_BY_STATE).all())
 
 
 @db_api.retry_on_deadlock

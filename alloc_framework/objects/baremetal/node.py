@@ -146,17 +146,22 @@ def _apply_filters(query, filters):
     return query
 
 
-def owned_clause(context, owned):
+def owned_clause(context, owned, dialect=None):
     """The nodes ``owned`` (``{group: MD5 ranges}``) selects, in SQL.
 
     A node is selected when its group is one of ``owned`` and the MD5 of
     its UUID falls in one of the group's ranges (see
     :func:`alloc_framework.conductor.hash_ring.owned_ranges`): the
     periodics of a conductor read only its own nodes this way.
+
+    :param dialect: the name of the database's dialect; by default,
+        that of ``context.session``.
     """
     N = models.Node
     digest = sa.func.md5(N.uuid)
-    if context.session.get_bind().dialect.name == 'postgresql':
+    if dialect is None:
+        dialect = context.session.get_bind().dialect.name
+    if dialect == 'postgresql':
         # Compare hexadecimal digits by code point, whatever the locale.
         digest = digest.collate('C')
     by_group = []
