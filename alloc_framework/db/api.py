@@ -63,8 +63,17 @@ def snapshot_reader(fn):
     own; inside an outer transaction it joins that one, as ``@reader``
     does. PostgreSQL and MariaDB readers take no locks anyway.
     """
-    read = reader(fn)
+    return _in_snapshot(fn, reader(fn))
 
+
+def snapshot_connection_reader(fn):
+    """:func:`snapshot_reader` on the facade's connection
+    (``@reader.connection``, ``context.connection``): for reads that run
+    many times a second and need no ORM session."""
+    return _in_snapshot(fn, reader.connection(fn))
+
+
+def _in_snapshot(fn, read):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         outer = getattr(_snapshot, 'active', False)

@@ -120,7 +120,29 @@ def node_uuids(context, node_ids):
         sa.select(N.id, N.uuid).where(N.id.in_(list(node_ids)))).all())
 
 
-@db_api.snapshot_reader
+def _candidates_statement(owned, dialect):
+    N = models.Node
+    due = sa.or_(A.start_after.is_(None),
+                 A.start_after <= sa.bindparam('b_now'))
+    query = (sa.select(A.id, N.uuid, N.conductor_group)
+             .join(N, N.id == A.node_id)
+             .where(A.state.in_(LAUNCHABLE), A.deleted_at.is_(None), due,
+                    N.reservation.is_(None))
+             # Elapsed start_after first (oldest first), lazy ones last.
+             .order_by(A.start_after.is_(None), A.start_after, A.id)
+             .limit(sa.bindparam('b_limit')))
+    if owned is not None:
+        query = query.where(node_obj.owned_clause(None, owned, dialect))
+    return query
+
+
+# The candidates statement of the last ring seen, per dialect: the
+# launcher reads the candidates many times a second, and its ring's
+# ranges change only when the ring does.
+_CANDIDATES = {}
+
+
+@db_api.snapshot_connection_reader
 def _candidates(context, now, limit, owned):
     """Launchable actions on unlocked nodes, timed first, then lazy.
 
@@ -131,18 +153,16 @@ def _candidates(context, now, limit, owned):
         consider, or None for every node.
     :returns: rows of ``(id, node uuid, node conductor_group)``.
     """
-    N = models.Node
-    due = sa.or_(A.start_after.is_(None), A.start_after <= now)
-    query = (sa.select(A.id, N.uuid, N.conductor_group)
-             .join(N, N.id == A.node_id)
-             .where(A.state.in_(LAUNCHABLE), A.deleted_at.is_(None), due,
-                    N.reservation.is_(None))
-             # Elapsed start_after first (oldest first), lazy ones last.
-             .order_by(A.start_after.is_(None), A.start_after, A.id)
-             .limit(limit))
-    if owned is not None:
-        query = query.where(node_obj.owned_clause(context, owned))
-    return context.session.execute(query).all()
+    conn = context.connection
+    dialect = conn.dialect.name
+    key = (None if owned is None else
+           tuple(sorted((group, tuple(tuple(r) for r in ranges))
+                        for group, ranges in owned.items())))
+    cached = _CANDIDATES.get(dialect)
+    if cached is None or cached[0] != key:
+        cached = _CANDIDATES[dialect] = (
+            key, _candidates_statement(owned, dialect))
+    return conn.execute(cached[1], {'b_now': now, 'b_limit': limit}).all()
 
 
 class _ClaimRaced(Exception):
@@ -181,8 +201,43 @@ def _claim(context, ids, host, now):
     return seen
 
 
+def _claim_statements(locks):
+    """The statements of :func:`_claim_and_lock`, built once (see
+    :data:`_MOVE`), with or without row locks."""
+    a, n = _ACTIONS.c, _NODES.c
+    # The whole rows: what the workers run.
+    actions = sa.select(_ACTIONS).where(
+        a.id.in_(sa.bindparam('b_ids', expanding=True)),
+        a.state.in_(LAUNCHABLE), a.deleted_at.is_(None))
+    # The whole rows of the free nodes too: the tasks adopt them, so they
+    # are not read again after the lock.
+    nodes = sa.select(_NODES).where(
+        n.id.in_(sa.bindparam('b_ids', expanding=True)),
+        n.reservation.is_(None))
+    if locks:
+        # Rows another claim holds are skipped, not waited for.
+        actions = actions.with_for_update(skip_locked=True)
+        nodes = nodes.with_for_update(skip_locked=True)
+    # updated_at as the table's own default would set it, but known here
+    # to give the nodes read before the update.
+    lock = sa.update(_NODES).where(
+        n.id.in_(sa.bindparam('b_ids', expanding=True)),
+        n.reservation.is_(None)).values(
+            reservation=sa.bindparam('b_host'),
+            updated_at=sa.bindparam('b_now'))
+    claim = sa.update(_ACTIONS).where(
+        a.id.in_(sa.bindparam('b_ids', expanding=True)),
+        a.state == sa.bindparam('b_state')).values(
+            state=RUNNING, conductor=sa.bindparam('b_host'),
+            updated_at=sa.bindparam('b_now'))
+    return actions, nodes, lock, claim
+
+
+_CLAIM = {locks: _claim_statements(locks) for locks in (False, True)}
+
+
 @db_api.retrying(exception_checker=lambda exc: isinstance(exc, _ClaimRaced))
-@db_api.writer
+@db_api.writer.connection
 def _claim_and_lock(context, ids, host, now):
     """Lock the free nodes of the launchable actions among ``ids`` for
     ``host`` and move those actions to RUNNING, in one transaction.
@@ -194,21 +249,14 @@ def _claim_and_lock(context, ids, host, now):
     """
     if not ids:
         return {}, {}
-    # Statements on the tables, not on the mapped classes: the ORM's
-    # handling of an UPDATE costs more than the UPDATE.
-    a, n = _ACTIONS.c, _NODES.c
-    locks = _row_locks(context)
-    # The whole rows: what the workers run.
-    query = sa.select(_ACTIONS).where(
-        a.id.in_(ids), a.state.in_(LAUNCHABLE), a.deleted_at.is_(None))
-    if locks:
-        query = query.with_for_update(skip_locked=True)
-    seen = context.session.execute(query).all()
-    query = sa.select(n.id).where(
-        n.id.in_({row.node_id for row in seen}), n.reservation.is_(None))
-    if locks:
-        query = query.with_for_update(skip_locked=True)
-    free = set(context.session.execute(query).scalars())
+    # Core statements on the connection, built once: the ORM session and
+    # new statements at every claim cost more than the claim's SQL.
+    conn = context.connection
+    actions, nodes, lock, claim = _CLAIM[
+        conn.dialect.name in ('postgresql', 'mysql')]
+    seen = conn.execute(actions, {'b_ids': ids}).all()
+    free = {row.id: row for row in conn.execute(
+        nodes, {'b_ids': list({row.node_id for row in seen})})}
     # One action per node: the lock is the node's.
     mine = {}
     for row in seen:
@@ -216,25 +264,42 @@ def _claim_and_lock(context, ids, host, now):
             mine.setdefault(row.node_id, row)
     if not mine:
         return {}, {}
-    locked = context.session.execute(
-        sa.update(_NODES).where(n.id.in_(list(mine)),
-                                n.reservation.is_(None))
-        .values(reservation=host)).rowcount
+    locked = conn.execute(lock, {'b_ids': list(mine), 'b_host': host,
+                                 'b_now': now}).rowcount
     if locked != len(mine):
         raise _ClaimRaced()
     for state in LAUNCHABLE:
         batch = [r.id for r in mine.values() if r.state == state]
         if not batch:
             continue
-        result = context.session.execute(
-            sa.update(_ACTIONS).where(a.id.in_(batch), a.state == state)
-            .values(state=RUNNING, conductor=host, updated_at=now))
+        result = conn.execute(claim, {'b_ids': batch, 'b_state': state,
+                                      'b_host': host, 'b_now': now})
         if result.rowcount != len(batch):
             raise _ClaimRaced()
     rows = {row.id: (row.state, row) for row in mine.values()}
-    nodes = {node.id: node for node in node_obj.Node.list(
-        context, filters={'id_in': list(mine)})}
+    nodes = {}
+    for node in node_obj.Node.from_rows(
+            context, [free[node_id] for node_id in mine], conn):
+        # As stored by the lock.
+        node.reservation, node.updated_at = host, now
+        node.obj_reset_changes(['reservation', 'updated_at'])
+        nodes[node.id] = node
     return rows, nodes
+
+
+# The statements of a state change, built once: a new statement per call
+# (its WHERE clause, its SET clause from ``values()``, then its cache key)
+# cost more CPU than the round trips. The SET clause comes from the
+# parameters' names (columns of the table); the ``b_`` names are the
+# conditions'.
+_MOVE = sa.update(_ACTIONS).where(
+    _ACTIONS.c.id == sa.bindparam('b_id'),
+    _ACTIONS.c.state == sa.bindparam('b_state'))
+# Conditional: a lock broken meanwhile is not someone else's to lose (the
+# task reports a broken lock at its end).
+_RELEASE = sa.update(_NODES).where(
+    _NODES.c.id == sa.bindparam('b_node'),
+    _NODES.c.reservation == sa.bindparam('b_host')).values(reservation=None)
 
 
 @db_api.retry_on_deadlock
@@ -242,18 +307,11 @@ def _claim_and_lock(context, ids, host, now):
 def _transition(context, action_id, current, values, release=None):
     # Without the ORM session: many of these run per second.
     conn = context.connection
-    a = _ACTIONS.c
-    count = conn.execute(
-        sa.update(_ACTIONS).where(a.id == action_id, a.state == current)
-        .values(**values)).rowcount
+    count = conn.execute(_MOVE, dict(values, b_id=action_id,
+                                     b_state=current)).rowcount
     if count and release is not None:
         node_id, host = release
-        n = _NODES.c
-        # Conditional: a lock broken meanwhile is not someone else's
-        # to lose (the task reports a broken lock at its end).
-        conn.execute(sa.update(_NODES)
-                     .where(n.id == node_id, n.reservation == host)
-                     .values(reservation=None))
+        conn.execute(_RELEASE, {'b_node': node_id, 'b_host': host})
     return count
 
 
@@ -277,11 +335,14 @@ def _locked_nodes(context):
                N.reservation.is_not(None))).all())
 
 
-@db_api.snapshot_reader
+_COUNT_BY_STATE = (sa.select(_ACTIONS.c.state, sa.func.count())
+                   .where(_ACTIONS.c.deleted_at.is_(None))
+                   .group_by(_ACTIONS.c.state))
+
+
+@db_api.snapshot_connection_reader
 def _count_by_state(context):
-    return dict(context.session.execute(
-        sa.select(A.state, sa.func.count())
-        .where(A.deleted_at.is_(None)).group_by(A.state)).all())
+    return dict(context.connection.execute(_COUNT_BY_STATE).all())
 
 
 @db_api.retry_on_deadlock

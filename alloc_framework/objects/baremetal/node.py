@@ -66,10 +66,10 @@ def _duplicate_to_domain(exc, values):
 # MariaDB may pick one of them as the victim, and the whole short
 # transaction can simply run again.
 
-def _traits_by_node(context, node_ids):
+def _traits_by_node(context, node_ids, connection=None):
     if not node_ids:
         return {}
-    rows = context.session.execute(
+    rows = (connection or context.session).execute(
         sa.select(models.NodeTrait.node_id, models.NodeTrait.trait)
         .where(models.NodeTrait.node_id.in_(node_ids))
         .order_by(models.NodeTrait.trait)).all()
@@ -146,17 +146,22 @@ def _apply_filters(query, filters):
     return query
 
 
-def owned_clause(context, owned):
+def owned_clause(context, owned, dialect=None):
     """The nodes ``owned`` (``{group: MD5 ranges}``) selects, in SQL.
 
     A node is selected when its group is one of ``owned`` and the MD5 of
     its UUID falls in one of the group's ranges (see
     :func:`alloc_framework.conductor.hash_ring.owned_ranges`): the
     periodics of a conductor read only its own nodes this way.
+
+    :param dialect: the name of the database's dialect; by default,
+        that of ``context.session``.
     """
     N = models.Node
     digest = sa.func.md5(N.uuid)
-    if context.session.get_bind().dialect.name == 'postgresql':
+    if dialect is None:
+        dialect = context.session.get_bind().dialect.name
+    if dialect == 'postgresql':
         # Compare hexadecimal digits by code point, whatever the locale.
         digest = digest.collate('C')
     by_group = []
@@ -421,6 +426,16 @@ class Node(base.AllocObject):
         node.traits = list(traits)
         node.obj_reset_changes(['traits'])
         return node
+
+    @classmethod
+    def from_rows(cls, context, rows, connection):
+        """Nodes from rows of the ``nodes`` table that a caller's
+        transaction read, with their traits read in one more statement of
+        that transaction (on its ``connection``).
+        """
+        traits = _traits_by_node(context, [row.id for row in rows],
+                                 connection)
+        return [cls._from_db(context, row, traits[row.id]) for row in rows]
 
     # --- lookups ---
 
