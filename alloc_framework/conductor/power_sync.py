@@ -127,12 +127,17 @@ class PowerSync:
         if not owned:
             return 0
         # Locked nodes are skipped when read, not here: a failing node
-        # that happens to be locked keeps its count.
-        to_sync = objects.Node.owned_ids(context, owned,
-                                         {'maintenance': False})
+        # that happens to be locked keeps its count, and so does one
+        # passing through a state the sync leaves alone. Nodes in those
+        # states are left out here, without being loaded (an enrolment
+        # of thousands of nodes would cost a read of each per run).
+        syncable = set(objects.Node.owned_ids(context, owned,
+                                              {'maintenance': False}))
+        to_sync = objects.Node.owned_ids(
+            context, owned, {'maintenance': False,
+                             'provision_state_not_in': SYNC_EXCLUDED_STATES})
         to_recover = objects.Node.owned_ids(
             context, owned, {'maintenance': True, 'fault': POWER_FAILURE})
-        syncable = set(to_sync)
         with self._failures_lock:
             # Nodes gone, or no longer syncable, keep no count.
             self._failures = {node_id: count for node_id, count

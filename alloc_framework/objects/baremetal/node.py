@@ -33,7 +33,8 @@ SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
              'driver', 'resource_class', 'maintenance', 'conductor_group',
              'owner', 'lessee', 'instance_uuid')
 
-_FILTERS = ('provision_state', 'provision_state_in', 'maintenance',
+_FILTERS = ('provision_state', 'provision_state_in',
+            'provision_state_not_in', 'maintenance',
             'resource_class', 'associated', 'instance_uuid', 'driver',
             'conductor_group', 'owner', 'lessee', 'project', 'fault',
             'reserved', 'reservation', 'uuid_in', 'allocation_id', 'traits',
@@ -99,6 +100,8 @@ def _apply_filters(query, filters):
     for key, value in filters.items():
         if key == 'provision_state_in':
             query = query.where(N.provision_state.in_(value))
+        elif key == 'provision_state_not_in':
+            query = query.where(N.provision_state.not_in(value))
         elif key == 'uuid_in':
             query = query.where(N.uuid.in_(value))
         elif key == 'id_in':

@@ -9,6 +9,8 @@ makes power actions fail.
 
 import threading
 
+import fixtures
+
 from alloc_framework.common import states
 from alloc_framework.conductor import power_sync
 from alloc_framework.drivers import driver_factory
@@ -296,6 +298,20 @@ class TestBMCNotAnswering(PowerSyncTestCase):
         self.sync()
         self.assertTrue(self.get(node).maintenance)
 
+    def test_count_survives_a_state_the_sync_leaves_alone(self):
+        node = self.node(ON, driver_info={'fake_fail_power_read': True})
+        self.sync()
+        self.sync()
+        node = self.get(node)
+        node.provision_state = states.CLEANWAIT
+        node.save(self.ctx)
+        self.sync()
+        self.assertEqual(2, self.manager.power_sync.failures(node.id))
+        node.provision_state = states.AVAILABLE
+        node.save(self.ctx)
+        self.sync()
+        self.assertTrue(self.get(node).maintenance)
+
     def test_zero_retries_fails_at_once(self):
         self.config(power_state_sync_max_retries=0, group='conductor')
         node = self.node(ON, driver_info={'fake_fail_power_read': True})
@@ -341,6 +357,25 @@ class TestSkipped(PowerSyncTestCase):
                  for state in power_sync.SYNC_EXCLUDED_STATES]
         self.sync()
         for node in nodes:
+            self.assertUntouched(node)
+
+    def test_excluded_states_are_not_even_read(self):
+        excluded = [self.node(OFF, bmc=ON, provision_state=state)
+                    for state in power_sync.SYNC_EXCLUDED_STATES]
+        synced = self.node(OFF, bmc=ON)
+        read = []
+        real_read = power_sync.PowerSync._read
+
+        def spy(sync, context, node_id, eligible):
+            read.append(node_id)
+            return real_read(sync, context, node_id, eligible)
+
+        self.useFixture(fixtures.MockPatchObject(
+            power_sync.PowerSync, '_read', spy))
+        self.sync()
+        self.assertEqual([synced.id], read)
+        self.assertEqual(ON, self.get(synced).power_state)
+        for node in excluded:
             self.assertUntouched(node)
 
     def test_maintenance(self):
