@@ -312,11 +312,10 @@ class AllocationTestCase(base.PlacementDBTestCase):
             C1, {RP1: {'VCPU': 1, 'MEMORY_MB': 64}},
             consumer_type='INSTANCE'))
         expected = [
+            'SELECT CONSUMER.ID,',  # the consumer, if any, and owner ids
             'SELECT RESOURCE_PROVIDERS.ID,',  # lock, with generations
-            'SELECT CONSUMERS.ID,',  # the consumer, if it exists
             'DELETE FROM',  # its old allocations, returning providers
             'SELECT INVENTORIES.RESOURCE_PROVIDER_ID,',  # capacity
-            'SELECT (SELECT',  # project, user and type ids at once
             'INSERT INTO',  # the consumer, at generation 1
             'INSERT INTO',  # the allocations
             'UPDATE RESOURCE_PROVIDERS',  # the generation swap
