@@ -7,7 +7,9 @@ query of its flat or scheduler set, the CPU time of this process per
 request (p50; on SQLite the database's work is in it, on PostgreSQL and
 MariaDB it is not), the wall time, the size of the answer and the
 process's peak resident memory; ``--profile N`` prints instead the N
-costliest functions of 3 requests (cProfile, CPU time)::
+costliest functions of 3 requests (cProfile, CPU time). ``--claims N``
+times instead N claims (candidates with ``limit=10``, then a ``PUT`` of
+the first), each half's CPU, wall time and SQL statements::
 
     .venv/bin/python benchmarks/placement_profile.py --db sqlite --size 1000
     .venv/bin/python benchmarks/placement_profile.py --db postgresql \\
