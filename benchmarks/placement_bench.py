@@ -433,6 +433,19 @@ class Server:
                                    parent.children(recursive=True)]
         return [self.proc.pid]
 
+    def cpu_seconds(self):
+        """User and system CPU time of the service's processes so far."""
+        ticks = 0
+        for pid in self.pids():
+            try:
+                with open('/proc/%d/stat' % pid) as f:
+                    # utime and stime, after the command's parenthesis.
+                    fields = f.read().rsplit(')', 1)[1].split()
+            except OSError:
+                continue
+            ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf('SC_CLK_TCK')
+
     def reset_peak(self):
         """Restart the kernel's peak-RSS count of every process."""
         for pid in self.pids():
@@ -737,7 +750,12 @@ def run_size(args, size, workdir, do_upstream, do_api_populate):
             res = result['services'][server.label]
             res['rss_plain'] = server.peak_rss()
             server.reset_peak()
+            cpu = server.cpu_seconds()
             res['claims'] = claims(server.port, args)
+            cpu = server.cpu_seconds() - cpu
+            res['claims']['cpu_ms_per_claim'] = (
+                1000 * cpu / res['claims']['claims']
+                if res['claims']['claims'] else None)
             over, consumers = capacity_violations(urls[server.label])
             res['claims'].update(overcommitted=over, consumers=consumers)
             res['rss_claims'] = server.peak_rss()
@@ -794,6 +812,9 @@ def print_summary(result, labels):
                  c['timeouts'], len(c['errors']),
                  (': %s' % c['errors'][0]) if c['errors'] else '',
                  c['overcommitted'], c['consumers']))
+        if c.get('cpu_ms_per_claim'):
+            print('  %-8s CPU of its processes per claim: %.1f ms'
+                  % (label, c['cpu_ms_per_claim']))
         for key, title in (('rss_queries', 'limited queries'),
                            ('rss_plain', 'plain query'),
                            ('rss_claims', 'claims')):

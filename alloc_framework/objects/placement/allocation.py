@@ -21,14 +21,27 @@ reads their generations (so they are read before the usage); the
 generations of providers that only lose allocations are read after the
 delete that finds them, still before the usage.
 
-Cost. A claim (a new consumer on one provider) takes eight statements:
-the lock, the consumer, the delete of its old allocations (which returns
-their providers where the database can: PostgreSQL, MariaDB, SQLite),
-the capacity check, the owner's project, user and type ids in one
-select, the consumer insert (at generation 1: nobody else can have seen
-it), the allocation insert and the provider's generation swap. The
-statements of this path are built once, at import: building a statement
-and its cache key costs more than running it.
+Where an UPDATE returns the rows it changed (PostgreSQL, SQLite), the
+lock of the providers that receive allocations is their generation bump
+itself (``UPDATE ... WHERE id IN (SELECT ... FOR UPDATE) RETURNING``):
+the generation is read and changed in one statement, before the usage,
+and nobody else can change it before the transaction ends, which is
+what the later swap made sure of. A writer that read the generation
+earlier (an inventory update) still fails its own swap.
+
+Cost. A claim (a new consumer on one provider) takes six statements on
+PostgreSQL and SQLite: the consumer (if it exists) with the ids of the
+owner's project, user and type in one select, then the lock with the
+generation bump, the delete of the consumer's old allocations (which
+returns their providers where the database can), the capacity check,
+the consumer insert (at generation 1: nobody else can have seen it)
+and the allocation insert. Only the last five run while the provider
+is locked, so the writers of one provider queue for less time. MySQL
+and MariaDB lock with a ``SELECT ... FOR UPDATE`` and swap the
+generation at the end (seven statements; eight on MySQL, which reads
+the old allocations' providers before deleting them). The statements
+of this path are built once, at import: building a statement and its
+cache key costs more than running it.
 """
 
 import collections
@@ -179,6 +192,18 @@ _LOCK_PROVIDERS = (
     .where(_RP_TBL.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
     .order_by(_RP_TBL.c.id)
     .with_for_update())
+# Where UPDATE ... RETURNING exists (PostgreSQL, SQLite), the lock is
+# the generation bump itself: the rows are locked in the order of their
+# ids by the sub-select, then bumped, and the new generations returned.
+_LOCK_AND_BUMP = (
+    _RP_TBL.update()
+    .where(_RP_TBL.c.id.in_(
+        sa.select(_RP_TBL.c.id)
+        .where(_RP_TBL.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
+        .order_by(_RP_TBL.c.id)
+        .with_for_update()))
+    .values(generation=_RP_TBL.c.generation + 1)
+    .returning(_RP_TBL.c.id, _RP_TBL.c.uuid, _RP_TBL.c.generation))
 _GENERATIONS = (
     sa.select(_RP_TBL.c.id, _RP_TBL.c.uuid, _RP_TBL.c.generation)
     .where(_RP_TBL.c.id.in_(sa.bindparam('ids', expanding=True))))
@@ -213,13 +238,19 @@ _CAPACITY = (
 def _lock_providers(context, uuids):
     """Lock the providers' rows and read their ids and generations.
 
-    :returns: ``{uuid: ResourceProviderRef}``.
+    Where the database returns the rows an UPDATE changed, the lock bumps
+    the generations at once: the ``bumped`` providers need no swap later
+    (nobody can change them before the transaction ends).
+
+    :returns: ``({uuid: ResourceProviderRef}, bumped)``.
     :raises: ResourceProviderNotFound naming the missing providers.
     """
     if not uuids:
-        return {}
-    rows = context.session.execute(_LOCK_PROVIDERS,
-                                   {'uuids': sorted(uuids)})
+        return {}, False
+    bumped = context.session.bind.dialect.update_returning
+    rows = context.session.execute(
+        _LOCK_AND_BUMP if bumped else _LOCK_PROVIDERS,
+        {'uuids': sorted(uuids)})
     found = {row.uuid: ResourceProviderRef(row.id, row.uuid, row.generation)
              for row in rows}
     missing = set(uuids) - set(found)
@@ -227,7 +258,7 @@ def _lock_providers(context, uuids):
         raise exception.ResourceProviderNotFound(
             'No such resource provider(s): %s.' % ', '.join(sorted(missing)),
             uuids=sorted(missing))
-    return found
+    return found, bumped
 
 
 def _generations(context, rp_ids):
@@ -336,22 +367,41 @@ def write_allocations(context, requests, rc_ids, bump_released=True):
     rc_names = {rc_id: name for name, rc_id in rc_ids.items()}
     new_rp_uuids = {rp_uuid for req in requests for rp_uuid in
                     req.allocations}
-    # The lock is the first statement so that later reads see the work of
-    # the writer we may have waited for; it reads the generations of the
-    # locked providers before the usage (see the module docstring).
-    locked = _lock_providers(context, new_rp_uuids)
-    rp_ids = {rp_uuid: rp.id for rp_uuid, rp in locked.items()}
     consumer_uuids = [req.consumer_uuid for req in requests]
-    consumers = consumer_obj.get_by_uuids(context, consumer_uuids)
+    # The consumers are read before the providers are locked, so that
+    # fewer statements run while the lock is held. A writer of the same
+    # consumer that commits after this read is still caught: it bumped
+    # the consumer's generation (our swap fails), deleted it (the swap
+    # or the guarded delete fails) or created it (our insert is a
+    # duplicate), and the write is retried with fresh reads.
+    owner_ids = None
+    if len(requests) == 1:
+        # A single consumer (PUT /allocations/{uuid}): with its owner's
+        # ids, which creating it needs, in the same statement.
+        req = requests[0]
+        consumer, owner_ids = consumer_obj.get_with_owner_ids(
+            context, req.consumer_uuid, req.project_id, req.user_id,
+            req.consumer_type)
+        consumers = {} if consumer is None else {req.consumer_uuid: consumer}
+    else:
+        consumers = consumer_obj.get_by_uuids(context, consumer_uuids)
     for req in requests:
         _check_consumer_generation(req, consumers.get(req.consumer_uuid))
 
+    # The lock comes before the other reads so that they see the work of
+    # the writer we may have waited for; it reads the generations of the
+    # locked providers before the usage (see the module docstring).
+    locked, bumped = _lock_providers(context, new_rp_uuids)
+    rp_ids = {rp_uuid: rp.id for rp_uuid, rp in locked.items()}
+
     old_rp_ids = _delete_allocations(context, consumer_uuids)
-    providers = {rp.id: rp for rp in locked.values()}
+    # The providers whose generation is still to be swapped.
+    providers = {} if bumped else {rp.id: rp for rp in locked.values()}
     if bump_released:
         # Providers that only lose allocations: not locked, their
         # generations are read here, still before the usage.
-        providers.update(_generations(context, old_rp_ids - set(providers)))
+        providers.update(_generations(
+            context, old_rp_ids - set(rp_ids.values())))
 
     wanted = []
     for req in requests:
@@ -374,7 +424,7 @@ def write_allocations(context, requests, rc_ids, bump_released=True):
             # Written at generation 1 at once: its first write.
             consumer = consumer_obj.create(
                 context, req.consumer_uuid, req.project_id, req.user_id,
-                req.consumer_type, generation=1)
+                req.consumer_type, generation=1, owner_ids=owner_ids)
         else:
             consumer_obj.update_owner(context, consumer, req.project_id,
                                       req.user_id, req.consumer_type)

@@ -87,16 +87,25 @@ _GET_BY_UUIDS = _select().where(CONSUMER_TBL.c.uuid.in_(
     sa.bindparam('uuids', expanding=True)))
 # The ids of a project, a user and a consumer type (each None when
 # missing) in one round trip.
-_OWNER_IDS = sa.select(
-    sa.select(_PROJECT_TBL.c.id)
-    .where(_PROJECT_TBL.c.external_id == sa.bindparam('project'))
-    .scalar_subquery().label('project_id'),
-    sa.select(_USER_TBL.c.id)
-    .where(_USER_TBL.c.external_id == sa.bindparam('user'))
-    .scalar_subquery().label('user_id'),
-    sa.select(_TYPE_TBL.c.id)
-    .where(_TYPE_TBL.c.name == sa.bindparam('type'))
-    .scalar_subquery().label('type_id'))
+_PROJECT_ID = (sa.select(_PROJECT_TBL.c.id)
+               .where(_PROJECT_TBL.c.external_id == sa.bindparam('project'))
+               .scalar_subquery().label('owner_project_id'))
+_USER_ID = (sa.select(_USER_TBL.c.id)
+            .where(_USER_TBL.c.external_id == sa.bindparam('user'))
+            .scalar_subquery().label('owner_user_id'))
+_TYPE_ID = (sa.select(_TYPE_TBL.c.id)
+            .where(_TYPE_TBL.c.name == sa.bindparam('type'))
+            .scalar_subquery().label('owner_type_id'))
+_OWNER_IDS = sa.select(_PROJECT_ID, _USER_ID, _TYPE_ID)
+# One consumer (its columns None when it does not exist) and the ids of
+# the owner a write asks for, in one round trip: a row is always returned
+# (one row left-joined to the consumer).
+_ONE_CONSUMER = _select().where(
+    CONSUMER_TBL.c.uuid == sa.bindparam('uuid')).subquery('consumer')
+_CONSUMER_AND_OWNER = sa.select(
+    _ONE_CONSUMER, _PROJECT_ID, _USER_ID, _TYPE_ID).select_from(
+        sa.select(sa.literal(1).label('one')).subquery('one').outerjoin(
+            _ONE_CONSUMER, sa.true()))
 _INSERT = CONSUMER_TBL.insert()
 _INCREMENT_GENERATION = (
     CONSUMER_TBL.update()
@@ -115,9 +124,27 @@ def get_by_uuids(context, uuids):
     return {row.uuid: _from_row(row) for row in rows}
 
 
+@db_api.reader
+def get_with_owner_ids(context, uuid, project_id, user_id,
+                       consumer_type=None):
+    """The consumer ``uuid`` (or None) and the ids of an owner.
+
+    One statement for what :func:`get_by_uuids` and the first statement
+    of :func:`create` read: the write of one consumer's allocations needs
+    both.
+
+    :returns: ``(Consumer or None, owner_ids)``; ``owner_ids`` is to be
+        passed on to :func:`create`.
+    """
+    row = context.session.execute(_CONSUMER_AND_OWNER, {
+        'uuid': uuid, 'project': project_id, 'user': user_id,
+        'type': consumer_type}).one()
+    return (None if row.id is None else _from_row(row)), row
+
+
 @db_api.writer
 def create(context, uuid, project_id, user_id, consumer_type=None,
-           generation=0):
+           generation=0, owner_ids=None):
     """Create a consumer and return it.
 
     ``project_id`` and ``user_id`` are external ids; their rows (and the
@@ -127,20 +154,25 @@ def create(context, uuid, project_id, user_id, consumer_type=None,
 
     :param generation: the generation to write; an allocation write that
         creates the consumer writes its first generation, 1, at once.
+    :param owner_ids: what :func:`get_with_owner_ids` returned for these
+        project, user and type, read earlier in this transaction; read
+        here when None.
     """
-    ids = context.session.execute(_OWNER_IDS, {
-        'project': project_id, 'user': user_id,
-        'type': consumer_type}).one()
-    if ids.project_id is None:
+    ids = owner_ids
+    if ids is None:
+        ids = context.session.execute(_OWNER_IDS, {
+            'project': project_id, 'user': user_id,
+            'type': consumer_type}).one()
+    if ids.owner_project_id is None:
         project = project_obj.ensure(context, project_id)
     else:
-        project = project_obj.Project(id=ids.project_id,
+        project = project_obj.Project(id=ids.owner_project_id,
                                       external_id=project_id)
-    if ids.user_id is None:
+    if ids.owner_user_id is None:
         user = user_obj.ensure(context, user_id)
     else:
-        user = user_obj.User(id=ids.user_id, external_id=user_id)
-    type_id = ids.type_id
+        user = user_obj.User(id=ids.owner_user_id, external_id=user_id)
+    type_id = ids.owner_type_id
     if consumer_type is not None and type_id is None:
         type_id = ct_obj.ensure(context, consumer_type).id
     result = context.session.execute(_INSERT, {

@@ -230,10 +230,10 @@ class AllocationTestCase(base.PlacementDBTestCase):
         real = alloc_obj._lock_providers
 
         def stale(context, uuids):
-            result = real(context, uuids)
+            result, _bumped = real(context, uuids)
             for ref in result.values():
                 ref.generation -= 1
-            return result
+            return result, False
         self.patch(alloc_obj, '_lock_providers', stale)
         self.assertRaises(exception.ResourceProviderConcurrentUpdateDetected,
                           self.write, request(C1, {RP1: {'VCPU': 1}}),
@@ -245,12 +245,13 @@ class AllocationTestCase(base.PlacementDBTestCase):
         calls = []
 
         def stale_once(context, uuids):
-            result = real(context, uuids)
+            result, bumped = real(context, uuids)
             calls.append(1)
             if len(calls) == 1:
                 for ref in result.values():
                     ref.generation -= 1
-            return result
+                bumped = False
+            return result, bumped
         self.patch(alloc_obj, '_lock_providers', stale_once)
         self.write(request(C1, {RP1: {'VCPU': 1}}))
         self.assertEqual(2, len(calls))
@@ -311,18 +312,23 @@ class AllocationTestCase(base.PlacementDBTestCase):
         sent = self._statements(request(
             C1, {RP1: {'VCPU': 1, 'MEMORY_MB': 64}},
             consumer_type='INSTANCE'))
-        expected = [
-            'SELECT RESOURCE_PROVIDERS.ID,',  # lock, with generations
-            'SELECT CONSUMERS.ID,',  # the consumer, if it exists
-            'DELETE FROM',  # its old allocations, returning providers
-            'SELECT INVENTORIES.RESOURCE_PROVIDER_ID,',  # capacity
-            'SELECT (SELECT',  # project, user and type ids at once
-            'INSERT INTO',  # the consumer, at generation 1
-            'INSERT INTO',  # the allocations
-            'UPDATE RESOURCE_PROVIDERS',  # the generation swap
-        ]
-        if not self.db.engine.dialect.delete_returning:
-            expected[2:2] = ['SELECT DISTINCT']
+        dialect = self.db.engine.dialect
+        if dialect.update_returning:
+            # The lock bumps the generation and returns it.
+            lock, swap = ['UPDATE RESOURCE_PROVIDERS'], []
+        else:
+            lock = ['SELECT RESOURCE_PROVIDERS.ID,']  # with generations
+            swap = ['UPDATE RESOURCE_PROVIDERS']
+        delete = ['DELETE FROM']  # its old allocations, with providers
+        if not dialect.delete_returning:
+            delete[:0] = ['SELECT DISTINCT']
+        expected = (
+            ['SELECT CONSUMER.ID,']  # the consumer, if any, and owner ids
+            + lock + delete
+            + ['SELECT INVENTORIES.RESOURCE_PROVIDER_ID,',  # capacity
+               'INSERT INTO',  # the consumer, at generation 1
+               'INSERT INTO']  # the allocations
+            + swap)
         self.assertEqual(expected, sent)
         consumer, _ = alloc_obj.get_all_by_consumer_id(self.context, C1)
         self.assertEqual(1, consumer.generation)
