@@ -57,3 +57,31 @@ class UnknownOptionsTestCase(base.TestCase):
             'usrname = z\n')
         self.assertEqual(['[api] usrname in %s' % path],
                          service_setup.unknown_options(conf))
+
+
+class ServeTestCase(base.TestCase):
+
+    def test_what_loading_made_is_frozen_before_serving(self):
+        calls = mock.Mock()
+        calls.launch.return_value.wait.return_value = 0
+        built = object()
+        with mock.patch.object(service_setup.gc, 'freeze', calls.freeze), \
+                mock.patch.object(service_setup.service, 'launch',
+                                  calls.launch):
+            status = service_setup.serve(self.conf, lambda conf: built,
+                                         workers=2)
+        self.assertEqual(0, status)
+        self.assertEqual(['freeze', 'launch', 'launch().wait'],
+                         [name for name, _args, _kw in calls.mock_calls])
+        calls.launch.assert_called_once_with(
+            self.conf, built, restart_method='mutate', workers=2)
+
+    def test_a_service_that_cannot_be_built_freezes_nothing(self):
+        def build(conf):
+            raise PermissionError('state_path is not writable')
+
+        with mock.patch.object(service_setup.gc, 'freeze') as freeze, \
+                mock.patch.object(service_setup.service, 'launch') as launch:
+            self.assertEqual(1, service_setup.serve(self.conf, build))
+        freeze.assert_not_called()
+        launch.assert_not_called()
