@@ -393,7 +393,11 @@ class TestSkipped(PowerSyncTestCase):
         other = self.start_conductor('other-host')
         self.manager.ring.reset()
         other.ring.reset()
-        nodes = [self.node(OFF, bmc=ON) for _ in range(12)]
+        # Fixed uuids: which conductor owns which node is then the same
+        # at each run.
+        nodes = [self.node(OFF, bmc=ON,
+                           uuid='00000000-0000-4000-8000-%012x' % i)
+                 for i in range(12)]
         mine = [n for n in nodes if self.manager.owns(n.uuid)]
         theirs = [n for n in nodes if other.owns(n.uuid)]
         # Twelve nodes on two conductors: both own some.
