@@ -64,9 +64,9 @@ def check_transition(action, current, new):
             action=action, current=current, new=new)
 
 
-def _row_locks(context):
-    """Whether the claim can take row locks the database's way."""
-    return context.session.get_bind().dialect.name in ('postgresql', 'mysql')
+def _row_locks(dialect_name):
+    """Whether a claim can take row locks the database's way."""
+    return dialect_name in ('postgresql', 'mysql')
 
 
 @db_api.writer
@@ -180,7 +180,7 @@ def _claim(context, ids, host, now):
         return {}
     query = sa.select(A.id, A.state).where(
         A.id.in_(ids), A.state.in_(LAUNCHABLE), A.deleted_at.is_(None))
-    if _row_locks(context):
+    if _row_locks(context.session.get_bind().dialect.name):
         # Rows another claim holds are skipped, not waited for.
         query = query.with_for_update(skip_locked=True)
     seen = dict(context.session.execute(query).all())
@@ -252,8 +252,7 @@ def _claim_and_lock(context, ids, host, now):
     # Core statements on the connection, built once: the ORM session and
     # new statements at every claim cost more than the claim's SQL.
     conn = context.connection
-    actions, nodes, lock, claim = _CLAIM[
-        conn.dialect.name in ('postgresql', 'mysql')]
+    actions, nodes, lock, claim = _CLAIM[_row_locks(conn.dialect.name)]
     seen = conn.execute(actions, {'b_ids': ids}).all()
     free = {row.id: row for row in conn.execute(
         nodes, {'b_ids': list({row.node_id for row in seen})})}
