@@ -128,16 +128,9 @@ class AnswerEncoder:
         """The JSON text of ``"uuid": {summary}`` of one provider."""
         resource = self._resource
         used = rp.used
-        if used:
-            resources = ', '.join([
-                resource[rc_id] % (inv[3], used.get(rc_id, 0))
-                for rc_id, inv in rp.inventories.items()
-                if rc_id in resource])
-        else:
-            resources = ', '.join([
-                resource[rc_id] % (inv[3], 0)
-                for rc_id, inv in rp.inventories.items()
-                if rc_id in resource])
+        resources = ', '.join([
+            resource[rc_id] % (inv[3], used.get(rc_id, 0))
+            for rc_id, inv in rp.inventories.items() if rc_id in resource])
         uuid = _string(rp.uuid)
         values = [uuid, resources]
         if self.with_traits:
