@@ -26,13 +26,14 @@
 #                 see benchmarks/README.md); upstream steps are skipped
 #                 without it
 #   OURS_PORT, UPSTREAM_PORT  ports of the two servers (6385, 6386)
+#   OURS_DB, UPSTREAM_DB  their databases (alloc_bench, ironic_bench)
 #   OUT           directory for configs, logs and results (default
 #                 /tmp/alloc-matrix)
 #   MYSQL_URL_HOST, PG_URL_HOST  database servers (default 127.0.0.1,
 #                 root / postgres users without password)
 #
-# Every step drops and re-creates its database (alloc_bench or
-# ironic_bench): never point it at a database you care about.
+# Every step drops and re-creates its database ($OURS_DB or
+# $UPSTREAM_DB): never point it at a database you care about.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 PY=${PYTHON:-python3}
@@ -43,6 +44,8 @@ MYSQL_HOST=${MYSQL_URL_HOST:-127.0.0.1}
 PG_HOST=${PG_URL_HOST:-127.0.0.1}
 OURS_PORT=${OURS_PORT:-6385}
 UPSTREAM_PORT=${UPSTREAM_PORT:-6386}
+OURS_DB=${OURS_DB:-alloc_bench}
+UPSTREAM_DB=${UPSTREAM_DB:-ironic_bench}
 mkdir -p "$OUT"
 
 log() { echo "$(date +%H:%M:%S) $*" | tee -a "$OUT/progress.log"; }
@@ -109,7 +112,7 @@ ours() {  # KIND WORKERS NODES CLIENTS [DURATION] [BACKEND]
         pool="workers_pool_size = 32"
     fi
     stop_servers
-    fresh_db "$kind" alloc_bench
+    fresh_db "$kind" "$OURS_DB"
     cat > "$OUT/ours-$kind.conf" <<CONF
 [DEFAULT]
 host = bench
@@ -121,7 +124,7 @@ $api_threads
 [conductor]
 $pool
 [database]
-connection = $(db_url "$kind" alloc_bench)
+connection = $(db_url "$kind" "$OURS_DB")
 [allocation]
 backend = $backend
 CONF
@@ -146,7 +149,7 @@ upstream() {  # KIND NODES CLIENTS [DURATION]
         return
     fi
     stop_servers
-    fresh_db "$kind" ironic_bench
+    fresh_db "$kind" "$UPSTREAM_DB"
     cat > "$OUT/ironic-$kind.conf" <<CONF
 [DEFAULT]
 auth_strategy = noauth
@@ -167,7 +170,7 @@ host = bench
 [conductor]
 automated_clean = false
 [database]
-connection = $(db_url "$kind" ironic_bench)
+connection = $(db_url "$kind" "$UPSTREAM_DB")
 [dhcp]
 dhcp_provider = none
 [api]

@@ -289,16 +289,11 @@ def _is_postgresql(context):
 _SHAPES_KEPT = 256
 
 
-def _int_param(name):
-    """A named integer parameter of a statement built once."""
-    return sa.bindparam(name, type_=sa.Integer)
-
-
 def _ids_param(name, per_row):
     """A named parameter holding a list of ids (see :func:`_in_param`)."""
     if per_row:
         return sa.bindparam(name, type_=_INT_ARRAY)
-    return sa.bindparam(name, type_=sa.Integer, expanding=True)
+    return preds.ids_param(name)
 
 
 def _in_param(column, name, per_row):
@@ -555,10 +550,10 @@ def _sharing_select(per_row, classes):
     for i in range(classes):
         columns.append(_per_root(sa.select(sa.literal(1)).where(
             SHARE_INV.c.resource_provider_id == rp_id,
-            preds.room(SHARE_INV, _int_param('rc_%d' % i),
-                       _int_param('amount_%d' % i))), per_row))
+            preds.room(SHARE_INV, preds.int_param('rc_%d' % i),
+                       preds.int_param('amount_%d' % i))), per_row))
     return sa.select(*columns).select_from(members).where(
-        SHARE_TRAIT.c.trait_id == _int_param('trait_id'))
+        SHARE_TRAIT.c.trait_id == preds.int_param('trait_id'))
 
 
 def _smallest(groups):
@@ -657,13 +652,13 @@ def _root_select(shape, variant):
     query = sa.select(RP_TBL.c.id).where(
         RP_TBL.c.id == RP_TBL.c.root_provider_id)
     for i, shared in enumerate(rooms):
-        room = _tree_has_room(_int_param('rc_%d' % i),
-                              _int_param('amount_%d' % i), per_row)
+        room = _tree_has_room(preds.int_param('rc_%d' % i),
+                              preds.int_param('amount_%d' % i), per_row)
         if shared:
             room = sa.or_(room, _anchored_to('room_aggs_%d' % i, per_row))
         query = query.where(room)
     for i in range(in_tree):
-        query = query.where(RP_TBL.c.id == _int_param('in_tree_%d' % i))
+        query = query.where(RP_TBL.c.id == preds.int_param('in_tree_%d' % i))
     for i, (kind, shared) in enumerate(filters):
         ids = 'filter_%d' % i
         if kind == 'in':
@@ -686,9 +681,9 @@ def _root_select(shape, variant):
             'root_forbidden', type_=sa.Integer, expanding=True)))
     if variant == 'window':
         return query.where(
-            RP_TBL.c.id > _int_param('after'),
-            RP_TBL.c.id <= _int_param('upto'),
-        ).order_by(RP_TBL.c.id).limit(_int_param('chunk'))
+            RP_TBL.c.id > preds.int_param('after'),
+            RP_TBL.c.id <= preds.int_param('upto'),
+        ).order_by(RP_TBL.c.id).limit(preds.int_param('chunk'))
     return query.where(_in_param(RP_TBL.c.id, 'roots', per_row)).order_by(
         RP_TBL.c.id)
 
@@ -848,9 +843,9 @@ def _driver_select(per_row, kind, shared, above, below, limited):
             MEMBER.c.id == provider_id).scalar_subquery().label('root_id')
 
     if kind == 'class':
-        amount = _int_param('amount')
+        amount = preds.int_param('amount')
         parts = [sa.select(root_of(inv.c.resource_provider_id)).where(
-            inv.c.resource_class_id == _int_param('rc'),
+            inv.c.resource_class_id == preds.int_param('rc'),
             inv.c.max_unit >= amount, inv.c.min_unit <= amount,
             (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio >=
             amount)]
@@ -866,11 +861,11 @@ def _driver_select(per_row, kind, shared, above, below, limited):
              else parts[0].distinct()).offset(0).subquery('roots')
     query = sa.select(roots.c.root_id).order_by(roots.c.root_id)
     if above:
-        query = query.where(roots.c.root_id > _int_param('after'))
+        query = query.where(roots.c.root_id > preds.int_param('after'))
     if below:
-        query = query.where(roots.c.root_id <= _int_param('until'))
+        query = query.where(roots.c.root_id <= preds.int_param('until'))
     if limited:
-        query = query.limit(_int_param('count'))
+        query = query.limit(preds.int_param('count'))
     return query
 
 

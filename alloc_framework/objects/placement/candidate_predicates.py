@@ -44,6 +44,16 @@ SHARES_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 
 # Room in an inventory.
 
+def int_param(name):
+    """A named integer parameter of a statement built once."""
+    return sa.bindparam(name, type_=sa.Integer)
+
+
+def ids_param(name):
+    """A named parameter holding a list of integer ids (expanding)."""
+    return sa.bindparam(name, type_=sa.Integer, expanding=True)
+
+
 def fits(inv, used, amount):
     """Condition: inventory row ``inv`` (the table or an alias) can take
     ``amount`` as one more allocation when ``used`` (an expression) is

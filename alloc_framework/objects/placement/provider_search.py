@@ -93,7 +93,7 @@ def _filtered(shape):
         query = query.where(RP_TBL.c.uuid == sa.bindparam('uuid'))
     if in_tree:
         query = query.where(
-            RP_TBL.c.root_provider_id == _int_param('root_id'))
+            RP_TBL.c.root_provider_id == preds.int_param('root_id'))
     for i in range(member_of):
         query = query.where(RP_TBL.c.id.in_(preds.in_aggregates(
             _uuids_param('member_of_%d' % i))))
@@ -102,22 +102,14 @@ def _filtered(shape):
             _uuids_param('forbidden_aggs'))))
     for i in range(required):
         query = query.where(RP_TBL.c.id.in_(preds.with_traits(
-            _ids_param('required_%d' % i))))
+            preds.ids_param('required_%d' % i))))
     if forbidden_traits:
         query = query.where(RP_TBL.c.id.not_in(preds.with_traits(
-            _ids_param('forbidden_traits'))))
+            preds.ids_param('forbidden_traits'))))
     for i in range(resources):
         query = query.where(RP_TBL.c.id.in_(preds.with_capacity(
-            _int_param('rc_%d' % i), _int_param('amount_%d' % i))))
+            preds.int_param('rc_%d' % i), preds.int_param('amount_%d' % i))))
     return query.order_by(RP_TBL.c.id)
-
-
-def _int_param(name):
-    return sa.bindparam(name, type_=sa.Integer)
-
-
-def _ids_param(name):
-    return sa.bindparam(name, type_=sa.Integer, expanding=True)
 
 
 def _uuids_param(name):
