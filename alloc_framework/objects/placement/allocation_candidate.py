@@ -413,8 +413,9 @@ def _group_filters(context, groups, sharing):
     forbidden traits, one of them lacks them all. So for each of these
     some provider of the tree must qualify, unless the tree is anchored
     to a sharing provider with room for a class of the group, which may
-    be the one. A group without resources may take no provider at all:
-    it adds no condition.
+    be the one (for ``member_of``, only one that may be a member of the
+    aggregates itself). A group without resources may take no provider
+    at all: it adds no condition.
 
     :returns: the conditions, each ``(kind, ids, shared)``: a provider
         of the tree is in one of the aggregates ``ids`` (``'in'``), has
@@ -438,7 +439,13 @@ def _group_filters(context, groups, sharing):
             shared.update(
                 sharing.aggregates_with_room(context, rc_id, amount) or ())
         for kind, ids in wanted:
-            conditions[kind, tuple(sorted(ids)), tuple(sorted(shared))] = None
+            via = shared
+            if kind == 'in' and shared:
+                # Only a sharing provider that is itself a member may be
+                # the one.
+                via = sharing.aggregates_of_members(
+                    context, group.resources, ids)
+            conditions[kind, tuple(sorted(ids)), tuple(sorted(via))] = None
     return list(conditions)
 
 
@@ -467,6 +474,10 @@ class _Sharing:
         self._any_inventory = False
         # {aggregate id: {sharing provider id}}
         self.by_aggregate = collections.defaultdict(set)
+        # {sharing provider id: {aggregate id}}
+        self.aggregates_of = collections.defaultdict(set)
+        # {(rc_id, amount): {sharing provider id}}
+        self._providers_with_room = {}
         # {sharing provider id: root provider id}
         self.root_of = {}
         self.trait_id = preds.sharing_trait_id(context)
@@ -478,6 +489,7 @@ class _Sharing:
             params['rc_%d' % i] = rc_id
             params['amount_%d' % i] = amount
         with_room = {pair: set() for pair in pairs}
+        providers = {pair: set() for pair in pairs}
         for row in context.session.execute(
                 _sharing_select(per_row, len(pairs)), params).all():
             share_id, root_id, agg_id, has_inventory = row[:4]
@@ -486,11 +498,14 @@ class _Sharing:
             if agg_id is None:
                 continue
             self.by_aggregate[agg_id].add(share_id)
+            self.aggregates_of[share_id].add(agg_id)
             for pair, room in zip(pairs, row[4:]):
                 if room:
                     with_room[pair].add(agg_id)
+                    providers[pair].add(share_id)
         self._with_room = {pair: sorted(ids)
                            for pair, ids in with_room.items()}
+        self._providers_with_room = providers
 
     def __bool__(self):
         return self._any_inventory
@@ -516,9 +531,29 @@ class _Sharing:
         key = (rc_id, amount)
         if key not in self._with_room:
             # An amount the request did not announce: read it alone.
-            self._with_room[key] = _Sharing(
-                context, self.per_row, [key])._with_room.get(key, [])
+            alone = _Sharing(context, self.per_row, [key])
+            self._with_room[key] = alone._with_room.get(key, [])
+            self._providers_with_room[key] = (
+                alone._providers_with_room.get(key, set()))
         return self._with_room[key]
+
+    def aggregates_of_members(self, context, resources, agg_ids):
+        """Ids of the aggregates (sorted) of the sharing providers that
+        can serve an amount of ``resources`` (``(rc_id, amount)`` pairs)
+        and may be members of one of the aggregates ``agg_ids``: in one
+        of them themselves, or below a root (whose aggregates were not
+        read) that may be. A sharing provider in none of them cannot
+        serve a group with that ``member_of``."""
+        found = set()
+        for rc_id, amount in resources:
+            if not self.aggregates_with_room(context, rc_id, amount):
+                continue
+            for share_id in self._providers_with_room[rc_id, amount]:
+                aggs = self.aggregates_of[share_id]
+                if (self.root_of[share_id] != share_id or
+                        not aggs.isdisjoint(agg_ids)):
+                    found |= aggs
+        return sorted(found)
 
 
 @functools.lru_cache(maxsize=_SHAPES_KEPT)
@@ -566,7 +601,7 @@ def _smallest(groups):
 
 
 def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
-                per_row, check_room=True):
+                per_row, filters, check_room=True):
     """The query of candidate root ids (necessary conditions only), a
     :class:`_RootQuery`.
 
@@ -578,6 +613,7 @@ def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
     Without ``check_room`` the query leaves out the room of each class
     (the costliest conditions: a usage sum per root and class), which
     the search checks anyway when it generates the candidates of a tree.
+    ``filters`` are the conditions of :func:`_group_filters` it checks.
     """
     params = {}
     rooms = []
@@ -599,20 +635,19 @@ def _root_query(context, groups, wide, trait_ids, sharing, in_tree_roots,
         in_tree = sorted(in_tree_roots)
     for i, root_id in enumerate(in_tree):
         params['in_tree_%d' % i] = root_id
-    filters = []
-    for i, (kind, ids, shared) in enumerate(
-            _group_filters(context, groups, sharing)):
+    checked = []
+    for i, (kind, ids, shared) in enumerate(filters):
         params['filter_%d' % i] = list(ids)
         if shared:
             params['filter_shared_%d' % i] = list(shared)
-        filters.append((kind, bool(shared)))
+        checked.append((kind, bool(shared)))
     required = sorted(wide.root_required)
     for i, name in enumerate(required):
         params['root_required_%d' % i] = [trait_ids[name]]
     if wide.root_forbidden:
         params['root_forbidden'] = sorted(
             trait_ids[n] for n in wide.root_forbidden)
-    shape = (per_row, tuple(rooms), len(in_tree), tuple(filters),
+    shape = (per_row, tuple(rooms), len(in_tree), tuple(checked),
              len(required),
              bool(wide.root_forbidden))
     return _RootQuery(shape, params)
@@ -634,7 +669,10 @@ class _RootQuery:
             _root_select(self.shape, 'window'), params).scalars().all()
 
     def among(self, context, ids):
-        """The candidate root ids among ``ids``."""
+        """The candidate root ids among ``ids`` (root ids, in order)."""
+        if not any(self.shape[1:]):
+            # Nothing to check of these roots.
+            return list(ids)
         params = dict(self.params, roots=sorted(ids))
         return context.session.execute(
             _root_select(self.shape, 'among'), params).scalars().all()
@@ -690,8 +728,8 @@ def _root_select(shape, variant):
 
 class ClassCounts:
     """Inventories per resource class and ``max_unit``, providers per
-    trait, providers in all and members of the aggregates of sharing
-    providers, read at most
+    trait and per aggregate, providers in all and members of the
+    aggregates of sharing providers, read at most
     every ``_COUNTS_TTL`` seconds by the requests that share it: enough
     to tell how many providers could take an amount.
 
@@ -709,6 +747,8 @@ class ClassCounts:
         self._counts = {}
         # {trait_id: providers}
         self.traits = {}
+        # {aggregate_id: members}
+        self.aggregates = {}
         self._providers = 0
         self._sharing_members = 0
 
@@ -729,6 +769,9 @@ class ClassCounts:
         traits = dict(context.session.execute(
             sa.select(RP_TRAIT_TBL.c.trait_id, sa.func.count())
             .group_by(RP_TRAIT_TBL.c.trait_id)).all())
+        aggregates = dict(context.session.execute(
+            sa.select(RP_AGG_TBL.c.aggregate_id, sa.func.count())
+            .group_by(RP_AGG_TBL.c.aggregate_id)).all())
         members = 0
         if sharing.trait_id is not None:
             members = context.session.execute(
@@ -739,6 +782,7 @@ class ClassCounts:
             self._counts, self._providers, self.read_at = (
                 counts, providers, now)
             self.traits = traits
+            self.aggregates = aggregates
             self._sharing_members = members
         return counts, providers, members
 
@@ -752,16 +796,20 @@ def class_counts(context):
     return counts
 
 
-def _driver(context, smallest, sharing, groups):
+def _driver(context, smallest, sharing, groups, filters):
     """What drives the search, when it is rare compared with the
     providers: the requested class whose inventories able to take the
     amount (and, when sharing providers serve it, the members of their
     aggregates) are fewest, or a set of required traits of a group with
     resources whose providers (and the members of the aggregates of the
-    sharing providers that could serve the group) are fewer still.
+    sharing providers that could serve the group) are fewer still, or a
+    set of aggregates of the ``member_of`` of such a group whose members
+    (and those of the aggregates of the sharing providers that may be
+    the group's member) are fewer still. ``filters`` are the conditions
+    of :func:`_group_filters`.
 
-    :returns: ``(('class', rc_id, amount) or ('traits', trait ids),
-        aggregate ids or None)`` or None.
+    :returns: ``(('class', rc_id, amount) or ('traits', trait ids) or
+        ('aggregates', aggregate ids), aggregate ids or None)`` or None.
     """
     if not smallest:
         return None
@@ -790,6 +838,14 @@ def _driver(context, smallest, sharing, groups):
             if able < best[0]:
                 best = (able, ('traits', tuple(sorted(ids))),
                         sorted(shared) or None)
+    for kind, ids, shared in filters:
+        if kind != 'in':
+            continue
+        able = sum(counting.aggregates.get(i, 0) for i in ids)
+        if shared:
+            able += members
+        if able < best[0]:
+            best = (able, ('aggregates', ids), list(shared) or None)
     if best[0] > _DRIVER_SHARE * providers:
         return None
     return best[1:]
@@ -799,11 +855,11 @@ def _driver_roots(context, driver, after, until, count):
     """Up to ``count`` (None: all) root ids in ``(after, until]`` (either
     None: no bound on that side), in order, of the trees with a provider
     whose inventory of the driving class can take the amount (or with
-    one of the driving traits), or in an aggregate of a sharing provider
-    that can: index ranges of the (few) inventories, traits and
-    aggregate members concerned, the root of each found by a look-up of
-    its provider. Usages are left to the query of the roots, which
-    checks them for these roots only."""
+    one of the driving traits, or in one of the driving aggregates), or
+    in an aggregate of a sharing provider that can: index ranges of the
+    (few) inventories, traits and aggregate members concerned, the root
+    of each found by a look-up of its provider. Usages are left to the
+    query of the roots, which checks them for these roots only."""
     what, aggs = driver
     params = {}
     if after is not None:
@@ -812,8 +868,10 @@ def _driver_roots(context, driver, after, until, count):
         params['until'] = until
     if what[0] == 'class':
         params['rc'], params['amount'] = what[1:]
-    else:
+    elif what[0] == 'traits':
         params['traits'] = sorted(what[1])
+    else:
+        params['members_of'] = sorted(what[1])
     if aggs:
         params['aggs'] = sorted(aggs)
     if count is not None:
@@ -828,8 +886,9 @@ def _driver_roots(context, driver, after, until, count):
 def _driver_select(per_row, kind, shared, above, below, limited):
     """SELECT of :func:`_driver_roots`, built once per shape: the roots
     of the inventories of class ``rc`` able to take ``amount`` (``kind``
-    ``'class'``) or of the providers with one of the ``traits``
-    (``'traits'``), and with ``shared``, of the members of the
+    ``'class'``), of the providers with one of the ``traits``
+    (``'traits'``) or of the members of the aggregates ``members_of``
+    (``'aggregates'``), and with ``shared``, of the members of the
     aggregates ``aggs``; above ``after`` and at most ``until`` (when
     ``above`` and ``below``), at most ``count`` when ``limited``."""
     inv = MEMBER_INV
@@ -849,10 +908,13 @@ def _driver_select(per_row, kind, shared, above, below, limited):
             inv.c.max_unit >= amount, inv.c.min_unit <= amount,
             (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio >=
             amount)]
-    else:
+    elif kind == 'traits':
         trait = MEMBER_TRAIT
         parts = [sa.select(root_of(trait.c.resource_provider_id)).where(
             _in_param(trait.c.trait_id, 'traits', per_row))]
+    else:
+        parts = [sa.select(root_of(mine.c.resource_provider_id)).where(
+            _in_param(mine.c.aggregate_id, 'members_of', per_row))]
     if shared:
         parts.append(sa.select(root_of(mine.c.resource_provider_id)).where(
             _in_param(mine.c.aggregate_id, 'aggs', per_row)))
@@ -1300,17 +1362,29 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     bound = wide.limit
     if max_candidates >= 0 and (bound is None or max_candidates < bound):
         bound = max_candidates
+    filters = _group_filters(context, resolved, sharing)
     driver = (None if in_tree_roots
-              else _driver(context, _smallest(resolved), sharing, resolved))
+              else _driver(context, _smallest(resolved), sharing, resolved,
+                           filters))
+    by_members = driver is not None and driver[0][0] == 'aggregates'
+    if by_members:
+        # The driving roots are those of the trees meeting this condition
+        # of member_of: the query of the roots need not check it again.
+        driving = ('in', driver[0][1], tuple(driver[1] or ()))
+        filters = [f for f in filters if f != driving]
     # Without a limit every tree that fits is read anyway: when no rare
-    # class drives the search, reading a tree costs less than checking
-    # its room in SQL first (a usage sum per root and class), so the
-    # roots are only those of the windows, and the trees that cannot
-    # serve the request simply yield no candidate.
-    check_room = not (wide.limit is None and driver is None and
+    # class drives the search (the members of aggregates do not tell
+    # whether a tree has room either), reading a tree costs less than
+    # checking its room in SQL first (a usage sum per root and class),
+    # so the roots are only those of the windows (or of the members),
+    # and the trees that cannot serve the request simply yield no
+    # candidate.
+    check_room = not (wide.limit is None and
+                      (driver is None or by_members) and
                       not in_tree_roots)
     query = _root_query(context, resolved, wide, trait_ids, sharing,
-                        in_tree_roots, per_row, check_room=check_room)
+                        in_tree_roots, per_row, filters,
+                        check_room=check_room)
     found = []
     seen = set()
     providers = {}

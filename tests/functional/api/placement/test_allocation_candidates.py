@@ -283,7 +283,7 @@ class FilteredSearchTestCase(base.PlacementAppTestCase):
     def setUp(self):
         super().setUp()
         self.agg = uuidutils.generate_uuid()
-        shared = uuidutils.generate_uuid()
+        shared = self.shared = uuidutils.generate_uuid()
         for name in ('CUSTOM_FAST', 'CUSTOM_SLOW'):
             self.assertEqual(201, self.request(
                 'PUT', '/traits/%s' % name).status_code)
@@ -337,11 +337,36 @@ class FilteredSearchTestCase(base.PlacementAppTestCase):
             'resources=VCPU:1,DISK_GB:10&member_of=%s' % self.agg)
         # The nested tree is read (its child is in the aggregate) but its
         # disk is not: its root is in no aggregate. The trees anchored to
-        # the sharing provider are read too (it might have been in the
-        # aggregate), and give nothing.
+        # the sharing provider are not: it is not in the aggregate, so it
+        # cannot serve the group.
         self.assertEqual([[uuid] for uuid in self.flat[::2]], found)
+        self.assertEqual(set(self.flat[::2]) | {self.nested}, read)
+
+    def test_member_of_a_sharing_provider(self):
+        # The sharing provider is in the aggregate (the diskless node is
+        # not): the trees anchored to it are read, and the diskless node
+        # takes its disk from it.
+        path = '/resource_providers/%s/aggregates' % self.storage
+        generation = self.request('GET', path).json[
+            'resource_provider_generation']
+        self.assertEqual(200, self.request(
+            'PUT', path, json={'aggregates': [self.agg, self.shared],
+                               'resource_provider_generation': generation}
+        ).status_code)
+        found, read = self._search(
+            'resources=VCPU:1,DISK_GB:10&member_of=%s' % self.agg)
         self.assertEqual(set(self.flat[::2]) | {self.nested, self.storage,
                                                 self.diskless}, read)
+        for uuid in self.flat[::2]:
+            # Its own disk, or that of the sharing provider.
+            self.assertIn([uuid], found)
+            self.assertIn(sorted([uuid, self.storage]), found)
+        self.assertNotIn(sorted([self.diskless, self.storage]), found)
+        # With the aggregate of sharing too, the diskless node is served.
+        found, read = self._search(
+            'resources=VCPU:1,DISK_GB:10&member_of=in:%s,%s'
+            % (self.agg, self.shared))
+        self.assertIn(sorted([self.diskless, self.storage]), found)
 
     def test_member_of_an_unknown_aggregate(self):
         # No provider is in an aggregate that does not exist: nothing is
