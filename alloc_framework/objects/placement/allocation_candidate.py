@@ -37,6 +37,7 @@ module decides only how to look.
 import collections
 import functools
 import itertools
+import json
 import random
 import threading
 import time
@@ -45,6 +46,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext import compiler as sa_compiler
 from sqlalchemy.sql import expression
+from sqlalchemy.sql import visitors
 
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
@@ -301,13 +303,62 @@ def _in_param(column, name, per_row):
     execution (a sorted list). On PostgreSQL (``per_row``), ``column =
     ANY(array)`` with the ids as one array parameter: PostgreSQL plans an
     IN list that way anyway, and the statement is then the same whatever
-    the ids, instead of one placeholder rendered per id. Elsewhere one
-    expanding parameter of a known type: SQLAlchemy then neither coerces
-    each id into a literal of its own nor guesses their type."""
+    the ids, instead of one placeholder rendered per id. On SQLite the
+    same with the ids as one JSON text (see :class:`_SQLiteIdsIn`).
+    Elsewhere one expanding parameter of a known type: SQLAlchemy then
+    neither coerces each id into a literal of its own nor guesses their
+    type."""
     param = _ids_param(name, per_row)
     if per_row:
         return column == sa.any_(param)
-    return column.in_(param)
+    ids = sa.func.json_each(
+        sa.bindparam(name, type_=_JsonIds())).table_valued('value')
+    return _SQLiteIdsIn(column.in_(param),
+                        column.in_(sa.select(ids.c.value)))
+
+
+class _JsonIds(sa.types.TypeDecorator):
+    """A list of integer ids sent as one JSON text."""
+
+    impl = sa.String
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return json.dumps(value)
+
+
+class _SQLiteIdsIn(expression.ColumnElement):
+    """``column IN ids`` (``default``), rendered on SQLite as ``column IN
+    (SELECT value FROM json_each(:ids))`` (``sqlite``), the ids one JSON
+    text: the statement is the same whatever the number of ids. An
+    expanding parameter renders one placeholder per id at every
+    execution (SQLAlchemy's work, a few hundred per chunk of trees), and
+    the new text is parsed and planned again by SQLite each time."""
+
+    inherit_cache = True
+    type = sa.Boolean()
+    _is_implicitly_boolean = True
+    _traverse_internals = [
+        ('default', visitors.InternalTraversal.dp_clauseelement),
+        ('sqlite', visitors.InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, default, sqlite):
+        self.default = default
+        self.sqlite = sqlite
+
+    @property
+    def _from_objects(self):
+        return self.default._from_objects
+
+
+@sa_compiler.compiles(_SQLiteIdsIn)
+def _ids_in_default(element, compiler, **kw):
+    return compiler.process(element.default, **kw)
+
+
+@sa_compiler.compiles(_SQLiteIdsIn, 'sqlite')
+def _ids_in_sqlite(element, compiler, **kw):
+    return compiler.process(element.sqlite, **kw)
 
 
 def _per_root(select, per_row):
