@@ -1273,8 +1273,14 @@ def _root_ids(context, query, limit, randomize, driver=None,
         # not fit: sharing providers that cannot serve the request
         # alone, for one) pay the same query twice. When the search
         # needs more still, the rest are read in one go (the driving
-        # class is rare by choice); they are checked window by window.
+        # class is rare by choice). They are checked a batch at a time,
+        # the first of a chunk: the driving trees have the rare class
+        # (and those known not to fit are left out), so most of them fit
+        # and checking more than a chunk would check trees the search
+        # does not read; a batch of which fewer than a chunk fit makes
+        # the next one twice as large.
         first = max(window, _DRIVER_FIRST_READ)
+        window = chunk
         for after, until in ranges:
             read = _driver_roots(context, driver, after, until, first)
             complete = len(read) < first

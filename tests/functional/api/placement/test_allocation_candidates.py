@@ -262,6 +262,47 @@ class SharingTreesThatFitTestCase(SharedAmountSearchTestCase):
               for uuid in self.computes + [self.rich, self.both]]], batches)
 
 
+class DrivenBatchesTestCase(base.PlacementAppTestCase):
+    """The driving trees mostly fit: the first batch checked is a chunk
+    of them, the size a limit needs, not more."""
+
+    _provider = RareClassSearchTestCase._provider
+    _roots = RareClassSearchTestCase._roots
+    _anchor = SharedAmountSearchTestCase._anchor
+    _checked_in_sql = SharedAmountSearchTestCase._checked_in_sql
+
+    def setUp(self):
+        super().setUp()
+        # Few providers in all: the members of the aggregate drive the
+        # search whatever their share.
+        patcher = mock.patch.object(allocation_candidate, '_DRIVER_SHARE',
+                                    1.0)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        agg = uuidutils.generate_uuid()
+        storage = self._provider('storage', {'DISK_GB': 10000})
+        self._anchor(storage, agg, generation=1,
+                     traits=['MISC_SHARES_VIA_AGGREGATE'])
+        self.computes = [self._provider('c%d' % i, {'VCPU': 4})
+                         for i in range(3 * allocation_candidate._MIN_CHUNK)]
+        for uuid in self.computes:
+            self._anchor(uuid, agg, generation=1)
+
+    def test_first_batch_is_a_chunk(self):
+        batches = self._checked_in_sql(
+            'resources=VCPU:1,DISK_GB:5000&limit=2')
+        self.assertEqual([allocation_candidate._MIN_CHUNK],
+                         [len(batch) for batch in batches])
+        roots, _checked = self._roots('resources=VCPU:1,DISK_GB:5000&limit=2')
+        self.assertEqual(self.computes[:2], roots)
+
+    def test_without_limit_every_tree_that_may_fit(self):
+        batches = self._checked_in_sql('resources=VCPU:1,DISK_GB:5000')
+        self.assertEqual(len(self.computes), sum(map(len, batches)))
+        roots, _checked = self._roots('resources=VCPU:1,DISK_GB:5000')
+        self.assertEqual(self.computes, roots)
+
+
 class SharedAloneTestCase(base.PlacementAppTestCase):
     """A candidate served by a sharing provider alone is found from every
     tree anchored to it (and its own) but answered once; the others come
