@@ -68,6 +68,7 @@ MEMBER_TRAIT = RP_TRAIT_TBL.alias('member_trait')
 SHARE_INV = INV_TBL.alias('share_inv')
 SHARE_TRAIT = RP_TRAIT_TBL.alias('share_trait')
 SHARE_AGG = RP_AGG_TBL.alias('share_agg')
+SHARE_TREE = RP_TBL.alias('share_tree')
 
 # Roots read per query when no limit narrows the search.
 _MAX_CHUNK = 500
@@ -506,13 +507,15 @@ class _Sharing:
 
     One query per request reads, for each sharing provider (an index
     look-up of each, starting from the trait): its root, its
-    aggregates, whether it has any inventory and, for each amount of a
-    class the request asks for, whether it has room for it. Those rows
-    (one per sharing provider and aggregate) answer every later
-    question of the search in memory: the aggregates with room for an
-    amount, and the sharing providers anchored to the trees of a chunk.
-    A request never reads the sharing providers' inventories, usages
-    and traits beyond that, nor the members of the trees' aggregates.
+    aggregates, whether it has any inventory, whether it is alone in its
+    tree and, for each amount of a class the request asks for, whether
+    it has room for it. Those rows (one per sharing provider and
+    aggregate) answer every later question of the search in memory: the
+    aggregates with room for an amount, the sharing providers anchored
+    to the trees of a chunk, and the trees of sharing providers that
+    cannot be candidate roots (:meth:`idle_roots`). A request never
+    reads the sharing providers' inventories, usages and traits beyond
+    that, nor the members of the trees' aggregates.
 
     :param pairs: the ``(rc_id, amount)`` the request asks for.
     """
@@ -531,6 +534,10 @@ class _Sharing:
         self._providers_with_room = {}
         # {sharing provider id: root provider id}
         self.root_of = {}
+        # The sharing providers alone in their trees, with the pairs
+        # they have room for and their aggregates:
+        # {sharing provider id: ({(rc_id, amount)}, {aggregate id})}.
+        self._alone = {}
         self.trait_id = preds.sharing_trait_id(context)
         if self.trait_id is None:
             return
@@ -543,17 +550,21 @@ class _Sharing:
         providers = {pair: set() for pair in pairs}
         for row in context.session.execute(
                 _sharing_select(per_row, len(pairs)), params).all():
-            share_id, root_id, agg_id, has_inventory = row[:4]
+            share_id, root_id, agg_id, has_inventory, alone = row[:5]
             self.root_of[share_id] = root_id
             self._any_inventory = self._any_inventory or bool(has_inventory)
+            rooms = [pair for pair, room in zip(pairs, row[5:]) if room]
+            if alone:
+                mine = self._alone.setdefault(share_id, (set(rooms), set()))
+                if agg_id is not None:
+                    mine[1].add(agg_id)
             if agg_id is None:
                 continue
             self.by_aggregate[agg_id].add(share_id)
             self.aggregates_of[share_id].add(agg_id)
-            for pair, room in zip(pairs, row[4:]):
-                if room:
-                    with_room[pair].add(agg_id)
-                    providers[pair].add(share_id)
+            for pair in rooms:
+                with_room[pair].add(agg_id)
+                providers[pair].add(share_id)
         self._with_room = {pair: sorted(ids)
                            for pair, ids in with_room.items()}
         self._providers_with_room = providers
@@ -573,6 +584,28 @@ class _Sharing:
         in the aggregates ``agg_ids`` (from the rows read up front)."""
         return [(agg_id, share_id) for agg_id in sorted(agg_ids)
                 for share_id in sorted(self.by_aggregate.get(agg_id, ()))]
+
+    def idle_roots(self, context, smallest):
+        """Root ids of the trees made of a sharing provider alone that
+        the query of candidate roots rejects for lack of room: for a
+        class of ``smallest`` (``{rc_id: amount}``, see :func:`_smallest`),
+        neither the provider nor a sharing provider of its aggregates
+        has room for the amount. Decided in memory, exactly as that
+        query would for these trees: they can be left out of the roots
+        it checks without changing what is found (a storage provider
+        cannot serve ``VCPU``)."""
+        idle = set()
+        for rc_id, amount in smallest.items():
+            aggs = None
+            for share_id, (rooms, agg_ids) in self._alone.items():
+                if (rc_id, amount) in rooms:
+                    continue
+                if aggs is None:
+                    aggs = set(self.aggregates_with_room(
+                        context, rc_id, amount))
+                if not aggs & agg_ids:
+                    idle.add(self.root_of[share_id])
+        return idle
 
     def aggregates_with_room(self, context, rc_id, amount):
         """Ids of the aggregates of the sharing providers that can serve
@@ -611,9 +644,9 @@ class _Sharing:
 def _sharing_select(per_row, classes):
     """SELECT of the rows of :class:`_Sharing`: per sharing provider (the
     parameter ``trait_id``) and aggregate, its root, whether it has an
-    inventory and, for each of ``classes`` pairs of parameters ``rc_N``
-    and ``amount_N``, whether it has room for it. Built once per
-    shape."""
+    inventory, whether it is alone in its tree and, for each of
+    ``classes`` pairs of parameters ``rc_N`` and ``amount_N``, whether
+    it has room for it. Built once per shape."""
     rp_id = SHARE_TRAIT.c.resource_provider_id
     columns = [rp_id, RP_TBL.c.root_provider_id]
     if per_row:
@@ -633,6 +666,11 @@ def _sharing_select(per_row, classes):
     columns.append(aggs.c.aggregate_id)
     columns.append(_per_root(sa.select(sa.literal(1)).where(
         SHARE_INV.c.resource_provider_id == rp_id), per_row))
+    # Alone in its tree: no other provider has its root (an index
+    # look-up of the root's providers).
+    columns.append(sa.not_(_per_root(sa.select(sa.literal(1)).where(
+        SHARE_TREE.c.root_provider_id == RP_TBL.c.root_provider_id,
+        SHARE_TREE.c.id != rp_id), per_row)))
     for i in range(classes):
         columns.append(_per_root(sa.select(sa.literal(1)).where(
             SHARE_INV.c.resource_provider_id == rp_id,
@@ -1306,7 +1344,8 @@ def _chunk_size(limit):
 _ID_RANGE = sa.select(sa.func.min(RP_TBL.c.id), sa.func.max(RP_TBL.c.id))
 
 
-def _root_ids(context, query, limit, randomize, driver=None):
+def _root_ids(context, query, limit, randomize, driver=None,
+              idle=frozenset()):
     """Candidate root ids in id order (from a random start, wrapping
     around, when ``randomize``), in chunks.
 
@@ -1319,7 +1358,10 @@ def _root_ids(context, query, limit, randomize, driver=None):
 
     With a ``driver`` (a rare class, see ``_driver``) the roots checked
     are instead the next trees having a provider of that class, so that
-    the roots without it are never looked at.
+    the roots without it are never looked at; nor are the driving roots
+    ``idle``, which ``query`` is known to reject (see
+    :meth:`_Sharing.idle_roots`): the batches checked are of trees that
+    may fit, and the roots found are the same.
     """
     chunk = _chunk_size(limit)
     if driver is not None and not randomize:
@@ -1344,22 +1386,32 @@ def _root_ids(context, query, limit, randomize, driver=None):
         # not fit: sharing providers that cannot serve the request
         # alone, for one) pay the same query twice. When the search
         # needs more still, the rest are read in one go (the driving
-        # class is rare by choice); they are checked window by window.
+        # class is rare by choice). They are checked a batch at a time,
+        # the first of a chunk: the driving trees have the rare class
+        # (and those known not to fit are left out), so most of them fit
+        # and checking more than a chunk would check trees the search
+        # does not read; a batch of which fewer than a chunk fit makes
+        # the next one twice as large.
         first = max(window, _DRIVER_FIRST_READ)
+        window = chunk
         for after, until in ranges:
-            pending = _driver_roots(context, driver, after, until, first)
-            complete = len(pending) < first
-            while pending:
-                batch, pending = pending[:window], pending[window:]
-                ids = query.among(context, batch)
-                for start in range(0, len(ids), chunk):
-                    yield ids[start:start + chunk]
-                if len(ids) < chunk:
-                    # Few of these trees fit: check more of them at once.
-                    window = min(2 * window, _MAX_WINDOW)
-                if not pending and not complete:
-                    pending = _driver_roots(context, driver, batch[-1],
-                                            until, None)
+            read = _driver_roots(context, driver, after, until, first)
+            complete = len(read) < first
+            while read:
+                last = read[-1]
+                pending = [i for i in read if i not in idle]
+                read = None
+                while pending:
+                    batch, pending = pending[:window], pending[window:]
+                    ids = query.among(context, batch)
+                    for start in range(0, len(ids), chunk):
+                        yield ids[start:start + chunk]
+                    if len(ids) < chunk:
+                        # Few of these trees fit: check more of them at
+                        # once.
+                        window = min(2 * window, _MAX_WINDOW)
+                if not complete:
+                    read = _driver_roots(context, driver, last, until, None)
                     complete = True
         return
     for after, until in ranges:
@@ -1442,8 +1494,14 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     # The group of a request of one group: a tree of one provider has its
     # candidate from _single_candidate.
     single = resolved[0] if len(resolved) == 1 else None
+    idle = frozenset()
+    if driver is not None and sharing:
+        # The trees of sharing providers alone that cannot serve a class
+        # of the request: the driving roots of an amount only sharing
+        # providers have start with them.
+        idle = sharing.idle_roots(context, _smallest(resolved))
     for root_ids in _root_ids(context, query, wide.limit, randomize,
-                              driver):
+                              driver, idle):
         rps, anchored = _load_providers(context, root_ids, sharing)
         trees = collections.defaultdict(list)
         for rp in rps.values():

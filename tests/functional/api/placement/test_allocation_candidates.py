@@ -198,6 +198,110 @@ class SharedAmountSearchTestCase(RareClassSearchTestCase):
         roots, _checked = self._roots('resources=VCPU:1,DISK_GB:5000&limit=1')
         self.assertEqual(self.computes[:1], roots)
 
+    def _checked_in_sql(self, query):
+        """The batches of roots whose conditions the database checks."""
+        batches = []
+        real = allocation_candidate._RootQuery.among
+
+        def spy(root_query, context, ids):
+            batches.append(list(ids))
+            return real(root_query, context, ids)
+
+        with mock.patch.object(allocation_candidate._RootQuery, 'among',
+                               spy):
+            resp = self.request('GET', '/allocation_candidates?' + query)
+        self.assertEqual(200, resp.status_code, resp.text)
+        return batches
+
+    def _id(self, uuid):
+        with db_api.get_engine().connect() as conn:
+            return conn.execute(sa.select(models.ResourceProvider.id).where(
+                models.ResourceProvider.uuid == uuid)).scalar()
+
+    def test_storage_that_cannot_serve_the_rest_is_not_checked(self):
+        # The storage provider, alone in its tree, is a driving root (it
+        # has the disk) but has no VCPU, nor does a sharing provider of
+        # its aggregate: the database is not asked about it.
+        batches = self._checked_in_sql('resources=VCPU:1,DISK_GB:5000')
+        self.assertEqual([[self._id(uuid) for uuid in self.computes]],
+                         batches)
+        # Asked for disk only, its tree is a candidate and is checked.
+        roots, _checked = self._roots('resources=DISK_GB:5000')
+        self.assertEqual([self.storage], roots)
+        self.assertIn(self._id(self.storage),
+                      self._checked_in_sql('resources=DISK_GB:5000')[0])
+
+
+class SharingTreesThatFitTestCase(SharedAmountSearchTestCase):
+    """The trees of sharing providers that can serve the other classes
+    (themselves or with a child) are still checked, and answer in the
+    order of their roots."""
+
+    def setUp(self):
+        super().setUp()
+        agg = uuidutils.generate_uuid()
+        # A sharing provider with a compute in its tree, and one with
+        # CPUs of its own, each alone in its aggregate.
+        self.rich = self._provider('rich', {'DISK_GB': 10000})
+        self._provider('rich-cpu', {'VCPU': 4}, parent=self.rich)
+        self._anchor(self.rich, agg, generation=1,
+                     traits=['MISC_SHARES_VIA_AGGREGATE'])
+        self.both = self._provider('both', {'VCPU': 4, 'DISK_GB': 10000})
+        self._anchor(self.both, uuidutils.generate_uuid(), generation=1,
+                     traits=['MISC_SHARES_VIA_AGGREGATE'])
+
+    def test_only_anchored_trees_are_checked(self):
+        roots, checked = self._roots('resources=VCPU:1,DISK_GB:5000')
+        self.assertEqual(self.computes + [self.rich, self.both], roots)
+        self.assertEqual(5, len(checked))
+
+    def test_storage_that_cannot_serve_the_rest_is_not_checked(self):
+        batches = self._checked_in_sql('resources=VCPU:1,DISK_GB:5000')
+        self.assertEqual(
+            [[self._id(uuid)
+              for uuid in self.computes + [self.rich, self.both]]], batches)
+
+
+class DrivenBatchesTestCase(base.PlacementAppTestCase):
+    """The driving trees mostly fit: the first batch checked is a chunk
+    of them, the size a limit needs, not more."""
+
+    _provider = RareClassSearchTestCase._provider
+    _roots = RareClassSearchTestCase._roots
+    _anchor = SharedAmountSearchTestCase._anchor
+    _checked_in_sql = SharedAmountSearchTestCase._checked_in_sql
+
+    def setUp(self):
+        super().setUp()
+        # Few providers in all: the members of the aggregate drive the
+        # search whatever their share.
+        patcher = mock.patch.object(allocation_candidate, '_DRIVER_SHARE',
+                                    1.0)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        agg = uuidutils.generate_uuid()
+        storage = self._provider('storage', {'DISK_GB': 10000})
+        self._anchor(storage, agg, generation=1,
+                     traits=['MISC_SHARES_VIA_AGGREGATE'])
+        self.computes = [self._provider('c%d' % i, {'VCPU': 4})
+                         for i in range(3 * allocation_candidate._MIN_CHUNK)]
+        for uuid in self.computes:
+            self._anchor(uuid, agg, generation=1)
+
+    def test_first_batch_is_a_chunk(self):
+        batches = self._checked_in_sql(
+            'resources=VCPU:1,DISK_GB:5000&limit=2')
+        self.assertEqual([allocation_candidate._MIN_CHUNK],
+                         [len(batch) for batch in batches])
+        roots, _checked = self._roots('resources=VCPU:1,DISK_GB:5000&limit=2')
+        self.assertEqual(self.computes[:2], roots)
+
+    def test_without_limit_every_tree_that_may_fit(self):
+        batches = self._checked_in_sql('resources=VCPU:1,DISK_GB:5000')
+        self.assertEqual(len(self.computes), sum(map(len, batches)))
+        roots, _checked = self._roots('resources=VCPU:1,DISK_GB:5000')
+        self.assertEqual(self.computes, roots)
+
 
 class SharedAloneTestCase(base.PlacementAppTestCase):
     """A candidate served by a sharing provider alone is found from every
