@@ -67,9 +67,16 @@ SHARE_INV = INV_TBL.alias('share_inv')
 SHARE_TRAIT = RP_TRAIT_TBL.alias('share_trait')
 SHARE_AGG = RP_AGG_TBL.alias('share_agg')
 
-# Roots read per query when no limit narrows the search.
+# Roots read per query when a limit (or max_allocation_candidates)
+# bounds the search: twice the bound, within these.
 _MAX_CHUNK = 500
 _MIN_CHUNK = 16
+# Roots read per query when nothing bounds the search: every tree that
+# fits is read anyway, and each query of a chunk's trees costs the
+# database a scan of the inventories (PostgreSQL hashes the chunk's
+# providers against them) and the service a statement: fewer, larger
+# chunks cost less of both.
+_UNBOUNDED_CHUNK = 2000
 # Widest range of provider ids one query of candidate roots looks at.
 _MAX_WINDOW = 65536
 # Seconds the counts of inventories per class (which only choose how to
@@ -1184,18 +1191,19 @@ def _combine(groups, options, isolate):
     return walk(0, {}, frozenset())
 
 
-def _chunk_size(limit):
-    if limit is None:
-        return _MAX_CHUNK
-    return max(_MIN_CHUNK, min(_MAX_CHUNK, 2 * limit))
+def _chunk_size(bound):
+    if bound is None:
+        return _UNBOUNDED_CHUNK
+    return max(_MIN_CHUNK, min(_MAX_CHUNK, 2 * bound))
 
 
 _ID_RANGE = sa.select(sa.func.min(RP_TBL.c.id), sa.func.max(RP_TBL.c.id))
 
 
-def _root_ids(context, query, limit, randomize, driver=None):
+def _root_ids(context, query, bound, randomize, driver=None):
     """Candidate root ids in id order (from a random start, wrapping
-    around, when ``randomize``), in chunks.
+    around, when ``randomize``), in chunks (sized for ``bound``, the most
+    candidates wanted, or None).
 
     Each query looks at a window of provider ids only, so that a
     database has no choice but to check the conditions of the roots of
@@ -1208,7 +1216,7 @@ def _root_ids(context, query, limit, randomize, driver=None):
     are instead the next trees having a provider of that class, so that
     the roots without it are never looked at.
     """
-    chunk = _chunk_size(limit)
+    chunk = _chunk_size(bound)
     if driver is not None and not randomize:
         # The driving roots are read in order from the first: the range
         # of ids is not needed (one statement less).
@@ -1317,8 +1325,7 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     # The group of a request of one group: a tree of one provider has its
     # candidate from _single_candidate.
     single = resolved[0] if len(resolved) == 1 else None
-    for root_ids in _root_ids(context, query, wide.limit, randomize,
-                              driver):
+    for root_ids in _root_ids(context, query, bound, randomize, driver):
         rps, anchored = _load_providers(context, root_ids, sharing)
         trees = collections.defaultdict(list)
         for rp in rps.values():
