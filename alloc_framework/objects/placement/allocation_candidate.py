@@ -38,6 +38,7 @@ import collections
 import functools
 import itertools
 import json
+import operator
 import random
 import threading
 import time
@@ -70,9 +71,16 @@ SHARE_TRAIT = RP_TRAIT_TBL.alias('share_trait')
 SHARE_AGG = RP_AGG_TBL.alias('share_agg')
 SHARE_TREE = RP_TBL.alias('share_tree')
 
-# Roots read per query when no limit narrows the search.
+# Roots read per query when a limit (or max_allocation_candidates)
+# bounds the search: twice the bound, within these.
 _MAX_CHUNK = 500
 _MIN_CHUNK = 16
+# Roots read per query when nothing bounds the search: every tree that
+# fits is read anyway, and each query of a chunk's trees costs the
+# database a scan of the inventories (PostgreSQL hashes the chunk's
+# providers against them) and the service a statement: fewer, larger
+# chunks cost less of both.
+_UNBOUNDED_CHUNK = 2000
 # Widest range of provider ids one query of candidate roots looks at.
 _MAX_WINDOW = 65536
 # Seconds the counts of inventories per class (which only choose how to
@@ -138,12 +146,6 @@ class RequestWide:
         self.nested_aware = nested_aware
 
 
-# The columns of an inventory a search needs, in the order of the tuples
-# of Provider.inventories (capacity replaces the three it comes from).
-_INV_COLUMNS = (INV_TBL.c.resource_provider_id, INV_TBL.c.resource_class_id,
-                INV_TBL.c.min_unit, INV_TBL.c.max_unit, INV_TBL.c.step_size,
-                INV_TBL.c.total, INV_TBL.c.reserved,
-                INV_TBL.c.allocation_ratio)
 _NO_IDS = frozenset()
 _INT_ARRAY = postgresql.ARRAY(sa.Integer)
 
@@ -156,9 +158,9 @@ class Provider:
 
     def __init__(self, row):
         self.id, self.uuid, self.parent_id, self.root_id = row
-        # Set once the whole tree is loaded.
+        # Set once the whole tree is loaded (a root's now).
         self.parent_uuid = None
-        self.root_uuid = None
+        self.root_uuid = self.uuid if self.root_id == self.id else None
         # {rc_id: (min_unit, max_unit, step_size, capacity)}
         self.inventories = {}
         # {rc_id: used}
@@ -1029,18 +1031,38 @@ def _used(inv):
     ).scalar_subquery()
 
 
+def _whole_capacity(row):
+    """A tuple of Provider.inventories from a row of the providers of
+    :func:`_trees_selects` (elsewhere than on PostgreSQL)."""
+    return (row[5], row[6], row[7], preds.capacity(row[8], row[9], row[10]))
+
+
 @functools.lru_cache(maxsize=2)
 def _trees_selects(per_row):
-    """The two SELECTs of :func:`_load_trees`, built once per database:
-    the providers of the trees of the roots ``roots`` with their
-    inventories and the usage of each, and the traits and aggregates of
-    the providers ``ids``."""
+    """The two SELECTs of :func:`_load_trees`, built once per database,
+    and the function that makes a tuple of Provider.inventories of a row
+    of the first: the providers of the trees of the roots ``roots`` with
+    their inventories and the usage of each, and the traits and
+    aggregates of the providers ``ids``.
+
+    A row of the providers is (id, uuid, parent id, root id, class id,
+    min_unit, max_unit, step_size, capacity..., used), the capacity one
+    column computed by PostgreSQL, elsewhere the three it comes from
+    (``preds.whole_capacity_of`` is PostgreSQL's: on MySQL a ratio is a
+    single-precision FLOAT, whose product differs from the one of the
+    value the driver reads)."""
     inv = MEMBER_INV
+    if per_row:
+        capacity = [preds.whole_capacity_of(inv)]
+        inventory = operator.itemgetter(5, 6, 7, 8)
+    else:
+        capacity = [inv.c.total, inv.c.reserved, inv.c.allocation_ratio]
+        inventory = _whole_capacity
     providers = (
         sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
-                  RP_TBL.c.root_provider_id, *[
-                      inv.c[c.name] for c in _INV_COLUMNS],
-                  _used(inv))
+                  RP_TBL.c.root_provider_id, inv.c.resource_class_id,
+                  inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
+                  *capacity, _used(inv))
         .select_from(RP_TBL.outerjoin(
             inv, inv.c.resource_provider_id == RP_TBL.c.id))
         .where(_in_param(RP_TBL.c.root_provider_id, 'roots', per_row))
@@ -1058,7 +1080,7 @@ def _trees_selects(per_row):
             AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id))
         .where(_in_param(RP_AGG_TBL.c.resource_provider_id, 'ids',
                          per_row)))
-    return providers, attributes
+    return providers, attributes, inventory
 
 
 def _load_trees(context, root_ids, rps):
@@ -1069,33 +1091,36 @@ def _load_trees(context, root_ids, rps):
 
     :returns: ``{provider id: {aggregate id}}`` of the providers added.
     """
-    capacity = preds.capacity
     tree = []
-    providers, attributes = _trees_selects(_is_postgresql(context))
+    providers, attributes, inventory = _trees_selects(
+        _is_postgresql(context))
     rows = context.session.execute(
         providers, {'roots': sorted(root_ids)}).all()
     # The rows of a provider follow each other (one per inventory, in
     # the order of their classes).
+    # The providers added that are not roots (their parent's and root's
+    # uuids are set once every provider is read).
+    below = []
     last = None
-    for (rp_id, uuid, parent_id, root_id, _inv_rp, rc_id, min_unit,
-         max_unit, step_size, total, reserved, ratio, used) in rows:
+    for row in rows:
+        rp_id = row[0]
         if rp_id != last:
             last = rp_id
             rp = rps.get(rp_id)
             if rp is None:
-                rp = rps[rp_id] = Provider((rp_id, uuid, parent_id, root_id))
+                rp = rps[rp_id] = Provider(row[:4])
                 tree.append(rp)
+                if rp.parent_id is not None:
+                    below.append(rp)
             inventories = rp.inventories
+        rc_id = row[4]
         if rc_id is not None:
-            # Provider.inventories: capacity replaces the three it comes
-            # from.
-            inventories[rc_id] = (min_unit, max_unit, step_size,
-                                  capacity(total, reserved, ratio))
+            inventories[rc_id] = inventory(row)
+            used = row[-1]
             if used is not None:
                 rp.used[rc_id] = int(used)
-    for rp in tree:
-        if rp.parent_id is not None:
-            rp.parent_uuid = rps[rp.parent_id].uuid
+    for rp in below:
+        rp.parent_uuid = rps[rp.parent_id].uuid
         rp.root_uuid = rps[rp.root_id].uuid
     agg_ids = collections.defaultdict(set)
     if not tree:
@@ -1335,19 +1360,20 @@ def _combine(groups, options, isolate):
     return walk(0, {}, frozenset())
 
 
-def _chunk_size(limit):
-    if limit is None:
-        return _MAX_CHUNK
-    return max(_MIN_CHUNK, min(_MAX_CHUNK, 2 * limit))
+def _chunk_size(bound):
+    if bound is None:
+        return _UNBOUNDED_CHUNK
+    return max(_MIN_CHUNK, min(_MAX_CHUNK, 2 * bound))
 
 
 _ID_RANGE = sa.select(sa.func.min(RP_TBL.c.id), sa.func.max(RP_TBL.c.id))
 
 
-def _root_ids(context, query, limit, randomize, driver=None,
+def _root_ids(context, query, bound, randomize, driver=None,
               idle=frozenset()):
     """Candidate root ids in id order (from a random start, wrapping
-    around, when ``randomize``), in chunks.
+    around, when ``randomize``), in chunks (sized for ``bound``, the most
+    candidates wanted, or None).
 
     Each query looks at a window of provider ids only, so that a
     database has no choice but to check the conditions of the roots of
@@ -1363,7 +1389,7 @@ def _root_ids(context, query, limit, randomize, driver=None,
     :meth:`_Sharing.idle_roots`): the batches checked are of trees that
     may fit, and the roots found are the same.
     """
-    chunk = _chunk_size(limit)
+    chunk = _chunk_size(bound)
     if driver is not None and not randomize:
         # The driving roots are read in order from the first: the range
         # of ids is not needed (one statement less).
@@ -1500,7 +1526,7 @@ def get_candidates(context, groups, wide, max_candidates=-1,
         # of the request: the driving roots of an amount only sharing
         # providers have start with them.
         idle = sharing.idle_roots(context, _smallest(resolved))
-    for root_ids in _root_ids(context, query, wide.limit, randomize,
+    for root_ids in _root_ids(context, query, bound, randomize,
                               driver, idle):
         rps, anchored = _load_providers(context, root_ids, sharing)
         trees = collections.defaultdict(list)

@@ -80,6 +80,15 @@ def capacity_of(inv):
     return (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
 
 
+def whole_capacity_of(inv):
+    """Expression (PostgreSQL): :func:`capacity` of inventory row ``inv``
+    computed by the database, the same integer: the product in double
+    precision (``allocation_ratio`` is one there, as in Python), then
+    truncated toward zero as ``int()`` does. One integer column to read
+    instead of three, one a float."""
+    return sa.cast(sa.func.trunc(capacity_of(inv)), sa.BigInteger)
+
+
 def over_capacity(inv, used):
     """Condition: ``used`` (an expression) exceeds the capacity of
     inventory row ``inv``: the provider can take no more of the class.
