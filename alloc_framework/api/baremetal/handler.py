@@ -124,6 +124,10 @@ def _make_mapper():
     return mapper
 
 
+# Dispatcher.notifier before its first use (None is a made notifier: none).
+_NOT_MADE = object()
+
+
 class Dispatcher:
     """The WSGI application behind the middleware."""
 
@@ -132,12 +136,15 @@ class Dispatcher:
         self.mapper = _make_mapper()
         self.policy = policy.Policy(conf)
         self._rpcapi = None
-        self._notifier = None
+        self._notifier = _NOT_MADE
 
     @property
     def notifier(self):
-        """The notifier of the versioned notifications, made on first use."""
-        if self._notifier is None:
+        """The notifier of the versioned notifications, made on first use.
+
+        None when no notification driver is configured.
+        """
+        if self._notifier is _NOT_MADE:
             self._notifier = notify.make_notifier(self.conf)
         return self._notifier
 

@@ -9,6 +9,9 @@ sent is logged; it never changes the answer.
 
 ``[allocation]notification_level`` picks the lowest priority sent; the
 notifier is made on first use, per application (``Dispatcher.notifier``).
+Without a notification driver (oslo.messaging's default) nothing is
+built: the payload of each notification would be made only for the
+no-op driver to drop it.
 """
 
 import contextlib
@@ -24,10 +27,16 @@ LOG = log.getLogger(__name__)
 
 
 def make_notifier(conf):
-    """The oslo.messaging notifier of the API (no-op without a driver)."""
-    return oslo_messaging.Notifier(
-        oslo_messaging.get_notification_transport(conf),
-        publisher_id=notification.API_PUBLISHER)
+    """The oslo.messaging notifier of the API; None without a driver.
+
+    oslo.messaging's notifier without a driver (or with ``noop`` only)
+    drops what it is given; None tells the API not to build it at all.
+    """
+    transport = oslo_messaging.get_notification_transport(conf)
+    if not set(conf.oslo_messaging_notifications.driver) - {'noop'}:
+        return None
+    return oslo_messaging.Notifier(transport,
+                                   publisher_id=notification.API_PUBLISHER)
 
 
 def _error_text(exc):
@@ -44,10 +53,13 @@ def _emit(req, allocation, action, status, node_uuid=None, error=None):
     level = req.conf.allocation.notification_level
     if level == 'none':
         return
+    notifier = req.dispatcher.notifier
+    if notifier is None:
+        return
     try:
         notification.AllocationCRUDNotification.for_allocation(
             allocation, action, status, req.conf.host, node_uuid=node_uuid,
-            error=error).emit(req.context, req.dispatcher.notifier, level)
+            error=error).emit(req.context, notifier, level)
     except Exception:
         LOG.exception('Could not send the %(action)s.%(status)s '
                       'notification of allocation %(uuid)s',

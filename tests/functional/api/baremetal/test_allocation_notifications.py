@@ -6,12 +6,14 @@ exactly the envelopes (event type, priority, publisher, payload) that a
 consumer of the message bus would get.
 """
 
+import fixtures
 import oslo_messaging
 from oslo_messaging.notify import _impl_test as impl_test
 from oslo_utils import uuidutils
 
 from alloc_framework.common import states
 from alloc_framework.objects.baremetal import node as node_obj
+from alloc_framework.objects.baremetal import notification
 from tests import base as tests_base
 from tests.functional.api.baremetal import base
 from tests.functional.conductor import test_rpc_oslo
@@ -249,6 +251,22 @@ class TestNotifierOffByDefault(NotificationTestCase):
         alloc = self.allocate()
         self.delete('/v1/allocations/%s' % alloc['uuid'], status=204)
         self.assertEqual([], self.sent())
+
+    def test_no_payload_built_without_a_driver(self):
+        # The no-op driver would drop it: the payload is not even made.
+        built = []
+        real = notification.AllocationCRUDNotification.for_allocation
+
+        def spy(*args, **kwargs):
+            built.append(args[1:3])
+            return real(*args, **kwargs)
+
+        self.useFixture(fixtures.MockPatchObject(
+            notification.AllocationCRUDNotification, 'for_allocation',
+            side_effect=spy))
+        alloc = self.allocate()
+        self.delete('/v1/allocations/%s' % alloc['uuid'], status=204)
+        self.assertEqual([], built)
 
 
 class _Collector:
