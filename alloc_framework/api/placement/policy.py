@@ -58,12 +58,12 @@ class DecisionCache:
     ``authorize`` takes the arguments of ``oslo_policy.Enforcer.authorize``
     and answers the same; a decision is keyed by the rule, the credentials
     (``to_policy_values()`` of the request context) and the target, and
-    every decision is dropped ``seconds`` after the first one kept, so that
-    a changed policy file (or a check asking another service, such as
-    ``http:``) is consulted again within that time. With ``seconds`` 0
-    every call goes to the enforcer. Refusals are kept too (a token of
-    the wrong scope is refused with ``exc`` like any other refusal);
-    errors (an unregistered rule) are not.
+    the decisions are all dropped ``seconds`` after the first of them was
+    taken, so that a changed policy file (or a check asking another
+    service, such as ``http:``) is consulted again within that time.
+    With ``seconds`` 0 every call goes to the enforcer. Refusals are kept
+    too (a token of the wrong scope is refused with ``exc`` like any
+    other refusal); errors (an unregistered rule) are not.
     """
 
     # A bound on the decisions kept between two expiries: distinct users
