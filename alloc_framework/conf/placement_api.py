@@ -69,6 +69,21 @@ opts = [
                       'is slower gets 408 Request Timeout and its '
                       'connection is closed, so that slow clients cannot '
                       'hold the connection threads.'),
+    cfg.FloatOpt('policy_cache_seconds',
+                 min=0,
+                 default=1.0,
+                 help='Seconds for which each Placement API process keeps '
+                      'the policy decisions it took: the same rule asked '
+                      'with the same credentials on the same target is '
+                      'answered from memory meanwhile instead of by '
+                      'oslo.policy, which looks for the policy file and '
+                      'inspects each check on every call. A changed '
+                      'policy file (or [oslo_policy]policy_dirs) applies '
+                      'to every request at most this many seconds after '
+                      'it was written, and a check that asks another '
+                      'service (``http:``) is asked again at most this '
+                      'often for the same credentials. 0 consults '
+                      'oslo.policy on every request.'),
 ]
 
 

@@ -57,7 +57,8 @@ def deploy(conf, auth_strategy=None):
     :raises: HtpasswdError with http_basic and a bad htpasswd file.
     :raises: DriverLoadError for an unknown ``[healthcheck]backends``.
     """
-    enforcer = policy.get_enforcer(conf)
+    enforcer = policy.DecisionCache(policy.get_enforcer(conf),
+                                    conf.placement_api.policy_cache_seconds)
     placement_handler = handler.PlacementHandler(conf)
     application = microversion_middleware.MicroversionMiddleware(
         placement_handler)

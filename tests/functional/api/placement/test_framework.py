@@ -15,6 +15,7 @@ import uuid
 import fixtures
 from keystonemiddleware import auth_token
 from oslo_middleware import cors
+from oslo_policy import opts as policy_opts
 from oslo_utils import timeutils
 import sqlalchemy as sa
 import webob
@@ -349,6 +350,7 @@ class PolicyEntryPointsTestCase(base.PlacementAppTestCase):
         policy_file = '%s/policy.yaml' % path
         with open(policy_file, 'w') as f:
             f.write('"placement:traits:list": "@"\n')
+        policy_opts.set_defaults(self.conf)
         self.config(policy_file=policy_file, group='oslo_policy')
         self.load()
         resp = self.request('GET', '/traits', token='nobody')
@@ -364,6 +366,119 @@ class PolicyEntryPointsTestCase(base.PlacementAppTestCase):
         self.assertFalse(ctx.can(policies.resource_class.LIST, fatal=False))
         self.assertRaises(exception.PolicyNotAuthorized, ctx.can,
                           policies.resource_class.LIST)
+
+
+class PolicyDecisionCacheTestCase(base.PlacementAppTestCase):
+    """Policy decisions kept for [placement_api]policy_cache_seconds."""
+
+    def setUp(self):
+        super().setUp()
+        self.now = 1000.0
+        self.useFixture(fixtures.MockPatch(
+            'alloc_framework.api.placement.policy.time.monotonic',
+            side_effect=lambda: self.now))
+        self.policy_file = os.path.join(
+            self.useFixture(fixtures.TempDir()).path, 'policy.yaml')
+        self.write_policy('"placement:traits:list": "@"\n')
+        # [oslo_policy] is registered by the first enforcer built.
+        policy_opts.set_defaults(self.conf)
+        self.config(policy_file=self.policy_file, group='oslo_policy')
+
+    def write_policy(self, text):
+        with open(self.policy_file, 'w') as f:
+            f.write(text)
+        # oslo.policy sees a change by the file's mtime: make it differ.
+        self.mtime = getattr(self, 'mtime', 1000000) + 10
+        os.utime(self.policy_file, (self.mtime, self.mtime))
+
+    def test_changed_file_applies_when_decisions_expire(self):
+        self.config(policy_cache_seconds=5, group='placement_api')
+        self.assertEqual(200, self.request('GET', '/traits',
+                                           token='nobody').status_int)
+        self.write_policy('"placement:traits:list": "!"\n')
+        self.now += 4.9
+        # Kept: the same credentials on the same rule and target.
+        self.assertEqual(200, self.request('GET', '/traits',
+                                           token='nobody').status_int)
+        # Not kept: another user is a new decision, taken on the new file.
+        self.assertEqual(403, self.request('GET', '/traits',
+                                           token='other').status_int)
+        self.now += 0.2
+        self.assertEqual(403, self.request('GET', '/traits',
+                                           token='nobody').status_int)
+
+    def test_refusal_kept_too(self):
+        self.config(policy_cache_seconds=5, group='placement_api')
+        resp = self.request('GET', '/resource_classes', token='nobody')
+        self.assertEqual(403, resp.status_int)
+        self.assertIn('placement:resource_classes:list', resp.text)
+        self.write_policy('"placement:resource_classes:list": "@"\n')
+        self.assertEqual(403, self.request('GET', '/resource_classes',
+                                           token='nobody').status_int)
+        self.now += 5
+        self.assertEqual(200, self.request('GET', '/resource_classes',
+                                           token='nobody').status_int)
+
+    def test_zero_consults_the_file_on_every_request(self):
+        self.config(policy_cache_seconds=0, group='placement_api')
+        self.assertEqual(200, self.request('GET', '/traits',
+                                           token='nobody').status_int)
+        self.write_policy('"placement:traits:list": "!"\n')
+        self.assertEqual(403, self.request('GET', '/traits',
+                                           token='nobody').status_int)
+
+    def _cache(self, seconds=5):
+        enforcer = policy.get_enforcer(self.conf)
+        calls = []
+        real = enforcer.authorize
+
+        def counted(*args, **kwargs):
+            calls.append(args[0])
+            return real(*args, **kwargs)
+
+        enforcer.authorize = counted
+        return policy.DecisionCache(enforcer, seconds), calls
+
+    def test_keyed_by_credentials_and_target(self):
+        from alloc_framework.api.placement import context
+        cache, calls = self._cache()
+        admin = context.RequestContext(user_id='u', project_id='p',
+                                       roles=['admin'], enforcer=cache)
+        reader = context.RequestContext(user_id='u', project_id='p',
+                                        roles=['reader'], enforcer=cache)
+        rule = policies.resource_class.LIST
+        for _ in range(3):
+            self.assertTrue(admin.can(rule))
+            self.assertFalse(reader.can(rule, fatal=False))
+            self.assertRaises(exception.PolicyNotAuthorized, reader.can,
+                              rule)
+        self.assertEqual([rule, rule], calls)
+        # Another target is another decision.
+        self.assertTrue(admin.can(rule, {'project_id': 'q'}))
+        self.assertEqual(3, len(calls))
+        self.now += 5
+        self.assertTrue(admin.can(rule))
+        self.assertEqual(4, len(calls))
+
+    def test_unregistered_rule_is_not_kept(self):
+        from alloc_framework.api.placement import context
+        cache, calls = self._cache()
+        ctx = context.RequestContext(user_id='u', project_id='p',
+                                     roles=['admin'], enforcer=cache)
+        for _ in range(2):
+            self.assertRaises(policy.oslo_policy.PolicyNotRegistered,
+                              ctx.can, 'placement:nothing:here')
+        self.assertEqual(2, len(calls))
+
+    def test_unhashable_credentials_go_to_the_enforcer(self):
+        cache, calls = self._cache()
+        creds = {'roles': ['admin'], 'project_id': 'p',
+                 'odd': [bytearray(b'x')]}
+        target = {'project_id': 'p'}
+        for _ in range(2):
+            self.assertTrue(cache.authorize(
+                policies.resource_class.LIST, target, creds))
+        self.assertEqual(2, len(calls))
 
 
 class MiddlewareTestCase(base.PlacementAppTestCase):
