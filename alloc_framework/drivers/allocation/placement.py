@@ -681,9 +681,16 @@ class PlacementBackend(base.AllocationBackend):
             stays.
         """
         project, user = self._consumer_ids(allocation)
-        if self.client.claim(allocation.uuid, node_uuid, rc_name, project,
-                             user, resources=resources):
+        claimed, code = self.client.try_claim(
+            allocation.uuid, node_uuid, rc_name, project, user,
+            resources=resources)
+        if claimed:
             return True
+        if code != placement_client.CONCURRENT_UPDATE:
+            # The node is used up (claimed by another allocation first):
+            # Placement checks the consumer's generation before the
+            # capacity, so the consumer has no claim to remove.
+            return False
         if context is not None and _get(allocation, 'id') is not None:
             holder = node_reservation.reserved_node(context, allocation.id)
             if holder is not None:
