@@ -26,6 +26,8 @@
 #                 see benchmarks/README.md); upstream steps are skipped
 #                 without it
 #   OURS_PORT, UPSTREAM_PORT  ports of the two servers (6385, 6386)
+#   PLACEMENT_PORT  port of the Placement API our server also serves
+#                 ([placement_api]port, default 8778)
 #   OURS_DB, UPSTREAM_DB  their databases (alloc_bench, ironic_bench)
 #   OUT           directory for configs, logs and results (default
 #                 /tmp/alloc-matrix)
@@ -43,6 +45,7 @@ OUT=${OUT:-/tmp/alloc-matrix}
 MYSQL_HOST=${MYSQL_URL_HOST:-127.0.0.1}
 PG_HOST=${PG_URL_HOST:-127.0.0.1}
 OURS_PORT=${OURS_PORT:-6385}
+PLACEMENT_PORT=${PLACEMENT_PORT:-8778}
 UPSTREAM_PORT=${UPSTREAM_PORT:-6386}
 OURS_DB=${OURS_DB:-alloc_bench}
 UPSTREAM_DB=${UPSTREAM_DB:-ironic_bench}
@@ -121,6 +124,8 @@ $processes
 [api]
 port = $OURS_PORT
 $api_threads
+[placement_api]
+port = $PLACEMENT_PORT
 [conductor]
 $pool
 [database]

@@ -81,6 +81,9 @@ _PLACEMENT_ERRORS = (placement_client.PlacementError,
 # Tries of a provider sync whose generation changed meanwhile.
 _SYNC_ATTEMPTS = 3
 
+# How many of the nodes it claimed last a backend tries after the others.
+_CLAIMED_KEPT = 256
+
 # How many free nodes a failed allocation checks in Placement.
 _CHECKED_FREE_NODES = 5
 
@@ -207,6 +210,11 @@ class PlacementBackend(base.AllocationBackend):
         self._client = None
         self._report = None
         self._client_lock = threading.Lock()
+        # {node UUID: allocations of this backend claiming it now}.
+        self._claiming = collections.Counter()
+        self._claiming_lock = threading.Lock()
+        # The nodes it claimed last, oldest first (see _take).
+        self._claimed = collections.OrderedDict()
         self._metrics = None
         # The conductor hands its own; loaded on first use otherwise.
         self.driver_factory = None
@@ -681,9 +689,16 @@ class PlacementBackend(base.AllocationBackend):
             stays.
         """
         project, user = self._consumer_ids(allocation)
-        if self.client.claim(allocation.uuid, node_uuid, rc_name, project,
-                             user, resources=resources):
+        claimed, code = self.client.try_claim(
+            allocation.uuid, node_uuid, rc_name, project, user,
+            resources=resources)
+        if claimed:
             return True
+        if code != placement_client.CONCURRENT_UPDATE:
+            # The node is used up (claimed by another allocation first):
+            # Placement checks the consumer's generation before the
+            # capacity, so the consumer has no claim to remove.
+            return False
         if context is not None and _get(allocation, 'id') is not None:
             holder = node_reservation.reserved_node(context, allocation.id)
             if holder is not None:
@@ -809,16 +824,47 @@ class PlacementBackend(base.AllocationBackend):
             self._resync(context, [u for u in new if u not in free])
             free = list(free)
             random.shuffle(free)
-            for node_uuid in free:
-                if not self._claim(allocation, node_uuid, rc_name,
-                                   resources=batch[node_uuid],
-                                   context=context):
-                    continue
-                node = self._reserve(context, allocation, node_uuid)
+            while free:
+                node_uuid = self._take(free)
+                try:
+                    if not self._claim(allocation, node_uuid, rc_name,
+                                       resources=batch[node_uuid],
+                                       context=context):
+                        continue
+                    node = self._reserve(context, allocation, node_uuid)
+                finally:
+                    with self._claiming_lock:
+                        self._claiming[node_uuid] -= 1
+                        if not self._claiming[node_uuid]:
+                            del self._claiming[node_uuid]
                 if node is not None:
+                    with self._claiming_lock:
+                        self._claimed[node_uuid] = None
+                        if len(self._claimed) > _CLAIMED_KEPT:
+                            self._claimed.popitem(last=False)
                     return node
                 self._resync(context, [node_uuid])
         return None
+
+    def _take(self, nodes):
+        """Remove and return the next node of ``nodes`` to claim.
+
+        Concurrent allocations of this backend get the same candidates
+        from Placement (in the same order, unless Placement randomizes
+        them): the first node that none of them is claiming, nor claimed
+        lately (an answer read before that claim still offers it), goes
+        first, so that they rarely claim the same one and lose a request
+        to a 409. The others stay candidates, tried last. Each node taken
+        must be released from ``_claiming`` when its claim and
+        reservation are over.
+        """
+        with self._claiming_lock:
+            index = next((i for i, uuid in enumerate(nodes)
+                          if uuid not in self._claiming
+                          and uuid not in self._claimed), 0)
+            node_uuid = nodes.pop(index)
+            self._claiming[node_uuid] += 1
+        return node_uuid
 
     def _reserve(self, context, allocation, node_uuid):
         """Reserve the claimed node in the database; unclaim on failure."""

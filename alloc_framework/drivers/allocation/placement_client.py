@@ -28,6 +28,10 @@ from alloc_framework.placement_client import report
 # mappings; 1.36 is served by every Placement since Train.
 MICROVERSION = 'placement 1.36'
 
+# Placement's stable error code of a 409 to a write that a consumer's or
+# provider's generation refused: a claim of a consumer that exists.
+CONCURRENT_UPDATE = 'placement.concurrent_update'
+
 
 class PlacementError(Exception):
     """Placement answered with an unexpected status.
@@ -308,6 +312,18 @@ class PlacementClient:
         :returns: True, or False when Placement refused with 409 (the
             provider is used up, or the consumer exists already).
         """
+        return self.try_claim(consumer, provider, resource_class,
+                              project_id, user_id, resources)[0]
+
+    def try_claim(self, consumer, provider, resource_class, project_id,
+                  user_id, resources=None):
+        """:meth:`claim`, with the error code of a refusal.
+
+        :returns: ``(True, None)``, or ``(False, code)`` when Placement
+            refused with 409: :data:`CONCURRENT_UPDATE` when the consumer
+            exists already (or a provider changed meanwhile), another code
+            when the providers cannot hold the claim (capacity).
+        """
         if resources is None:
             resources = {provider: {resource_class: 1}}
         body = {'allocations': {rp: {'resources': dict(amounts)}
@@ -316,7 +332,9 @@ class PlacementClient:
                 'consumer_generation': None}
         resp = self._call('PUT', '/allocations/%s' % consumer, (204, 409),
                           body=body)
-        return resp.status_code == 204
+        if resp.status_code == 204:
+            return True, None
+        return False, _error(resp)[1]
 
     def claim_many(self, claims, project_id, user_id):
         """Allocate to several new consumers at once, all or none.

@@ -1,4 +1,8 @@
-"""The in-process client (``direct.PlacementDirect``)."""
+"""The in-process client (``direct.PlacementDirect``, ``direct.adapter``)."""
+
+from unittest import mock
+
+from oslo_utils import uuidutils
 
 from alloc_framework.api.placement import direct
 from tests.functional.api.placement import base
@@ -49,3 +53,70 @@ class PlacementDirectTestCase(base.PlacementAppTestCase):
             self.assertEqual(404, resp.status_code)
             self.assertEqual('placement.undefined_code',
                              resp.json()['errors'][0]['code'])
+
+
+class InProcessAdapterTestCase(base.PlacementAppTestCase):
+    """Plain requests skip the session and reach the application alike."""
+
+    def setUp(self):
+        super().setUp()
+        self.adapter = direct.adapter(
+            self.conf, {'OpenStack-API-Version': 'placement 1.36'})
+        self.transport = self.adapter.session.session.get_adapter(direct.URL)
+        app = self.transport._get_app()
+        self.environs = []
+
+        def spy(environ, start_response):
+            self.environs.append(
+                {k: v for k, v in environ.items() if k.isupper()})
+            return app(environ, start_response)
+        self.transport._app = spy
+
+    def _both(self, url, method, **kwargs):
+        """The answers of the short cut and of the session, and environs."""
+        with mock.patch.object(self.adapter.session, 'request',
+                               wraps=self.adapter.session.request) as sess:
+            short = self.adapter.request(url, method, **kwargs)
+            self.assertFalse(sess.called)
+            # Any other argument goes through the session.
+            full = self.adapter.request(url, method, connect_retries=0,
+                                        **kwargs)
+            self.assertTrue(sess.called)
+        for environ in self.environs:
+            # Transport matters of requests, meaningless in process.
+            environ.pop('HTTP_ACCEPT_ENCODING', None)
+            environ.pop('HTTP_CONNECTION', None)
+        return short, full
+
+    def test_same_request_as_the_session(self):
+        short, full = self._both(
+            '/resource_providers', 'POST',
+            json={'name': 'direct rp'},
+            headers={'OpenStack-API-Version': 'placement 1.20'})
+        self.assertEqual(200, short.status_code)
+        self.assertEqual(409, full.status_code)
+        self.assertEqual('direct rp', short.json()['name'])
+        self.assertEqual('placement 1.20',
+                         short.headers['openstack-api-version'])
+        self.assertEqual(self.environs[1], self.environs[0])
+        self.assertEqual('application/json',
+                         self.environs[0]['CONTENT_TYPE'])
+        self.assertEqual('admin', self.environs[0]['HTTP_X_AUTH_TOKEN'])
+
+    def test_query_parameters(self):
+        short, full = self._both(
+            '/resource_providers', 'GET',
+            params={'name': 'a b,c', 'member_of': None})
+        self.assertEqual(200, short.status_code)
+        self.assertEqual(full.json(), short.json())
+        self.assertEqual('name=a+b%2Cc', self.environs[0]['QUERY_STRING'])
+        self.assertEqual(self.environs[1], self.environs[0])
+        self.assertEqual(full.url, short.url)
+
+    def test_errors_do_not_raise(self):
+        short, full = self._both('/resource_providers/%s' % uuidutils
+                                 .generate_uuid(), 'GET')
+        self.assertEqual(404, short.status_code)
+        self.assertEqual(full.json()['errors'][0]['code'],
+                         short.json()['errors'][0]['code'])
+        self.assertEqual(self.environs[1], self.environs[0])

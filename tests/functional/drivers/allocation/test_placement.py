@@ -13,6 +13,7 @@ from oslo_utils import uuidutils
 from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import base as backend_base
 from alloc_framework.drivers.allocation import placement
+from alloc_framework.drivers.allocation import placement_client
 from alloc_framework.drivers.allocation import placement_groups
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
@@ -139,6 +140,45 @@ class AllocateTests:
         self.assertEqual('no available nodes match the resource class '
                          'baremetal', exc.kwargs['error'])
         self.assertEqual(3, len(self.placement.claims()))
+
+    def test_stale_claim_of_the_allocation_is_replaced(self):
+        # An earlier attempt of the allocation claimed a node and died
+        # before reserving it: the node went to another allocation in the
+        # database, and Placement refuses the new claim as the consumer
+        # exists (409 placement.concurrent_update).
+        node = f.make_node(self.ctx)
+        elsewhere = f.make_node(self.ctx)
+        allocation = f.make_allocation(self.ctx)
+        self.assertTrue(self.client.claim(allocation.uuid, elsewhere.uuid,
+                                          RC, 'p', 'u'))
+        elsewhere.instance_uuid = uuidutils.generate_uuid()
+        elsewhere.save()
+        client = self.backend.client
+        with mock.patch.object(client, 'delete_claim',
+                               wraps=client.delete_claim) as delete:
+            self.assertEqual(node.uuid,
+                             self.backend.allocate(self.ctx, allocation))
+        delete.assert_called_once_with(allocation.uuid)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_claim_of_a_used_up_node_removes_nothing(self):
+        node = f.make_node(self.ctx)
+        first = f.make_allocation(self.ctx)
+        self.assertEqual(node.uuid, self.backend.allocate(self.ctx, first))
+        second = f.make_allocation(self.ctx)
+        # Another allocation claimed the node first: Placement refuses
+        # for capacity, the consumer has no claim to look for.
+        claimed, code = self.client.try_claim(second.uuid, node.uuid, RC,
+                                              'p', 'u')
+        self.assertFalse(claimed)
+        self.assertNotEqual(placement_client.CONCURRENT_UPDATE, code)
+        with mock.patch.object(self.backend.client,
+                               'delete_claim') as delete:
+            self.assertFalse(self.backend._claim(second, node.uuid, RC,
+                                                 context=self.ctx))
+        self.assertFalse(delete.called)
+        self.assertEqual({first.uuid: node.uuid}, self.placement.claims())
 
     def test_owner_and_candidate_nodes(self):
         f.make_node(self.ctx, owner='other')
