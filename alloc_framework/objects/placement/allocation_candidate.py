@@ -887,7 +887,7 @@ def class_counts(context):
     return counts
 
 
-def _driver(context, smallest, sharing, groups, filters):
+def _driver(context, smallest, sharing, groups, filters, bound=None):
     """What drives the search, when it is rare compared with the
     providers: the requested class whose inventories able to take the
     amount (and, when sharing providers serve it, the members of their
@@ -897,7 +897,13 @@ def _driver(context, smallest, sharing, groups, filters):
     set of aggregates of the ``member_of`` of such a group whose members
     (and those of the aggregates of the sharing providers that may be
     the group's member) are fewer still. ``filters`` are the conditions
-    of :func:`_group_filters`.
+    of :func:`_group_filters`. A set of aggregates drives only a search
+    that nothing bounds (``bound`` None: every tree that fits is read
+    anyway) or whose members one read of driving roots covers: the
+    members of aggregates are not rare the way the providers of a class
+    or trait are, and with a limit a search through the windows of
+    roots finds its trees among the first ones checked, where the
+    driving roots would be every member's root, sorted.
 
     :returns: ``(('class', rc_id, amount) or ('traits', trait ids) or
         ('aggregates', aggregate ids), aggregate ids or None)`` or None.
@@ -935,6 +941,8 @@ def _driver(context, smallest, sharing, groups, filters):
         able = sum(counting.aggregates.get(i, 0) for i in ids)
         if shared:
             able += members
+        if bound is not None and able > _DRIVER_FIRST_READ:
+            continue
         if able < best[0]:
             best = (able, ('aggregates', ids), list(shared) or None)
     if best[0] > _DRIVER_SHARE * providers:
@@ -1494,7 +1502,7 @@ def get_candidates(context, groups, wide, max_candidates=-1,
     filters = _group_filters(context, resolved, sharing)
     driver = (None if in_tree_roots
               else _driver(context, _smallest(resolved), sharing, resolved,
-                           filters))
+                           filters, bound))
     by_members = driver is not None and driver[0][0] == 'aggregates'
     if by_members:
         # The driving roots are those of the trees meeting this condition

@@ -472,6 +472,38 @@ class FilteredSearchTestCase(base.PlacementAppTestCase):
             % (self.agg, self.shared))
         self.assertIn(sorted([self.diskless, self.storage]), found)
 
+    def test_member_of_drives_only_an_unbounded_search(self):
+        # With one read of driving roots smaller than the aggregate's 7
+        # members, the members drive a search that nothing bounds, not
+        # one with a limit (the class drives that one here); both give
+        # the same candidates in the same order.
+        drivers = []
+        real = allocation_candidate._driver
+
+        def spy(*args, **kwargs):
+            found = real(*args, **kwargs)
+            drivers.append(found[0][0] if found else None)
+            return found
+
+        query = ('/allocation_candidates?resources=VCPU:1,DISK_GB:10'
+                 '&member_of=%s' % self.agg)
+        with mock.patch.object(allocation_candidate, '_DRIVER_FIRST_READ',
+                               2), \
+                mock.patch.object(allocation_candidate, '_DRIVER_SHARE',
+                                  1.0), \
+                mock.patch.object(allocation_candidate, '_driver', spy):
+            limited = self.request('GET', query + '&limit=3')
+            unbounded = self.request('GET', query)
+        self.assertEqual(['class', 'aggregates'], drivers)
+        self.assertEqual(200, limited.status_code, limited.text)
+        self.assertEqual(200, unbounded.status_code, unbounded.text)
+        every = [sorted(req['allocations'])
+                 for req in unbounded.json['allocation_requests']]
+        self.assertEqual([[uuid] for uuid in self.flat[::2]], every)
+        self.assertEqual(every[:3], [
+            sorted(req['allocations'])
+            for req in limited.json['allocation_requests']])
+
     def test_member_of_an_unknown_aggregate(self):
         # No provider is in an aggregate that does not exist: nothing is
         # searched, with or without a known aggregate beside it.
