@@ -240,13 +240,25 @@ class DashboardBrowserTestCase(base.TestCase):
         """Click ``element`` (a link, a form's button) and wait for the
         page it leads to: reading the page right after the click could
         read the one it replaces."""
+        from selenium.common import exceptions
         from selenium.webdriver.common.by import By
         from selenium.webdriver.support import expected_conditions
         from selenium.webdriver.support import ui
         old = self.driver.find_element(By.TAG_NAME, 'html')
         element.click()
-        ui.WebDriverWait(self.driver, 60).until(
-            expected_conditions.staleness_of(old))
+        stale = expected_conditions.staleness_of(old)
+
+        def replaced(driver):
+            try:
+                return stale(driver)
+            except exceptions.WebDriverException as exc:
+                # Newer ChromeDrivers report the old document's element
+                # so, rather than as a stale element reference.
+                if 'does not belong to the document' in str(exc):
+                    return True
+                raise
+
+        ui.WebDriverWait(self.driver, 60).until(replaced)
 
     def text(self, selector):
         from selenium.webdriver.common.by import By
