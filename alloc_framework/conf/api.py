@@ -2,6 +2,8 @@
 
 from oslo_config import cfg
 
+from alloc_framework.conf import opt_types
+
 opts = [
     cfg.HostAddressOpt('host_ip',
                        default='127.0.0.1',
@@ -40,15 +42,16 @@ opts = [
                     '[api]request_read_deadline seconds; an idle '
                     'connection holds none. Complete requests then wait '
                     'for one of the [api]api_workers slots.'),
-    cfg.FloatOpt('request_read_deadline',
-                 min=0.1,
-                 default=30,
-                 help='Seconds within which the request line, the headers '
-                      'and the body of a bare metal API request must have '
-                      'arrived, counted from its first byte. A client that '
-                      'is slower gets 408 Request Timeout and its '
-                      'connection is closed, so that slow clients cannot '
-                      'hold the connection threads.'),
+    opt_types.FloatOpt(
+        'request_read_deadline',
+        min=0.1,
+        default=30,
+        help='Seconds within which the request line, the headers '
+             'and the body of a bare metal API request must have '
+             'arrived, counted from its first byte. A client that '
+             'is slower gets 408 Request Timeout and its '
+             'connection is closed, so that slow clients cannot '
+             'hold the connection threads.'),
 ]
 
 

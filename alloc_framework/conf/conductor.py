@@ -2,6 +2,8 @@
 
 from oslo_config import cfg
 
+from alloc_framework.conf import opt_types
+
 opts = [
     cfg.IntOpt('heartbeat_interval',
                default=10,
@@ -34,10 +36,11 @@ opts = [
                min=0,
                help='How many times a conductor retries to lock a node that '
                     'is locked by another task before giving up.'),
-    cfg.FloatOpt('node_locked_retry_interval',
-                 default=0.2,
-                 min=0,
-                 help='Seconds between attempts to lock a busy node.'),
+    opt_types.FloatOpt(
+        'node_locked_retry_interval',
+        default=0.2,
+        min=0,
+        help='Seconds between attempts to lock a busy node.'),
     cfg.BoolOpt('automated_clean',
                 default=True,
                 help='Whether nodes run the automated clean steps of their '

@@ -2,16 +2,19 @@
 
 from oslo_config import cfg
 
+from alloc_framework.conf import opt_types
+
 # Terminal actions are never kept longer than this, whatever is set.
 MAX_RETENTION = 86400
 
 opts = [
-    cfg.FloatOpt('launcher_interval',
-                 default=1.0,
-                 min=0,
-                 help='Seconds between runs of the periodic task that '
-                      'launches deferred actions. 0 disables it: no '
-                      'deferred action runs on this conductor.'),
+    opt_types.FloatOpt(
+        'launcher_interval',
+        default=1.0,
+        min=0,
+        help='Seconds between runs of the periodic task that '
+             'launches deferred actions. 0 disables it: no '
+             'deferred action runs on this conductor.'),
     cfg.IntOpt('pool_size',
                default=8,
                min=1,

@@ -8,17 +8,20 @@ plugin, so they exist wherever the ``ipmi`` interfaces can be loaded.
 
 from oslo_config import cfg
 
+from alloc_framework.conf import opt_types
+
 GROUP = 'ipmi'
 
 opts = [
-    cfg.FloatOpt('command_deadline',
-                 default=20.0,
-                 min=1.0,
-                 help='Seconds one conversation with a BMC (log in, the '
-                      'commands of one driver call, log out) may take. A '
-                      'BMC that does not answer in time fails the driver '
-                      'call with an error naming the BMC; the conductor '
-                      'thread never waits longer than this.'),
+    opt_types.FloatOpt(
+        'command_deadline',
+        default=20.0,
+        min=1.0,
+        help='Seconds one conversation with a BMC (log in, the '
+             'commands of one driver call, log out) may take. A '
+             'BMC that does not answer in time fails the driver '
+             'call with an error naming the BMC; the conductor '
+             'thread never waits longer than this.'),
     cfg.IntOpt('command_retries',
                default=0,
                min=0,
@@ -38,16 +41,17 @@ opts = [
                                  'seconds, reading it every '
                                  '[ipmi]power_state_poll_interval seconds.',
                help='Ignored.'),
-    cfg.FloatOpt('power_state_poll_interval',
-                 default=1.0,
-                 min=0.01,
-                 help='Seconds between two reads of the power state while '
-                      'a power change is awaited (for at most '
-                      '``[conductor]power_state_change_timeout``). Each '
-                      'read is a conversation of its own (log in, Get '
-                      'Chassis Status, log out). The pause waits on the '
-                      'conductor\'s stop event, so a stopping conductor '
-                      'ends it at once.'),
+    opt_types.FloatOpt(
+        'power_state_poll_interval',
+        default=1.0,
+        min=0.01,
+        help='Seconds between two reads of the power state while '
+             'a power change is awaited (for at most '
+             '``[conductor]power_state_change_timeout``). Each '
+             'read is a conversation of its own (log in, Get '
+             'Chassis Status, log out). The pause waits on the '
+             'conductor\'s stop event, so a stopping conductor '
+             'ends it at once.'),
     cfg.IntOpt('hpm_component',
                default=1,
                min=0,
@@ -80,11 +84,12 @@ opts = [
                min=1,
                help='Largest firmware image, in bytes, the firmware '
                     'update downloads; a larger one fails the update.'),
-    cfg.FloatOpt('firmware_image_timeout',
-                 default=60.0,
-                 min=1.0,
-                 help='Seconds the download of a firmware image may take '
-                      '(connecting, each read, and the whole download).'),
+    opt_types.FloatOpt(
+        'firmware_image_timeout',
+        default=60.0,
+        min=1.0,
+        help='Seconds the download of a firmware image may take '
+             '(connecting, each read, and the whole download).'),
     cfg.StrOpt('firmware_image_cache_dir',
                default='$state_path/ipmi_firmware_images',
                help='Directory where the conductor keeps the firmware '

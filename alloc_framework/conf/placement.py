@@ -20,6 +20,8 @@ checks it).
 from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
+from alloc_framework.conf import opt_types
+
 GROUP = 'placement'
 
 opts = [
@@ -60,25 +62,26 @@ opts = [
                     'claim), as "alloc-manage placement drift --heal" '
                     'does. Each conductor heals the nodes the hash ring '
                     'gives it. 0 disables the task.'),
-    cfg.FloatOpt('candidates_deadline',
-                 default=30.0,
-                 min=0,
-                 help='Seconds a GET /allocation_candidates request may '
-                      'work before it is stopped and answered 503 '
-                      'placement.query.deadline, so that no API worker is '
-                      'held longer for an answer its client (a scheduler '
-                      'with a timeout of its own, or a proxy in front) has '
-                      'most likely stopped waiting for. The database stops '
-                      'the running statement (a statement timeout on '
-                      'PostgreSQL and MariaDB, a progress handler on '
-                      'SQLite), and the search checks the time between '
-                      'its steps. A request whose client closes its '
-                      'connection is stopped as well (with '
-                      'alloc-placement-api and alloc-server). The default, '
-                      '30, is longer than any search with a limit takes at '
-                      'the sizes measured in the performance guide; raise '
-                      'it if clients ask for every candidate of very large '
-                      'clouds and wait for them. 0 disables the limit.'),
+    opt_types.FloatOpt(
+        'candidates_deadline',
+        default=30.0,
+        min=0,
+        help='Seconds a GET /allocation_candidates request may '
+             'work before it is stopped and answered 503 '
+             'placement.query.deadline, so that no API worker is '
+             'held longer for an answer its client (a scheduler '
+             'with a timeout of its own, or a proxy in front) has '
+             'most likely stopped waiting for. The database stops '
+             'the running statement (a statement timeout on '
+             'PostgreSQL and MariaDB, a progress handler on '
+             'SQLite), and the search checks the time between '
+             'its steps. A request whose client closes its '
+             'connection is stopped as well (with '
+             'alloc-placement-api and alloc-server). The default, '
+             '30, is longer than any search with a limit takes at '
+             'the sizes measured in the performance guide; raise '
+             'it if clients ask for every candidate of very large '
+             'clouds and wait for them. 0 disables the limit.'),
     cfg.IntOpt('max_allocation_candidates',
                default=-1,
                min=-1,

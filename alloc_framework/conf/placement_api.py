@@ -2,6 +2,8 @@
 
 from oslo_config import cfg
 
+from alloc_framework.conf import opt_types
+
 opts = [
     cfg.HostAddressOpt('host_ip',
                        default='127.0.0.1',
@@ -60,30 +62,32 @@ opts = [
                     '[placement_api]request_read_deadline seconds; an idle '
                     'connection holds none. Complete requests then wait '
                     'for one of the [placement_api]api_workers slots.'),
-    cfg.FloatOpt('request_read_deadline',
-                 min=0.1,
-                 default=30,
-                 help='Seconds within which the request line, the headers '
-                      'and the body of a Placement API request must have '
-                      'arrived, counted from its first byte. A client that '
-                      'is slower gets 408 Request Timeout and its '
-                      'connection is closed, so that slow clients cannot '
-                      'hold the connection threads.'),
-    cfg.FloatOpt('policy_cache_seconds',
-                 min=0,
-                 default=1.0,
-                 help='Seconds for which each Placement API process keeps '
-                      'the policy decisions it took: the same rule asked '
-                      'with the same credentials on the same target is '
-                      'answered from memory meanwhile instead of by '
-                      'oslo.policy, which looks for the policy file and '
-                      'inspects each check on every call. A changed '
-                      'policy file (or [oslo_policy]policy_dirs) applies '
-                      'to every request at most this many seconds after '
-                      'it was written, and a check that asks another '
-                      'service (``http:``) is asked again at most this '
-                      'often for the same credentials. 0 consults '
-                      'oslo.policy on every request.'),
+    opt_types.FloatOpt(
+        'request_read_deadline',
+        min=0.1,
+        default=30,
+        help='Seconds within which the request line, the headers '
+             'and the body of a Placement API request must have '
+             'arrived, counted from its first byte. A client that '
+             'is slower gets 408 Request Timeout and its '
+             'connection is closed, so that slow clients cannot '
+             'hold the connection threads.'),
+    opt_types.FloatOpt(
+        'policy_cache_seconds',
+        min=0,
+        default=1.0,
+        help='Seconds for which each Placement API process keeps '
+             'the policy decisions it took: the same rule asked '
+             'with the same credentials on the same target is '
+             'answered from memory meanwhile instead of by '
+             'oslo.policy, which looks for the policy file and '
+             'inspects each check on every call. A changed '
+             'policy file (or [oslo_policy]policy_dirs) applies '
+             'to every request at most this many seconds after '
+             'it was written, and a check that asks another '
+             'service (``http:``) is asked again at most this '
+             'often for the same credentials. 0 consults '
+             'oslo.policy on every request.'),
 ]
 
 

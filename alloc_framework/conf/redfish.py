@@ -14,21 +14,25 @@ described with each option.
 
 from oslo_config import cfg
 
+from alloc_framework.conf import opt_types
+
 GROUP = 'redfish'
 
 opts = [
-    cfg.FloatOpt('connection_timeout',
-                 default=10.0,
-                 min=0.1,
-                 help='Seconds a request waits for the TCP connection to a '
-                      'BMC (and the TLS handshake) before it fails.'),
-    cfg.FloatOpt('read_timeout',
-                 default=30.0,
-                 min=0.1,
-                 help='Seconds a request waits for a connected BMC to '
-                      'answer before it fails. A BMC that accepts the '
-                      'connection but never answers costs this long per '
-                      'request.'),
+    opt_types.FloatOpt(
+        'connection_timeout',
+        default=10.0,
+        min=0.1,
+        help='Seconds a request waits for the TCP connection to a '
+             'BMC (and the TLS handshake) before it fails.'),
+    opt_types.FloatOpt(
+        'read_timeout',
+        default=30.0,
+        min=0.1,
+        help='Seconds a request waits for a connected BMC to '
+             'answer before it fails. A BMC that accepts the '
+             'connection but never answers costs this long per '
+             'request.'),
     cfg.IntOpt('connection_attempts',
                default=1,
                min=1,
@@ -54,14 +58,15 @@ opts = [
                     'and credentials) kept for reuse, least recently used '
                     'first out. 0 opens a connection (and a session) per '
                     'call.'),
-    cfg.FloatOpt('power_state_poll_interval',
-                 default=1.0,
-                 min=0.01,
-                 help='Seconds between two reads of the power state while '
-                      'a power change is awaited (for at most '
-                      '``[conductor]power_state_change_timeout``). The '
-                      'pause waits on the conductor\'s stop event, so a '
-                      'stopping conductor ends it at once.'),
+    opt_types.FloatOpt(
+        'power_state_poll_interval',
+        default=1.0,
+        min=0.01,
+        help='Seconds between two reads of the power state while '
+             'a power change is awaited (for at most '
+             '``[conductor]power_state_change_timeout``). The '
+             'pause waits on the conductor\'s stop event, so a '
+             'stopping conductor ends it at once.'),
     cfg.IntOpt('firmware_update_status_interval',
                default=15,
                min=0,

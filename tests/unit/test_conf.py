@@ -2,6 +2,7 @@
 
 import io
 
+from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 from oslo_config import generator
 
@@ -118,7 +119,42 @@ class TestPlacementGroup(base.TestCase):
         self.assertEqual(45.0, self._deadline_of('45'))
         # 0 disables the deadline; it is not "stop at once".
         self.assertEqual(0.0, self._deadline_of('0'))
-        for bad in ('-1', '-0.5', 'soon'):
+        for bad in ('-1', '-0.5', 'soon', 'nan', 'inf'):
             exc = self.assertRaises(cfg.ConfigFileValueError,
                                     self._deadline_of, bad)
             self.assertIn('candidates_deadline', str(exc))
+
+    def test_no_float_option_takes_nan_or_infinity(self):
+        # float() reads them, and NaN passes any min/max bound: each
+        # would make an interval or a deadline that never elapses.
+        # keystoneauth's own options of [placement] are its business.
+        library = {opt.dest for opt in
+                   ks_loading.get_session_conf_options()
+                   + ks_loading.get_adapter_conf_options()}
+        floats = [(group, opt) for group, group_opts in opts.list_opts()
+                  for opt in group_opts
+                  if isinstance(opt, cfg.FloatOpt)
+                  and opt.dest not in library]
+        self.assertGreater(len(floats), 10)
+        for group, opt in floats:
+            for bad in ('nan', 'NaN', 'inf', '-inf', 'Infinity'):
+                exc = self.assertRaises(ValueError, opt.type, bad)
+                if 'nan' in bad.lower():
+                    # No bound refuses it first.
+                    self.assertIn('finite', str(exc), (group, opt.name))
+            # Finite values are read as before, bounds included.
+            self.assertEqual(2.5, opt.type('2.5'), (group, opt.name))
+            if opt.type.min is not None:
+                self.assertRaises(ValueError, opt.type,
+                                  str(opt.type.min - 1))
+
+    def test_nan_in_a_file_names_the_option(self):
+        path = '%s/cache.conf' % self.state_path
+        with open(path, 'w') as stream:
+            stream.write('[placement_api]\npolicy_cache_seconds = nan\n')
+        self.conf(['--config-file', path])
+        exc = self.assertRaises(
+            cfg.ConfigFileValueError,
+            lambda: self.conf.placement_api.policy_cache_seconds)
+        self.assertIn('policy_cache_seconds', str(exc))
+        self.assertIn('finite', str(exc))

@@ -51,6 +51,10 @@ class FatalConfigTestCase(base.TestCase):
                 ('alloc-placement-api', '',
                  '[placement]\ncandidates_deadline = -1',
                  'ERROR: Invalid value of [placement] candidates_deadline'),
+                ('alloc-placement-api', '',
+                 '[placement_api]\npolicy_cache_seconds = nan',
+                 'ERROR: Invalid value of [placement_api] '
+                 'policy_cache_seconds'),
                 # A command-line option too: oslo.config says it itself.
                 ('alloc-manage', 'debug = maybe', '',
                  'Invalid Boolean value: maybe')):
