@@ -826,24 +826,20 @@ class PlacementBackend(base.AllocationBackend):
             random.shuffle(free)
             while free:
                 node_uuid = self._take(free)
+                claimed = node = None
                 try:
-                    if not self._claim(allocation, node_uuid, rc_name,
-                                       resources=batch[node_uuid],
-                                       context=context):
-                        continue
-                    node = self._reserve(context, allocation, node_uuid)
+                    claimed = self._claim(allocation, node_uuid, rc_name,
+                                          resources=batch[node_uuid],
+                                          context=context)
+                    if claimed:
+                        node = self._reserve(context, allocation, node_uuid)
                 finally:
-                    with self._claiming_lock:
-                        self._claiming[node_uuid] -= 1
-                        if not self._claiming[node_uuid]:
-                            del self._claiming[node_uuid]
+                    self._release(node_uuid, reserved=node is not None)
                 if node is not None:
-                    with self._claiming_lock:
-                        self._claimed[node_uuid] = None
-                        if len(self._claimed) > _CLAIMED_KEPT:
-                            self._claimed.popitem(last=False)
                     return node
-                self._resync(context, [node_uuid])
+                if claimed:
+                    # Claimed in Placement, not free in the database.
+                    self._resync(context, [node_uuid])
         return None
 
     def _take(self, nodes):
@@ -855,7 +851,7 @@ class PlacementBackend(base.AllocationBackend):
         lately (an answer read before that claim still offers it), goes
         first, so that they rarely claim the same one and lose a request
         to a 409. The others stay candidates, tried last. Each node taken
-        must be released from ``_claiming`` when its claim and
+        must be given back with :meth:`_release` when its claim and
         reservation are over.
         """
         with self._claiming_lock:
@@ -865,6 +861,21 @@ class PlacementBackend(base.AllocationBackend):
             node_uuid = nodes.pop(index)
             self._claiming[node_uuid] += 1
         return node_uuid
+
+    def _release(self, node_uuid, reserved):
+        """Give back a node :meth:`_take` returned, its claim over.
+
+        A node ``reserved`` is remembered as claimed lately, so that the
+        other allocations try it last.
+        """
+        with self._claiming_lock:
+            self._claiming[node_uuid] -= 1
+            if not self._claiming[node_uuid]:
+                del self._claiming[node_uuid]
+            if reserved:
+                self._claimed[node_uuid] = None
+                if len(self._claimed) > _CLAIMED_KEPT:
+                    self._claimed.popitem(last=False)
 
     def _reserve(self, context, allocation, node_uuid):
         """Reserve the claimed node in the database; unclaim on failure."""
