@@ -258,6 +258,9 @@ class _Group:
                               for any_of in group.member_of]
         self.forbidden_aggs = group.forbidden_aggs
         self.in_tree_root = in_tree_root
+        # Whether provider_allowed has anything to check.
+        self.filtered = bool(in_tree_root is not None or self.forbidden or
+                             self.member_of or self.forbidden_aggs)
 
     def provider_allowed(self, rp, root):
         """Aggregates, forbidden traits and in_tree of one provider."""
@@ -1187,8 +1190,7 @@ def _group_options(group, members, rps):
     """The ways ``group`` can be served by ``members`` (providers of one
     tree and its sharing providers): a list of (allocations, providers).
     """
-    if (group.in_tree_root is None and not group.forbidden and
-            not group.member_of and not group.forbidden_aggs):
+    if not group.filtered:
         # Nothing provider_allowed would check.
         allowed = members
     else:
@@ -1272,9 +1274,7 @@ def _single_candidate(rp, group):
     case, without building the options of each class."""
     if not group.resources:
         return None
-    if ((group.in_tree_root is not None or group.forbidden or
-         group.member_of or group.forbidden_aggs) and
-            not group.provider_allowed(rp, rp)):
+    if group.filtered and not group.provider_allowed(rp, rp):
         return None
     if group.required:
         traits = rp.traits
@@ -1286,8 +1286,9 @@ def _single_candidate(rp, group):
     can_take = preds.can_take
     for rc_id, amount in group.resources:
         inv = inventories.get(rc_id)
+        # inv is (min_unit, max_unit, step_size, capacity).
         if inv is None or not can_take(
-                inv[0], inv[1], inv[2], inv[3], used.get(rc_id, 0), amount):
+                *inv, used.get(rc_id, 0) if used else 0, amount):
             return None
     return SingleCandidate(rp, group)
 
