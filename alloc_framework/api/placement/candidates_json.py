@@ -22,6 +22,9 @@ from alloc_framework.api.placement import microversion
 
 # About this many characters of text per chunk sent.
 CHUNK = 64 * 1024
+# Items (allocation requests, summaries) are encoded by batches of one
+# per this many characters of a chunk: one for chunks this small.
+_BATCH_TEXT = 1024
 
 _text = json.JSONEncoder().encode
 # What _text gives of a str (JSONEncoder.encode of a str is this call).
@@ -151,7 +154,8 @@ class AnswerEncoder:
     def chunks(self, candidates, providers, extra=(), check=None):
         """Yield the text of the whole answer in chunks.
 
-        :param providers: the providers to summarise, in order.
+        :param candidates: the candidates, a list.
+        :param providers: the providers to summarise, in order (a list).
         :param extra: more ``(name, JSON text)`` members of the answer.
         :param check: called before each chunk is made (the deadline).
         """
@@ -159,11 +163,14 @@ class AnswerEncoder:
         size = 0
 
         def members(items, encode):
-            # Each item's text after the last, in chunks of about CHUNK.
+            # Each item's text after the last, in chunks of about CHUNK:
+            # the items of a batch are encoded and joined at once (a
+            # chunk holds about a hundred of them).
             nonlocal pending, size
+            batch = max(1, CHUNK // _BATCH_TEXT)
             separator = ''
-            for item in items:
-                text = encode(item)
+            for start in range(0, len(items), batch):
+                text = ', '.join(map(encode, items[start:start + batch]))
                 pending.append(separator + text)
                 separator = ', '
                 size += len(text)

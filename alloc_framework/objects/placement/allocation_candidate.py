@@ -258,6 +258,9 @@ class _Group:
                               for any_of in group.member_of]
         self.forbidden_aggs = group.forbidden_aggs
         self.in_tree_root = in_tree_root
+        # Whether provider_allowed has anything to check.
+        self.filtered = bool(in_tree_root is not None or self.forbidden or
+                             self.member_of or self.forbidden_aggs)
 
     def provider_allowed(self, rp, root):
         """Aggregates, forbidden traits and in_tree of one provider."""
@@ -1039,42 +1042,51 @@ def _used(inv):
     ).scalar_subquery()
 
 
-def _whole_capacity(row):
-    """A tuple of Provider.inventories from a row of the providers of
-    :func:`_trees_selects` (elsewhere than on PostgreSQL)."""
-    return (row[5], row[6], row[7], preds.capacity(row[8], row[9], row[10]))
+def _three_columns_capacity(row):
+    """A tuple of Provider.inventories from a row of the inventories of
+    :func:`_trees_selects` whose capacity is its three columns (MySQL)."""
+    return (row[2], row[3], row[4], preds.capacity(row[5], row[6], row[7]))
 
 
-@functools.lru_cache(maxsize=2)
-def _trees_selects(per_row):
-    """The two SELECTs of :func:`_load_trees`, built once per database,
-    and the function that makes a tuple of Provider.inventories of a row
-    of the first: the providers of the trees of the roots ``roots`` with
-    their inventories and the usage of each, and the traits and
-    aggregates of the providers ``ids``.
+@functools.lru_cache(maxsize=3)
+def _trees_selects(dialect):
+    """The three SELECTs of :func:`_load_trees`, built once per database
+    (``dialect``, its name), and the function that makes a tuple of
+    Provider.inventories of a row of the second: the providers of the
+    trees of the roots ``roots``, the inventories of the providers
+    ``ids`` with the usage of each, and the traits and aggregates of the
+    providers ``ids``.
 
-    A row of the providers is (id, uuid, parent id, root id, class id,
-    min_unit, max_unit, step_size, capacity..., used), the capacity one
-    column computed by PostgreSQL, elsewhere the three it comes from
-    (``preds.whole_capacity_of`` is PostgreSQL's: on MySQL a ratio is a
-    single-precision FLOAT, whose product differs from the one of the
-    value the driver reads)."""
+    A row of the providers is (id, uuid, parent id, root id); one of the
+    inventories (provider id, class id, min_unit, max_unit, step_size,
+    capacity..., used), the capacity one column computed by PostgreSQL
+    and SQLite (``preds.whole_capacity_of``), on MySQL the three it
+    comes from (there a ratio is a single-precision FLOAT, whose product
+    differs from the one of the value the driver reads). The providers
+    and their inventories are read apart, not joined: a provider's
+    columns (its uuid, a text) would otherwise be read, and made into
+    Python values, once per inventory (on SQLite the join cost about a
+    quarter more CPU than the two queries, most of it in making
+    values)."""
+    per_row = dialect == 'postgresql'
     inv = MEMBER_INV
-    if per_row:
-        capacity = [preds.whole_capacity_of(inv)]
-        inventory = operator.itemgetter(5, 6, 7, 8)
-    else:
+    if dialect == 'mysql':
         capacity = [inv.c.total, inv.c.reserved, inv.c.allocation_ratio]
-        inventory = _whole_capacity
+        inventory = _three_columns_capacity
+    else:
+        capacity = [preds.whole_capacity_of(inv, dialect)]
+        inventory = operator.itemgetter(2, 3, 4, 5)
     providers = (
         sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.parent_provider_id,
-                  RP_TBL.c.root_provider_id, inv.c.resource_class_id,
+                  RP_TBL.c.root_provider_id)
+        .where(_in_param(RP_TBL.c.root_provider_id, 'roots', per_row))
+        .order_by(RP_TBL.c.id))
+    inventories = (
+        sa.select(inv.c.resource_provider_id, inv.c.resource_class_id,
                   inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
                   *capacity, _used(inv))
-        .select_from(RP_TBL.outerjoin(
-            inv, inv.c.resource_provider_id == RP_TBL.c.id))
-        .where(_in_param(RP_TBL.c.root_provider_id, 'roots', per_row))
-        .order_by(RP_TBL.c.id, inv.c.resource_class_id))
+        .where(_in_param(inv.c.resource_provider_id, 'ids', per_row))
+        .order_by(inv.c.resource_provider_id, inv.c.resource_class_id))
     no_int = sa.cast(sa.null(), sa.Integer)
     attributes = sa.union_all(
         sa.select(RP_TRAIT_TBL.c.resource_provider_id,
@@ -1088,52 +1100,50 @@ def _trees_selects(per_row):
             AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id))
         .where(_in_param(RP_AGG_TBL.c.resource_provider_id, 'ids',
                          per_row)))
-    return providers, attributes, inventory
+    return providers, inventories, attributes, inventory
 
 
 def _load_trees(context, root_ids, rps):
     """Add the providers of the trees ``root_ids`` to ``rps``, with their
-    inventories, usages, traits and aggregates: two queries, one of the
-    providers with their inventories and the usage of each, one of
-    their traits and aggregates.
+    inventories, usages, traits and aggregates: three queries, one of
+    the providers, one of their inventories and the usage of each, one
+    of their traits and aggregates.
 
     :returns: ``{provider id: {aggregate id}}`` of the providers added.
     """
+    providers, inventories, attributes, inventory = _trees_selects(
+        context.session.get_bind().dialect.name)
+    # The providers added (in the order of their ids), and those of them
+    # that are not roots (their parent's and root's uuids are set once
+    # every provider is read).
     tree = []
-    providers, attributes, inventory = _trees_selects(
-        _is_postgresql(context))
-    rows = context.session.execute(
-        providers, {'roots': sorted(root_ids)}).all()
-    # The rows of a provider follow each other (one per inventory, in
-    # the order of their classes).
-    # The providers added that are not roots (their parent's and root's
-    # uuids are set once every provider is read).
     below = []
-    last = None
-    for row in rows:
-        rp_id = row[0]
-        if rp_id != last:
-            last = rp_id
-            rp = rps.get(rp_id)
-            if rp is None:
-                rp = rps[rp_id] = Provider(row[:4])
-                tree.append(rp)
-                if rp.parent_id is not None:
-                    below.append(rp)
-            inventories = rp.inventories
-        rc_id = row[4]
-        if rc_id is not None:
-            inventories[rc_id] = inventory(row)
-            used = row[-1]
-            if used is not None:
-                rp.used[rc_id] = int(used)
+    for row in context.session.execute(
+            providers, {'roots': sorted(root_ids)}).all():
+        if row[0] not in rps:
+            rp = rps[row[0]] = Provider(row)
+            tree.append(rp)
+            if rp.parent_id is not None:
+                below.append(rp)
     for rp in below:
         rp.parent_uuid = rps[rp.parent_id].uuid
         rp.root_uuid = rps[rp.root_id].uuid
     agg_ids = collections.defaultdict(set)
     if not tree:
         return agg_ids
-    ids = sorted(rp.id for rp in tree)
+    ids = [rp.id for rp in tree]
+    # The rows of a provider follow each other (one per inventory, in
+    # the order of their classes).
+    last = None
+    for row in context.session.execute(inventories, {'ids': ids}).all():
+        if row[0] != last:
+            last = row[0]
+            rp = rps[last]
+            found = rp.inventories
+            used = rp.used
+        found[row[1]] = inventory(row)
+        if row[-1] is not None:
+            used[row[1]] = int(row[-1])
     traits = collections.defaultdict(list)
     aggs = collections.defaultdict(list)
     for rp_id, trait_id, agg_id, uuid in context.session.execute(
@@ -1180,8 +1190,7 @@ def _group_options(group, members, rps):
     """The ways ``group`` can be served by ``members`` (providers of one
     tree and its sharing providers): a list of (allocations, providers).
     """
-    if (group.in_tree_root is None and not group.forbidden and
-            not group.member_of and not group.forbidden_aggs):
+    if not group.filtered:
         # Nothing provider_allowed would check.
         allowed = members
     else:
@@ -1265,9 +1274,7 @@ def _single_candidate(rp, group):
     case, without building the options of each class."""
     if not group.resources:
         return None
-    if ((group.in_tree_root is not None or group.forbidden or
-         group.member_of or group.forbidden_aggs) and
-            not group.provider_allowed(rp, rp)):
+    if group.filtered and not group.provider_allowed(rp, rp):
         return None
     if group.required:
         traits = rp.traits
@@ -1279,8 +1286,9 @@ def _single_candidate(rp, group):
     can_take = preds.can_take
     for rc_id, amount in group.resources:
         inv = inventories.get(rc_id)
+        # inv is (min_unit, max_unit, step_size, capacity).
         if inv is None or not can_take(
-                inv[0], inv[1], inv[2], inv[3], used.get(rc_id, 0), amount):
+                *inv, used.get(rc_id, 0) if used else 0, amount):
             return None
     return SingleCandidate(rp, group)
 

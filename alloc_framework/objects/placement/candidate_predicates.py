@@ -80,12 +80,18 @@ def capacity_of(inv):
     return (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
 
 
-def whole_capacity_of(inv):
-    """Expression (PostgreSQL): :func:`capacity` of inventory row ``inv``
-    computed by the database, the same integer: the product in double
-    precision (``allocation_ratio`` is one there, as in Python), then
-    truncated toward zero as ``int()`` does. One integer column to read
-    instead of three, one a float."""
+def whole_capacity_of(inv, dialect):
+    """Expression: :func:`capacity` of inventory row ``inv`` computed by
+    the database ``dialect`` (PostgreSQL or SQLite), the same integer:
+    the product in double precision (``allocation_ratio`` is one there,
+    as in Python), then truncated toward zero as ``int()`` does: on
+    PostgreSQL by ``trunc()``, on SQLite by a cast to INTEGER (its
+    ``trunc()`` exists only when built with its math functions). One
+    integer column to read instead of three, one a float. Not on MySQL,
+    whose ratio is a single-precision FLOAT: the product in SQL differs
+    from the one of the value the driver reads."""
+    if dialect == 'sqlite':
+        return sa.cast(capacity_of(inv), sa.Integer)
     return sa.cast(sa.func.trunc(capacity_of(inv)), sa.BigInteger)
 
 
