@@ -898,7 +898,9 @@ def _driver(context, smallest, sharing, groups, filters, bound=None):
     amount (and, when sharing providers serve it, the members of their
     aggregates) are fewest, or a set of required traits of a group with
     resources whose providers (and the members of the aggregates of the
-    sharing providers that could serve the group) are fewer still, or a
+    sharing providers that could serve the group) are as few or fewer
+    (on MariaDB the driving roots of 10,000 inventories of a class took
+    50,000 page reads, those of 10,000 providers of a trait 20,000), or a
     set of aggregates of the ``member_of`` of such a group whose members
     (and those of the aggregates of the sharing providers that may be
     the group's member) are fewer still. ``filters`` are the conditions
@@ -937,7 +939,10 @@ def _driver(context, smallest, sharing, groups, filters, bound=None):
             able = sum(counting.traits.get(i, 0) for i in ids)
             if shared:
                 able += members
-            if able < best[0]:
+            # As few as the inventories of the class will do: the
+            # providers of a trait are read from its index alone, where
+            # each inventory of a class costs a read of its row.
+            if able <= best[0]:
                 best = (able, ('traits', tuple(sorted(ids))),
                         sorted(shared) or None)
     for kind, ids, shared in filters:
