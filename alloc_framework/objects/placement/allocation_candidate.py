@@ -811,6 +811,11 @@ def _root_select(shape, variant):
     if forbidden:
         query = query.where(~preds.root_has_traits(sa.bindparam(
             'root_forbidden', type_=sa.Integer, expanding=True)))
+    # Every condition is checked from the root by look-ups: the index
+    # dives into the aggregates of a sub-select (hundreds of sharing
+    # aggregates) cost MariaDB's optimizer more than running the
+    # statement (see db_api._mysql_setup).
+    query = query.execution_options(**{db_api.FEW_INDEX_DIVES: True})
     if variant == 'window':
         return query.where(
             RP_TBL.c.id > preds.int_param('after'),
@@ -896,7 +901,9 @@ def _driver(context, smallest, sharing, groups, filters, bound=None):
     amount (and, when sharing providers serve it, the members of their
     aggregates) are fewest, or a set of required traits of a group with
     resources whose providers (and the members of the aggregates of the
-    sharing providers that could serve the group) are fewer still, or a
+    sharing providers that could serve the group) are as few or fewer
+    (on MariaDB the driving roots of 10,000 inventories of a class took
+    50,000 page reads, those of 10,000 providers of a trait 20,000), or a
     set of aggregates of the ``member_of`` of such a group whose members
     (and those of the aggregates of the sharing providers that may be
     the group's member) are fewer still. ``filters`` are the conditions
@@ -935,7 +942,10 @@ def _driver(context, smallest, sharing, groups, filters, bound=None):
             able = sum(counting.traits.get(i, 0) for i in ids)
             if shared:
                 able += members
-            if able < best[0]:
+            # As few as the inventories of the class will do: the
+            # providers of a trait are read from its index alone, where
+            # each inventory of a class costs a read of its row.
+            if able <= best[0]:
                 best = (able, ('traits', tuple(sorted(ids))),
                         sorted(shared) or None)
     for kind, ids, shared in filters:

@@ -320,6 +320,21 @@ class IsolationTestCase(base.DBTestCase):
             # Every value of an IN list is looked up to estimate its rows.
             self.assertEqual(0, dives)
 
+    def test_a_statement_can_run_with_few_dives_on_mariadb(self):
+        engine = self.db.engine
+        if engine.dialect.name != 'mysql':
+            self.skipTest('MySQL/MariaDB only')
+        dives = sa.select(sa.text('@@SESSION.eq_range_index_dive_limit'))
+        with engine.connect() as conn:
+            if not conn.dialect.is_mariadb:
+                self.skipTest('MariaDB only (SET STATEMENT)')
+            few = conn.execute(dives.execution_options(
+                **{db_api.FEW_INDEX_DIVES: True})).scalar()
+            after = conn.execute(dives).scalar()
+        # The server's default for that statement, the session's after.
+        self.assertEqual(200, few)
+        self.assertEqual(0, after)
+
 
 class SnapshotReaderTestCase(base.DBTestCase):
     """A snapshot reader never makes a writer wait, on any backend."""

@@ -563,6 +563,30 @@ class FilteredSearchTestCase(base.PlacementAppTestCase):
         self.assertEqual(3, len(checked))
         self.assertEqual({self.flat[5], self.storage, self.diskless}, read)
 
+    def test_trait_drives_before_a_class_as_rare(self):
+        # Two providers have both the class and the trait: the trait
+        # drives (its providers are read from its index alone), and the
+        # candidates are those of the two trees.
+        for path in ('/resource_classes/CUSTOM_VF', '/traits/CUSTOM_NIC'):
+            self.assertEqual(201, self.request('PUT', path).status_code)
+        nics = [self.create_provider(
+            'nic%d' % index, {'VCPU': {'total': 4}, 'CUSTOM_VF': {'total': 8}},
+            traits=['CUSTOM_NIC']) for index in range(2)]
+        drivers = []
+        real = allocation_candidate._driver
+
+        def spy(*args, **kwargs):
+            found = real(*args, **kwargs)
+            drivers.append(found[0][0] if found else None)
+            return found
+
+        with mock.patch.object(allocation_candidate, '_driver', spy):
+            found, read = self._search(
+                'resources=VCPU:1,CUSTOM_VF:1&required=CUSTOM_NIC&limit=5')
+        self.assertEqual(['traits'], drivers)
+        self.assertEqual([[uuid] for uuid in nics], found)
+        self.assertEqual(set(nics), read)
+
     def test_unknown_aggregate(self):
         found, read = self._search(
             'resources=VCPU:1&member_of=%s' % uuidutils.generate_uuid())
