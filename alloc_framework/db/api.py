@@ -37,6 +37,7 @@ import threading
 import time
 
 from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 import sqlalchemy as sa
 from sqlalchemy.dialects import plugins as sa_plugins
@@ -488,6 +489,18 @@ def configure(conf):
 
 def get_engine():
     return context_manager.writer.get_engine()
+
+
+def connection(context):
+    """The connection of the transaction ``context`` is in, either style.
+
+    For helpers that run inside ``@reader.connection`` functions on hot
+    paths and inside ``@reader``/``@writer`` functions elsewhere.
+    """
+    try:
+        return context.connection
+    except db_exc.ContextNotRequestedError:
+        return context.session.connection()
 
 
 def create_engine(url, **kwargs):

@@ -285,7 +285,7 @@ class _Group:
 
 
 def _is_postgresql(context):
-    return context.session.get_bind().dialect.name == 'postgresql'
+    return db_api.connection(context).dialect.name == 'postgresql'
 
 
 # The statements of the search are built once per shape (the number of
@@ -553,7 +553,7 @@ class _Sharing:
             params['amount_%d' % i] = amount
         with_room = {pair: set() for pair in pairs}
         providers = {pair: set() for pair in pairs}
-        for row in context.session.execute(
+        for row in db_api.connection(context).execute(
                 _sharing_select(per_row, len(pairs)), params).all():
             share_id, root_id, agg_id, has_inventory, alone = row[:5]
             self.root_of[share_id] = root_id
@@ -759,7 +759,7 @@ class _RootQuery:
     def window(self, context, after, upto, limit):
         """Up to ``limit`` candidate root ids in ``(after, upto]``."""
         params = dict(self.params, after=after, upto=upto, chunk=limit)
-        return context.session.execute(
+        return db_api.connection(context).execute(
             _root_select(self.shape, 'window'), params).scalars().all()
 
     def among(self, context, ids):
@@ -768,7 +768,7 @@ class _RootQuery:
             # Nothing to check of these roots.
             return list(ids)
         params = dict(self.params, roots=sorted(ids))
-        return context.session.execute(
+        return db_api.connection(context).execute(
             _root_select(self.shape, 'among'), params).scalars().all()
 
 
@@ -858,22 +858,22 @@ class ClassCounts:
             if self.read_at is not None and now - self.read_at < _COUNTS_TTL:
                 return self._counts, self._providers, self._sharing_members
         counts = collections.defaultdict(list)
-        for row in context.session.execute(
+        for row in db_api.connection(context).execute(
                 sa.select(INV_TBL.c.resource_class_id, INV_TBL.c.max_unit,
                           sa.func.count())
                 .group_by(INV_TBL.c.resource_class_id, INV_TBL.c.max_unit)):
             counts[row[0]].append((row[1], row[2]))
-        providers = context.session.execute(
+        providers = db_api.connection(context).execute(
             sa.select(sa.func.count()).select_from(RP_TBL)).scalar()
-        traits = dict(context.session.execute(
+        traits = dict(db_api.connection(context).execute(
             sa.select(RP_TRAIT_TBL.c.trait_id, sa.func.count())
             .group_by(RP_TRAIT_TBL.c.trait_id)).all())
-        aggregates = dict(context.session.execute(
+        aggregates = dict(db_api.connection(context).execute(
             sa.select(RP_AGG_TBL.c.aggregate_id, sa.func.count())
             .group_by(RP_AGG_TBL.c.aggregate_id)).all())
         members = 0
         if sharing.trait_id is not None:
-            members = context.session.execute(
+            members = db_api.connection(context).execute(
                 sa.select(sa.func.count()).select_from(RP_AGG_TBL)
                 .where(RP_AGG_TBL.c.aggregate_id.in_(sharing.aggregates()))
             ).scalar()
@@ -988,7 +988,7 @@ def _driver_roots(context, driver, after, until, count):
         params['aggs'] = sorted(aggs)
     if count is not None:
         params['count'] = count
-    return context.session.execute(
+    return db_api.connection(context).execute(
         _driver_select(_is_postgresql(context), what[0], bool(aggs),
                        after is not None, until is not None,
                        count is not None), params).scalars().all()
@@ -1121,15 +1121,16 @@ def _load_trees(context, root_ids, rps):
 
     :returns: ``{provider id: {aggregate id}}`` of the providers added.
     """
+    conn = db_api.connection(context)
     providers, inventories, attributes, inventory = _trees_selects(
-        context.session.get_bind().dialect.name)
+        conn.dialect.name)
     # The providers added (in the order of their ids), and those of them
     # that are not roots (their parent's and root's uuids are set once
     # every provider is read).
     tree = []
     below = []
-    for row in context.session.execute(
-            providers, {'roots': sorted(root_ids)}).all():
+    for row in conn.execute(providers,
+                            {'roots': sorted(root_ids)}).all():
         if row[0] not in rps:
             rp = rps[row[0]] = Provider(row)
             tree.append(rp)
@@ -1145,7 +1146,7 @@ def _load_trees(context, root_ids, rps):
     # The rows of a provider follow each other (one per inventory, in
     # the order of their classes).
     last = None
-    for row in context.session.execute(inventories, {'ids': ids}).all():
+    for row in conn.execute(inventories, {'ids': ids}).all():
         if row[0] != last:
             last = row[0]
             rp = rps[last]
@@ -1156,7 +1157,7 @@ def _load_trees(context, root_ids, rps):
             used[row[1]] = int(row[-1])
     traits = collections.defaultdict(list)
     aggs = collections.defaultdict(list)
-    for rp_id, trait_id, agg_id, uuid in context.session.execute(
+    for rp_id, trait_id, agg_id, uuid in conn.execute(
             attributes, {'ids': ids}).all():
         if agg_id is None:
             traits[rp_id].append(trait_id)
@@ -1421,7 +1422,7 @@ def _root_ids(context, query, bound, randomize, driver=None,
         # of ids is not needed (one statement less).
         ranges = [(None, None)]
     else:
-        low, high = context.session.execute(_ID_RANGE).first()
+        low, high = db_api.connection(context).execute(_ID_RANGE).first()
         if low is None:
             return
         if randomize:
@@ -1480,7 +1481,7 @@ def _root_ids(context, query, bound, randomize, driver=None,
                 window = min(2 * window, _MAX_WINDOW)
 
 
-@db_api.reader
+@db_api.reader.connection
 def get_candidates(context, groups, wide, max_candidates=-1,
                    randomize=False):
     """The allocation candidates of ``groups`` (RequestGroup list).

@@ -25,6 +25,7 @@ Nothing here holds state.
 
 import sqlalchemy as sa
 
+from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import exception
@@ -228,7 +229,7 @@ def aggregate_ids(context, uuids):
     """``{uuid: id}`` of the aggregates ``uuids`` that exist."""
     if not uuids:
         return {}
-    return {row.uuid: row.id for row in context.session.execute(
+    return {row.uuid: row.id for row in db_api.connection(context).execute(
         sa.select(AGG_TBL.c.uuid, AGG_TBL.c.id).where(
             AGG_TBL.c.uuid.in_(sorted(uuids))))}
 
@@ -238,7 +239,7 @@ def aggregate_ids(context, uuids):
 def in_tree_root(context, uuid):
     """The id of the root of the tree of provider ``uuid``, or None when
     no provider has that uuid (then nothing is in its tree)."""
-    row = context.session.execute(
+    row = db_api.connection(context).execute(
         sa.select(RP_TBL.c.root_provider_id).where(
             RP_TBL.c.uuid == uuid)).first()
     return None if row is None else row.root_provider_id

@@ -121,7 +121,7 @@ _INCREMENT_GENERATION = (
     .values(generation=sa.bindparam('b_new_generation')))
 
 
-@db_api.writer
+@db_api.writer.connection
 def increment_generation(context, rp):
     """Compare-and-swap ``rp``'s generation to ``rp.generation + 1``.
 
@@ -134,7 +134,7 @@ def increment_generation(context, rp):
         database is not ``rp.generation`` (or the provider is gone).
     """
     new_generation = rp.generation + 1
-    result = context.session.execute(_INCREMENT_GENERATION, {
+    result = context.connection.execute(_INCREMENT_GENERATION, {
         'b_id': rp.id, 'b_generation': rp.generation,
         'b_new_generation': new_generation})
     if result.rowcount != 1:

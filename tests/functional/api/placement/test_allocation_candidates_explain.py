@@ -393,20 +393,20 @@ class ExplainFunctionTestCase(_ExplainFixture):
         self.assertEqual(1, explanation.steps[-1].count)
 
     def test_search_explains_in_its_own_transaction(self):
-        # The explanation reads through the session (so the transaction)
-        # the search read through.
+        # The explanation reads through the connection (so the
+        # transaction) the search read through.
         from alloc_framework.common import context as af_context
         ctx = af_context.get_admin_context()
-        sessions = []
+        connections = []
         real_search = ac_obj.get_candidates
         real_explain = candidate_explanation.explain_candidates
 
         def search(context, *args, **kwargs):
-            sessions.append(context.session)
+            connections.append(context.connection)
             return real_search(context, *args, **kwargs)
 
         def explain(context, *args, **kwargs):
-            sessions.append(context.session)
+            connections.append(context.connection)
             return real_explain(context, *args, **kwargs)
 
         groups = [ac_obj.RequestGroup('', resources={'VCPU': 6})]
@@ -415,8 +415,8 @@ class ExplainFunctionTestCase(_ExplainFixture):
                                   'explain_candidates', explain):
             found, _providers, explanation = candidate_explanation.search(
                 ctx, groups, ac_obj.RequestWide(), explain=True)
-        self.assertEqual(2, len(sessions))
-        self.assertIs(sessions[0], sessions[1])
+        self.assertEqual(2, len(connections))
+        self.assertIs(connections[0], connections[1])
         self.assertEqual(1, len(found))
         self.assertEqual(1, explanation.steps[-1].count)
         found, _providers, explanation = candidate_explanation.search(

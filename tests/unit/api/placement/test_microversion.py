@@ -6,6 +6,7 @@ import webob
 import webob.exc
 
 from alloc_framework.api.placement import microversion
+from alloc_framework.api.placement import microversion_middleware
 
 
 def _req(version):
@@ -96,3 +97,54 @@ class VersionHandlerTestCase(testtools.TestCase):
     def test_version_type(self):
         self.assertIsInstance(_req('1.3').environ[
             microversion.MICROVERSION_ENVIRON], microversion_parse.Version)
+
+
+class MiddlewareTestCase(testtools.TestCase):
+    """The middleware's kept versions answer as a fresh parse does."""
+
+    def setUp(self):
+        super().setUp()
+        self.seen = []
+
+        def app(environ, start_response):
+            self.seen.append(environ[microversion.MICROVERSION_ENVIRON])
+            start_response('204 No Content', [])
+            return [b'']
+        self.middleware = microversion_middleware.MicroversionMiddleware(app)
+
+    def _call(self, *headers):
+        req = webob.Request.blank('/')
+        if headers:
+            # A WSGI server joins repeated headers with commas.
+            req.headers['OpenStack-API-Version'] = ', '.join(headers)
+        return req.get_response(self.middleware)
+
+    def test_versions(self):
+        for headers, expected in (
+                ((), (1, 0)), (('placement 1.12',), (1, 12)),
+                (('placement latest',), (1, 39)),
+                (('compute 2.1', 'placement 1.30'), (1, 30)),
+                (('placement 1.30, compute 2.1',), (1, 30)),
+                (('compute 2.1',), (1, 0)),
+                (('placement 1.12',), (1, 12))):
+            resp = self._call(*headers)
+            self.assertEqual(204, resp.status_int)
+            self.assertEqual(expected, self.seen[-1])
+            self.assertEqual(expected, microversion.extract_version(
+                {'openstack-api-version': ', '.join(headers)}
+                if headers else {}))
+            self.assertEqual('placement %d.%d' % expected,
+                             resp.headers['OpenStack-API-Version'])
+
+    def test_errors_every_time(self):
+        for _ in range(2):
+            self.assertEqual(406, self._call('placement 1.99').status_int)
+            self.assertEqual(400, self._call('placement x').status_int)
+        self.assertEqual([], self.seen)
+
+    def test_kept_versions_are_bounded(self):
+        self.middleware.max_kept = 2
+        for minor in range(5):
+            self._call('placement 1.%d' % minor)
+        self.assertEqual(2, len(self.middleware._versions))
+        self.assertEqual([(1, m) for m in range(5)], self.seen)
