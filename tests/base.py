@@ -25,6 +25,7 @@ import urllib.request
 import uuid
 
 import fixtures
+from futurist import _thread as futurist_thread
 from oslo_config import fixture as config_fixture
 import sqlalchemy as sa
 import testtools
@@ -48,6 +49,9 @@ IN_CI = os.environ.get('CI', '').lower() in ('1', 'true', 'yes')
 # runner's pipes, pooled database connections, per-process helper
 # servers); see TestCase._check_descriptors.
 MAX_DESCRIPTORS = 256
+# Seconds between two looks of an idle futurist pool thread for its
+# pool's shutdown, in tests (futurist's own: 1); see TestCase.setUp.
+IDLE_POOL_POLL = 0.05
 _FD_DIR = '/proc/self/fd'
 
 
@@ -276,6 +280,14 @@ class TestCase(testtools.TestCase):
         self.addCleanup(self._check_descriptors)
         self.useFixture(fixtures.Timeout(
             int(os.environ.get('OS_TEST_TIMEOUT', 300)), gentle=True))
+        # A futurist pool's idle thread sees that its pool is shut down
+        # only when its wait for work times out, after a second: each
+        # pool a test stops (a conductor's workers, its periodics) kept
+        # the test idle that long. Patched before anything starts a pool,
+        # restored after everything stopped; fails loudly if futurist
+        # renames it.
+        self.useFixture(fixtures.MockPatchObject(
+            futurist_thread.ThreadWorker, 'MAX_IDLE_FOR', IDLE_POOL_POLL))
         # Warnings and errors the code under test logs belong to the test
         # (shown with a failure), not to the runner's output.
         self.useFixture(fixtures.FakeLogger(level=logging.WARNING))
@@ -374,6 +386,10 @@ class Server(fixtures.Fixture):
         self.service = wsgi_service.WSGIService(self.name, self.app,
                                                 '127.0.0.1', 0,
                                                 workers=self.workers)
+        # cheroot's connection loop notices a stop between waits of this
+        # many seconds (0.5 by default, the time every test's server
+        # took to stop); it also checks keep-alive expiry then.
+        self.service.server.expiration_interval = IDLE_POOL_POLL
         self.service.start()
         self.addCleanup(self.service.stop)
         self.url = 'http://127.0.0.1:%d' % self.service.bound_port
