@@ -527,7 +527,8 @@ class _Sharing:
 
     def __init__(self, context, per_row, pairs):
         self.per_row = per_row
-        # {(rc_id, amount): sorted aggregate ids}
+        # {(rc_id, amount): sorted aggregate ids}, derived from
+        # _providers_with_room and aggregates_of when first asked.
         self._with_room = {}
         # Whether some sharing provider has an inventory.
         self._any_inventory = False
@@ -551,7 +552,6 @@ class _Sharing:
         for i, (rc_id, amount) in enumerate(pairs):
             params['rc_%d' % i] = rc_id
             params['amount_%d' % i] = amount
-        with_room = {pair: set() for pair in pairs}
         providers = {pair: set() for pair in pairs}
         for row in db_api.connection(context).execute(
                 _sharing_select(per_row, len(pairs)), params).all():
@@ -568,10 +568,7 @@ class _Sharing:
             self.by_aggregate[agg_id].add(share_id)
             self.aggregates_of[share_id].add(agg_id)
             for pair in rooms:
-                with_room[pair].add(agg_id)
                 providers[pair].add(share_id)
-        self._with_room = {pair: sorted(ids)
-                           for pair, ids in with_room.items()}
         self._providers_with_room = providers
 
     def __bool__(self):
@@ -618,13 +615,17 @@ class _Sharing:
         if self.trait_id is None:
             return []
         key = (rc_id, amount)
-        if key not in self._with_room:
-            # An amount the request did not announce: read it alone.
-            alone = _Sharing(context, self.per_row, [key])
-            self._with_room[key] = alone._with_room.get(key, [])
-            self._providers_with_room[key] = (
-                alone._providers_with_room.get(key, set()))
-        return self._with_room[key]
+        found = self._with_room.get(key)
+        if found is None:
+            if key not in self._providers_with_room:
+                # An amount the request did not announce: read it alone.
+                alone = _Sharing(context, self.per_row, [key])
+                self._providers_with_room[key] = (
+                    alone._providers_with_room.get(key, set()))
+            found = self._with_room[key] = sorted(
+                {agg_id for share_id in self._providers_with_room[key]
+                 for agg_id in self.aggregates_of[share_id]})
+        return found
 
     def aggregates_of_members(self, context, resources, agg_ids):
         """Ids of the aggregates (sorted) of the sharing providers that
