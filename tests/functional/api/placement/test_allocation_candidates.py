@@ -15,6 +15,20 @@ from tests.functional.api.placement import base
 _COUNT = 40
 
 
+def _driver_spy():
+    """``(drivers, spy)``: ``spy`` stands for ``_driver`` and records in
+    ``drivers`` the kind of driver each search picks (None for none)."""
+    drivers = []
+    real = allocation_candidate._driver
+
+    def spy(*args, **kwargs):
+        found = real(*args, **kwargs)
+        drivers.append(found[0][0] if found else None)
+        return found
+
+    return drivers, spy
+
+
 class AllocationCandidatesSearchTestCase(base.PlacementAppTestCase):
 
     def setUp(self):
@@ -477,14 +491,7 @@ class FilteredSearchTestCase(base.PlacementAppTestCase):
         # members, the members drive a search that nothing bounds, not
         # one with a limit (the class drives that one here); both give
         # the same candidates in the same order.
-        drivers = []
-        real = allocation_candidate._driver
-
-        def spy(*args, **kwargs):
-            found = real(*args, **kwargs)
-            drivers.append(found[0][0] if found else None)
-            return found
-
+        drivers, spy = _driver_spy()
         query = ('/allocation_candidates?resources=VCPU:1,DISK_GB:10'
                  '&member_of=%s' % self.agg)
         with mock.patch.object(allocation_candidate, '_DRIVER_FIRST_READ',
@@ -572,14 +579,7 @@ class FilteredSearchTestCase(base.PlacementAppTestCase):
         nics = [self.create_provider(
             'nic%d' % index, {'VCPU': {'total': 4}, 'CUSTOM_VF': {'total': 8}},
             traits=['CUSTOM_NIC']) for index in range(2)]
-        drivers = []
-        real = allocation_candidate._driver
-
-        def spy(*args, **kwargs):
-            found = real(*args, **kwargs)
-            drivers.append(found[0][0] if found else None)
-            return found
-
+        drivers, spy = _driver_spy()
         with mock.patch.object(allocation_candidate, '_driver', spy):
             found, read = self._search(
                 'resources=VCPU:1,CUSTOM_VF:1&required=CUSTOM_NIC&limit=5')
