@@ -109,8 +109,9 @@ class ConsumerAllocations:
     :param consumer_uuid: the consumer.
     :param allocations: dict ``{provider uuid: {resource class: amount}}``;
         empty removes every allocation of the consumer (and the consumer).
-    :param project_id: external project id (never None: callers substitute
-        the configured incomplete-consumer project for old microversions).
+    :param project_id: external project id (never None when
+        ``allocations`` is not empty: callers substitute the configured
+        incomplete-consumer project for old microversions).
     :param user_id: external user id (same).
     :param consumer_generation: the generation the client last saw, None
         for "the consumer must not exist yet".
@@ -464,12 +465,10 @@ def _delete_all(context, consumer_uuid):
         .where(ALLOC_TBL.c.consumer_id == consumer_uuid).limit(1)).first()
     if exists is None:
         raise exception.ConsumerNotFound(consumer=consumer_uuid)
-    consumer = consumer_obj.get_by_uuids(context, [consumer_uuid]).get(
-        consumer_uuid)
-    request = ConsumerAllocations(
-        consumer_uuid, {},
-        consumer.project.external_id if consumer else None,
-        consumer.user.external_id if consumer else None)
+    # No owner: a request without allocations neither creates the
+    # consumer nor changes its owner, so write_allocations' own read of
+    # the consumer is the only one needed.
+    request = ConsumerAllocations(consumer_uuid, {}, None, None)
     write_allocations(context, [request], {}, bump_released=False)
 
 
