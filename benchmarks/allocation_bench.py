@@ -26,6 +26,7 @@ import json
 import random
 import re
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -392,6 +393,12 @@ def run(url, args, enroll_workers):
                                 enroll_workers, args.timeout)
     print('   enrolled in %.1fs (answers retried: %s)'
           % (enroll_time, dict(ENROLL_RETRIES) or 'none'), flush=True)
+    if args.after_enroll:
+        # Before any round: what a deployment's database does on its own
+        # after a bulk enrolment (PostgreSQL's autovacuum analyzing the
+        # new rows), run here by the caller's command.
+        print('   after enrolling: %s' % args.after_enroll, flush=True)
+        subprocess.run(args.after_enroll, shell=True, check=True)
     summaries = []
     for index, clients in enumerate(args.clients):
         reference = machine_reference()
@@ -461,6 +468,11 @@ def main(argv=None):
                              'seconds even if nodes remain (for a slow '
                              'server: the rate is measured over the run).')
     parser.add_argument('--token', help='X-Auth-Token to send, if any.')
+    parser.add_argument('--after-enroll', metavar='COMMAND',
+                        help='Shell command run once the nodes are '
+                             'enrolled, before the first round (for '
+                             'example the database\'s ANALYZE; see '
+                             'allocation_matrix.sh).')
     parser.add_argument('--keep', action='store_true',
                         help='Keep nodes and allocations afterwards.')
     parser.add_argument('--json', action='store_true',
