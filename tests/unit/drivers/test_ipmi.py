@@ -265,6 +265,34 @@ class PyghmiLocksTestCase(base.TestCase):
         common._mend_pyghmi()
         self.assertIs(session.KEEPALIVE_SESSIONS, session.WAITING_SESSIONS)
 
+    def test_a_failed_session_has_its_reason_before_it_is_broken(self):
+        # The log out marks the session broken, and the thread waiting
+        # for the log in may look at it from then on: the reason must
+        # be stored by then.
+        from pyghmi.ipmi.private import session
+        common._mend_pyghmi()
+        common._mend_pyghmi()
+        self.assertTrue(session.Session._mark_broken._reason_first)
+        self.assertFalse(hasattr(
+            session.Session._mark_broken.__closure__[0].cell_contents,
+            '_reason_first'))
+        failed = object.__new__(session.Session)
+        failed.bmc, failed.userid, failed.password = '192.0.2.1', b'u', b'p'
+        failed.port, failed.kgo = 623, None
+        failed.broken, failed.socket, failed.logonwaiters = False, None, []
+        failed.logging = True
+        seen = []
+
+        def logout(*args):
+            seen.append(getattr(failed, 'errormsg', 'no reason yet'))
+            failed.broken = True
+        failed.logout = logout
+        failed._mark_broken('Unauthorized name')
+        self.assertEqual(['Unauthorized name'], seen)
+        self.assertTrue(failed.broken)
+        self.assertFalse(failed.logging)
+        self.assertEqual('Unauthorized name', failed.errormsg)
+
     def test_the_two_orders_of_taking_cannot_deadlock(self):
         from pyghmi.ipmi.private import session
         from pyghmi.ipmi.private import util

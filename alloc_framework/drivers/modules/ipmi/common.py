@@ -219,12 +219,33 @@ class _PollSelect:
 
 
 def _mend_pyghmi():
-    """Give pyghmi's session module a poll() select and one lock."""
+    """Give pyghmi's session module a poll() select and one lock, and
+    a failed session its reason before anyone sees it failed."""
     from pyghmi.ipmi.private import session
     session.select = _PollSelect
     # Before the first session exists, so no thread holds either lock
     # yet; idempotent afterwards.
     session.WAITING_SESSIONS = session.KEEPALIVE_SESSIONS
+    if not getattr(session.Session._mark_broken, '_reason_first', False):
+        session.Session._mark_broken = _reason_first(
+            session.Session._mark_broken)
+
+
+def _reason_first(mark_broken):
+    """``Session._mark_broken`` storing the error before anything else.
+
+    pyghmi 1.6's IO thread marks a failed log in broken (in its log
+    out) and ends the log in, then stores the reason; the thread
+    waiting for the log in can look in between and find no reason
+    (``no attribute 'errormsg'``), which happened twice in a row for a
+    refused password on a loaded machine. With the reason stored first,
+    the waiter always finds it.
+    """
+    def _mark_broken(self, error=None):
+        self.errormsg = error
+        return mark_broken(self, error)
+    _mark_broken._reason_first = True
+    return _mark_broken
 
 
 def _open(bmc):
@@ -247,8 +268,9 @@ def _open(bmc):
         except AttributeError as exc:
             # pyghmi 1.6 marks a failed log in broken from its IO thread
             # before it stores why; the caller may see the one without
-            # the other ("no attribute 'errormsg'"). The BMC answered:
-            # log in again to learn the reason.
+            # the other ("no attribute 'errormsg'"). _mend_pyghmi stores
+            # the reason first; should another path of the library do
+            # the same, the BMC answered: log in again to learn why.
             if 'errormsg' not in str(exc):
                 raise
             LOG.debug('Log in to BMC %s failed without a reason; attempt '
