@@ -33,6 +33,25 @@ opts = [
                     'not free in the database). Every answer leaves out '
                     'the nodes claimed since, so each retry has fewer '
                     'nodes to compete for.'),
+    cfg.BoolOpt('placement_claim_in_database',
+                default=True,
+                help='With the placement backend and our own Placement in '
+                     'this process (the [placement] group names no remote '
+                     'one, so both share the database): claim the node\'s '
+                     'resource providers in the same database transaction '
+                     'that reserves the node, with Placement\'s own checks '
+                     '(the root offers a free unit of the node\'s class, '
+                     'the requested traits and the owner\'s aggregate; '
+                     'capacity and generations as for PUT /allocations), '
+                     'instead of asking GET /allocation_candidates and '
+                     'claiming with PUT /allocations. The claim and the '
+                     'reservation then commit or roll back together. An '
+                     'allocation that no node can serve this way (a '
+                     'provider missing or out of date, a tree serving the '
+                     'class from a child) is then tried through the API as '
+                     'when this is False. Ignored with a remote Placement, '
+                     'which is always reached through its API, and for '
+                     'allocation groups.'),
     cfg.IntOpt('max_group_size',
                default=1000,
                min=1,

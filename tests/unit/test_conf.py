@@ -102,6 +102,7 @@ class TestPlacementGroup(base.TestCase):
     def test_placement_backend_options(self):
         self.assertEqual(20, self.conf.allocation.placement_candidates_limit)
         self.assertEqual(5, self.conf.allocation.placement_claim_retries)
+        self.assertTrue(self.conf.allocation.placement_claim_in_database)
 
     def _deadline_of(self, text):
         """``[placement] candidates_deadline`` of a file holding ``text``."""

@@ -23,11 +23,22 @@ conductor's periodic task (every ``[placement]drift_heal_interval``
 seconds, on the nodes its hash ring gives it) and ``alloc-manage
 placement drift --heal`` catch up (:mod:`placement_drift`).
 
-Allocating asks ``GET /allocation_candidates`` for one unit of the class
-with the requested traits (``in_tree`` each candidate node in turn when
-the allocation names candidate nodes), keeps the candidates that are
-free in the database, and claims one of them, in random order, with
-``PUT /allocations/{allocation UUID}`` (a new consumer). A 409 means
+With our Placement in this process (on the same database) and
+``[allocation]placement_claim_in_database``, allocating picks a free
+node in the database as the ``database`` backend does and claims its
+providers in Placement's tables in the same transaction
+(:mod:`~alloc_framework.objects.placement.tree_claim`): no request, and
+the claim commits or rolls back with the reservation; deallocating
+deletes the claim in the transaction that releases the node. When no
+node can be claimed that way although the database has free matching
+nodes, the allocation goes through the API as below.
+
+Through the API, allocating asks ``GET /allocation_candidates`` for one
+unit of the class with the requested traits (``in_tree`` each candidate
+node in turn when the allocation names candidate nodes), keeps the
+candidates that are free in the database, and claims one of them, in
+random order, with ``PUT /allocations/{allocation UUID}`` (a new
+consumer). A 409 means
 another allocation was first: the next candidate is tried; when none of
 an answer's candidates could be claimed, Placement is asked again (its
 answer leaves the claimed nodes out), at most
@@ -48,6 +59,7 @@ import uuid
 
 from keystoneauth1 import exceptions as ks_exc
 import os_resource_classes
+from oslo_db import exception as db_exc
 from oslo_log import log
 from oslo_utils import uuidutils
 
@@ -62,6 +74,9 @@ from alloc_framework.drivers import driver_factory
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.objects.baremetal import node_reservation
+from alloc_framework.objects.placement import attribute_cache
+from alloc_framework.objects.placement import exception as placement_exc
+from alloc_framework.objects.placement import tree_claim
 from alloc_framework import periodics
 from alloc_framework.placement_client import exception as pc_exc
 from alloc_framework.placement_client import provider_tree as pt
@@ -86,6 +101,16 @@ _CLAIMED_KEPT = 256
 
 # How many free nodes a failed allocation checks in Placement.
 _CHECKED_FREE_NODES = 5
+
+# Transactions one allocation tries when claiming in the database lost a
+# race (capacity taken or a generation moved between the check and the
+# write, which rolls the whole reservation back).
+_IN_DATABASE_ATTEMPTS = 3
+
+# What claiming in the database may meet that a new transaction can get
+# past: a writer of the same providers or consumer was first.
+_IN_DATABASE_RACES = (placement_exc.PlacementException,
+                      db_exc.DBDuplicateEntry)
 
 
 def resource_class_name(resource_class):
@@ -218,6 +243,8 @@ class PlacementBackend(base.AllocationBackend):
         self._metrics = None
         # The conductor hands its own; loaded on first use otherwise.
         self.driver_factory = None
+        # Resource class and trait ids of the claims made in the database.
+        self._attribute_cache = attribute_cache.AttributeCache()
 
     @property
     def client(self):
@@ -767,8 +794,25 @@ class PlacementBackend(base.AllocationBackend):
     def release_group(self, context, group):
         placement_groups.release_group(self, context, group)
 
+    def claims_in_database(self):
+        """Whether claims are written in the reservation's transaction.
+
+        With ``[allocation]placement_claim_in_database`` and our own
+        Placement in this process, which shares the database.
+        """
+        return bool(self.conf.allocation.placement_claim_in_database
+                    and self.in_process_placement is not None
+                    and placement_client.in_process_configured(self.conf))
+
     def allocate(self, context, allocation):
         rc_name = resource_class_name(allocation.resource_class)
+        if self.claims_in_database():
+            node = self._allocate_in_database(context, allocation, rc_name)
+            if node is not None:
+                return node
+        return self._allocate_through_api(context, allocation, rc_name)
+
+    def _allocate_through_api(self, context, allocation, rc_name):
         for attempt in range(self.busy_attempts):
             try:
                 node = self._allocate_once(context, allocation, rc_name)
@@ -793,6 +837,90 @@ class PlacementBackend(base.AllocationBackend):
                 self.stop_event.wait(random.uniform(0.5, 1.5)
                                      * self.busy_pause * (attempt + 1))
         raise exception.AllocationFailed(error=error)
+
+    def _allocate_in_database(self, context, allocation, rc_name):
+        """Claim and reserve a node in one transaction; None when none was.
+
+        The reservation picks free nodes as the ``database`` backend does
+        (random start, rows locked by concurrent reservations skipped);
+        each picked node is claimed in Placement's tables within the same
+        transaction when Placement offers its tree
+        (:mod:`~alloc_framework.objects.placement.tree_claim`), and
+        passed over otherwise. Nodes passed over for anything but a
+        consumer holding them (the database says free, their provider is
+        missing or says otherwise: out of date) are synced once the
+        transaction is over. Free nodes that concurrent reservations
+        hold are waited for, as the ``database`` backend does.
+
+        :returns: the node's UUID, or None to send the allocation through
+            the API (:meth:`allocate`), which explains a failure and
+            heals: Placement passed a node over, or races were lost
+            every time.
+        :raises: AllocationFailed when no node matches in the database
+            (none would through the API, which claims only nodes free
+            there), with the ``database`` backend's words.
+        """
+        project, user = self._consumer_ids(allocation)
+        traits = sorted(set(_get(allocation, 'traits') or ()))
+        owner = _get(allocation, 'owner')
+        aggregate = project_aggregate(owner) if owner else None
+        stale = set()
+        if getattr(context, 'attribute_cache', None) is None:
+            context.attribute_cache = self._attribute_cache
+
+        def also_claim(ctx, node):
+            claim, reason = tree_claim.check(ctx, node.uuid, rc_name,
+                                             traits, aggregate)
+            if claim is None:
+                LOG.debug('Placement does not offer node %(node)s to '
+                          'allocation %(alloc)s: %(reason)s',
+                          {'node': node.uuid, 'alloc': allocation.uuid,
+                           'reason': reason})
+                if reason == tree_claim.USED:
+                    also_claim.held = True
+                else:
+                    stale.add(node.uuid)
+                return None
+            return lambda: tree_claim.write(ctx, allocation.uuid, claim,
+                                            project, user)
+        # Whether a node free in the database was held in Placement by a
+        # consumer.
+        also_claim.held = False
+
+        node, races = None, 0
+        for attempt in range(self.busy_attempts):
+            try:
+                node, error = node_reservation.reserve_node_or_explain(
+                    context, allocation, also_claim=also_claim)
+            except _IN_DATABASE_RACES as exc:
+                LOG.debug('Claiming a node for allocation %(alloc)s in the '
+                          'database lost a race: %(exc)s',
+                          {'alloc': allocation.uuid, 'exc': exc})
+                races += 1
+                if races == _IN_DATABASE_ATTEMPTS:
+                    break
+                continue
+            if node is not None:
+                LOG.debug('Node %(node)s claimed and reserved for '
+                          'allocation %(alloc)s in one transaction',
+                          {'node': node, 'alloc': allocation.uuid})
+                break
+            if stale or also_claim.held:
+                # Placement disagrees with the database: the API's way
+                # heals and explains.
+                break
+            if not error.startswith(node_reservation.BUSY_ERROR):
+                # No node matches in the database, so none would through
+                # the API either (it claims only nodes free there).
+                raise exception.AllocationFailed(error=error)
+            # Free nodes locked by concurrent reservations, as the
+            # database backend waits for them.
+            if attempt < self.busy_attempts - 1:
+                self.stop_event.wait(random.uniform(0.5, 1.5)
+                                     * self.busy_pause * (attempt + 1))
+        if stale:
+            self._resync(context, sorted(stale))
+        return node
 
     def _heal_free_nodes(self, context, allocation):
         """Bring the providers of a few free matching nodes up to date.
@@ -922,8 +1050,10 @@ class PlacementBackend(base.AllocationBackend):
 
     def deallocate(self, context, allocation):
         node_id = _get(allocation, 'node_id')
-        node_reservation.release_node(context, allocation)
-        self._unclaim(allocation)
+        if not (self.claims_in_database()
+                and self._deallocate_in_database(context, allocation)):
+            node_reservation.release_node(context, allocation)
+            self._unclaim(allocation)
         if node_id is not None:
             # Released in maintenance, or deployed: without its allocation
             # the node's unit is reserved again.
@@ -932,6 +1062,26 @@ class PlacementBackend(base.AllocationBackend):
             except exception.NodeNotFound:
                 return
             self.node_changed(context, node.uuid)
+
+    def _deallocate_in_database(self, context, allocation):
+        """Release the node and delete the claim in one transaction.
+
+        :returns: True, or False when the claim's deletion lost a race
+            every time (nothing was changed then).
+        :raises: as ``node_reservation.release_node``.
+        """
+        for _attempt in range(_IN_DATABASE_ATTEMPTS):
+            try:
+                node_reservation.release_node(
+                    context, allocation,
+                    also_release=lambda ctx: tree_claim.release(
+                        ctx, allocation.uuid))
+                return True
+            except _IN_DATABASE_RACES as exc:
+                LOG.debug('Deleting the claim of allocation %(alloc)s with '
+                          'its release lost a race: %(exc)s',
+                          {'alloc': allocation.uuid, 'exc': exc})
+        return False
 
     # --- periodic --------------------------------------------------------
 

@@ -357,7 +357,8 @@ def _activate(conn, allocation, node_id):
 
 @db_api.retry_on_deadlock
 @db_api.writer.connection
-def _reserve_node(context, allocation, randomize, node_uuid=None):
+def _reserve_node(context, allocation, randomize, node_uuid=None,
+                  also_claim=None):
     # READ COMMITTED on every database (see db_api._mysql_setup): row
     # locks only, no gap locks in nodes_alloc_idx that would deadlock
     # concurrent reservations.
@@ -385,7 +386,15 @@ def _reserve_node(context, allocation, randomize, node_uuid=None):
                                            skip_locked=False, tried=tried)
         if node is None:
             break
+        write = None
+        if also_claim is not None:
+            write = also_claim(context, node)
+            if write is None:
+                tried.append(node.id)
+                continue
         if _claim(conn, free, node, allocation):
+            if write is not None:
+                write()
             _activate(conn, allocation, node.id)
             return node, None
         tried.append(node.id)
@@ -410,7 +419,7 @@ def _reserve_that_node(conn, allocation, node_uuid):
 
 
 def reserve_node_or_explain(context, allocation, randomize=True,
-                            node_uuid=None):
+                            node_uuid=None, also_claim=None):
     """:func:`reserve_node`, or why no node could be reserved.
 
     :returns: (node UUID, None) on success, else (None, the reason as
@@ -418,7 +427,8 @@ def reserve_node_or_explain(context, allocation, randomize=True,
         given: that node alone was not free).
     :raises: as :func:`reserve_node`.
     """
-    node, error = _reserve_node(context, allocation, randomize, node_uuid)
+    node, error = _reserve_node(context, allocation, randomize, node_uuid,
+                                also_claim)
     if node is None:
         return None, error
     allocation.node_id = node.id
@@ -430,7 +440,8 @@ def reserve_node_or_explain(context, allocation, randomize=True,
     return node.uuid, None
 
 
-def reserve_node(context, allocation, randomize=True, node_uuid=None):
+def reserve_node(context, allocation, randomize=True, node_uuid=None,
+                 also_claim=None):
     """Reserve a free node for an ``allocating`` allocation.
 
     In one transaction: pick a free node matching the allocation, set its
@@ -444,12 +455,19 @@ def reserve_node(context, allocation, randomize=True, node_uuid=None):
     :param node_uuid: reserve that node or none (a backend that claimed
         it elsewhere first); it must still match the allocation and be
         free, and a concurrent transaction holding its row is waited for.
+    :param also_claim: a backend's claim elsewhere in the same database,
+        made in the same transaction: ``also_claim(context, node)`` is
+        called with each node picked (its row: ``id``, ``uuid``) before
+        it is reserved, and returns None to pass the node over (nothing
+        written), else a function called (without arguments) once the
+        node's row is reserved, before the allocation is activated. An
+        exception it raises rolls the whole transaction back.
     :returns: the UUID of the reserved node, or None when no node could be
         reserved (see :func:`explain_no_node`).
     :raises: AllocationNotFound, AllocationTakenOver, InstanceAssociated
     """
     return reserve_node_or_explain(context, allocation, randomize,
-                                   node_uuid)[0]
+                                   node_uuid, also_claim)[0]
 
 
 @db_api.reader.connection
@@ -610,12 +628,16 @@ def backfill(context, allocation, node_id):
 
 @db_api.retry_on_deadlock
 @db_api.writer.connection
-def release_node(context, allocation):
+def release_node(context, allocation, also_release=None):
     """Delete ``allocation`` and release its node, in one transaction.
 
     Refused as :func:`verify_node_for_deallocation` says, or while a task
     holds the node's lock.
 
+    :param also_release: a backend's release elsewhere in the same
+        database, made in the same transaction once the allocation is
+        deleted: called with the context; an exception it raises rolls
+        the whole transaction back.
     :raises: AllocationNotFound, NodeLocked, NodeIsAllocated
     """
     conn = context.connection
@@ -636,3 +658,5 @@ def release_node(context, allocation):
         ALLOCATIONS.c.id == allocation.id))
     if result.rowcount != 1:
         raise exception.AllocationNotFound(allocation=allocation.uuid)
+    if also_release is not None:
+        also_release(context)

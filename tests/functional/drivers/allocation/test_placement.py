@@ -2,7 +2,10 @@
 
 Every test runs three times: our Placement in process (the default),
 our Placement over HTTP, and upstream openstack-placement over HTTP.
-What Placement holds is read back through its HTTP API.
+In process, a node is claimed in the transaction that reserves it
+(``[allocation]placement_claim_in_database``, the default); the
+allocation tests also run in process with that option off, through
+Placement's API. What Placement holds is read back through its HTTP API.
 """
 
 from unittest import mock
@@ -20,6 +23,9 @@ from alloc_framework.objects.baremetal import allocation as alloc_obj
 from alloc_framework.objects.baremetal import allocation_group as group_obj
 from alloc_framework.objects.baremetal import group_reservation
 from alloc_framework.objects.baremetal import node_reservation
+from alloc_framework.objects.baremetal import trait as trait_obj
+from alloc_framework.objects.placement import exception as placement_exc
+from alloc_framework.objects.placement import tree_claim
 from tests import base
 from tests.functional.drivers.allocation import \
     placement_fixtures as pb_fixtures
@@ -554,9 +560,276 @@ class GroupTests:
                          & set(theirs[0] + theirs[1]))
 
 
-class TestInProcess(MirrorTests, AllocateTests, GroupTests,
+class InDatabaseTests:
+    """Claims written in the reservation's own transaction."""
+
+    def no_api_claim(self):
+        """Fail the test if the backend claims through Placement's API."""
+        client = self.backend.client
+        for name in ('candidate_claims', 'try_claim'):
+            self.useFixture(fixtures.MockPatchObject(
+                client, name, side_effect=AssertionError(name)))
+
+    def test_claims_in_database_by_default(self):
+        self.assertTrue(self.backend.claims_in_database())
+        self.conf.set_override('placement_claim_in_database', False,
+                               group='allocation')
+        self.assertFalse(self.backend.claims_in_database())
+
+    def test_claim_and_reservation_without_api_requests(self):
+        node = f.make_node(self.ctx, traits=['CUSTOM_GPU'],
+                           owner='project-a')
+        f.make_node(self.ctx, owner='project-a')
+        f.make_node(self.ctx, traits=['CUSTOM_GPU'])
+        with fixtures.MockPatchObject(
+                self.backend.client, 'candidate_claims',
+                side_effect=AssertionError('candidates asked')):
+            allocation, got = self.allocate(traits=['CUSTOM_GPU'],
+                                            owner='project-a')
+        self.assertEqual(node.uuid, got)
+        claim = self.client.get_claim(allocation.uuid)
+        self.assertEqual({node.uuid: {RC: 1}}, claim)
+        consumer = self.placement.in_process(
+            {'OpenStack-API-Version': 'placement 1.36'}).get(
+                '/allocations/%s' % allocation.uuid).json()
+        self.assertEqual('project-a', consumer['project_id'])
+        self.assertEqual(1, consumer['consumer_generation'])
+
+    def test_whole_tree_is_claimed(self):
+        # What the API path claims (everything the tree has free), for a
+        # node whose GPUs are children of its provider.
+        node = f.make_node(self.ctx, properties={'gpus': 2})
+        self.no_api_claim()
+        allocation, got = self.allocate()
+        self.assertEqual(node.uuid, got)
+        claim = self.client.get_claim(allocation.uuid)
+        self.assertEqual(3, len(claim))
+        self.assertEqual({RC: 1}, claim.pop(node.uuid))
+        self.assertEqual([{'PGPU': 1}] * 2, list(claim.values()))
+
+    def test_stale_claim_of_the_allocation_is_replaced(self):
+        # An earlier attempt of the allocation claimed a node and died
+        # before reserving it: the claim moves with the reservation.
+        node = f.make_node(self.ctx)
+        elsewhere = f.make_node(self.ctx)
+        allocation = f.make_allocation(self.ctx)
+        self.assertTrue(self.client.claim(allocation.uuid, elsewhere.uuid,
+                                          RC, 'p', 'u'))
+        elsewhere.instance_uuid = uuidutils.generate_uuid()
+        elsewhere.save()
+        self.no_api_claim()
+        client = self.backend.client
+        with mock.patch.object(client, 'delete_claim',
+                               wraps=client.delete_claim) as delete:
+            self.assertEqual(node.uuid,
+                             self.backend.allocate(self.ctx, allocation))
+        self.assertFalse(delete.called)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_stale_provider_is_skipped_and_refreshed(self):
+        # Freed behind the conductor's back: the database says free,
+        # Placement still reserves the node's unit.
+        stale = f.make_node(self.ctx, maintenance=True)
+        self.assertEqual(1, self.inventory(stale.uuid)[RC]['reserved'])
+        stale.maintenance = False
+        stale.save()
+        allocation, got = self.allocate(candidate_nodes=[stale.uuid])
+        # Passed over in the database, refreshed, then served through
+        # the API.
+        self.assertEqual(stale.uuid, got)
+        self.assertEqual({allocation.uuid: stale.uuid},
+                         self.placement.claims())
+        self.assertEqual(0, self.inventory(stale.uuid)[RC]['reserved'])
+
+    def test_provider_missing_a_trait_is_refreshed_then_served(self):
+        node = f.make_node(self.ctx)
+        # Added behind the conductor's back.
+        trait_obj.add_trait(self.ctx, node.id, 'CUSTOM_NEW')
+        self.assertNotIn('CUSTOM_NEW', self.client.get_traits(node.uuid)[0])
+        allocation, got = self.allocate(traits=['CUSTOM_NEW'])
+        self.assertEqual(node.uuid, got)
+        self.assertIn('CUSTOM_NEW', self.client.get_traits(node.uuid)[0])
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_provider_missing_the_owners_aggregate_is_refreshed(self):
+        node = f.make_node(self.ctx)
+        # Leased behind the conductor's back.
+        node.lessee = 'project-a'
+        node.save()
+        self.assertEqual([], self.client.get_aggregates(node.uuid)[0])
+        allocation, got = self.allocate(owner='project-a')
+        self.assertEqual(node.uuid, got)
+        self.assertEqual([placement.project_aggregate('project-a')],
+                         self.client.get_aggregates(node.uuid)[0])
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_check_answers_why_a_tree_is_not_offered(self):
+        node = f.make_node(self.ctx, traits=['CUSTOM_A'], owner='project-a')
+        aggregate = placement.project_aggregate('project-a')
+        ctx = f.admin_context()
+
+        def check(uuid=node.uuid, rc=RC, traits=(), agg=None):
+            return tree_claim.check(ctx, uuid, rc, traits, agg)
+        self.assertEqual(({node.uuid: {RC: 1}}, None),
+                         check(traits=['CUSTOM_A'], agg=aggregate))
+        self.assertEqual((None, tree_claim.MISSING),
+                         check(uuid=uuidutils.generate_uuid()))
+        self.assertEqual((None, tree_claim.NO_CLASS),
+                         check(rc='CUSTOM_NOBODY_HAS_IT'))
+        self.assertEqual((None, tree_claim.TRAITS),
+                         check(traits=['CUSTOM_A', 'CUSTOM_UNKNOWN']))
+        self.assertEqual((None, tree_claim.TRAITS),
+                         check(traits=['CUSTOM_A', 'HW_CPU_X86_AVX']))
+        self.assertEqual((None, tree_claim.AGGREGATE),
+                         check(agg=uuidutils.generate_uuid()))
+        self.assertTrue(self.client.claim(uuidutils.generate_uuid(),
+                                          node.uuid, RC, 'p', 'u'))
+        self.assertEqual((None, tree_claim.USED), check())
+
+    def test_provider_held_by_another_consumer_is_passed_over(self):
+        held = f.make_node(self.ctx)
+        free = f.make_node(self.ctx)
+        other = uuidutils.generate_uuid()
+        self.assertTrue(self.client.claim(other, held.uuid, RC, 'p', 'u'))
+        self.no_api_claim()
+        for _ in range(3):
+            allocation, got = self.allocate()
+            self.assertEqual(free.uuid, got)
+            self.backend.deallocate(self.ctx, allocation)
+        self.assertEqual({other: held.uuid}, self.placement.claims())
+
+    def test_failed_reservation_leaves_no_claim(self):
+        # Taken over after the claim was written: the claim goes with
+        # the reservation's transaction.
+        node = f.make_node(self.ctx)
+        allocation = f.make_allocation(self.ctx)
+        real_write = tree_claim.write
+
+        def write_then_take_over(context, *args):
+            real_write(context, *args)
+            context.connection.execute(
+                alloc_obj.ALLOCATIONS.update()
+                .where(alloc_obj.ALLOCATIONS.c.id == allocation.id)
+                .values(conductor_affinity=7))
+        with mock.patch.object(tree_claim, 'write', write_then_take_over):
+            self.assertRaises(exception.AllocationTakenOver,
+                              self.backend.allocate, self.ctx, allocation)
+        self.assertEqual({}, self.placement.claims())
+        node.refresh()
+        self.assertIsNone(node.instance_uuid)
+        self.assertIsNone(node.allocation_id)
+
+    def test_error_in_reservation_leaves_no_claim(self):
+        node = f.make_node(self.ctx)
+        allocation = f.make_allocation(self.ctx)
+        with mock.patch.object(node_reservation, '_activate',
+                               side_effect=RuntimeError('db gone')):
+            self.assertRaises(RuntimeError, self.backend.allocate,
+                              self.ctx, allocation)
+        self.assertEqual({}, self.placement.claims())
+        node.refresh()
+        self.assertIsNone(node.instance_uuid)
+
+    def test_no_matching_node_fails_without_api_requests(self):
+        f.make_node(self.ctx, traits=['CUSTOM_A'])
+        self.no_api_claim()
+        exc = self.assertRaises(exception.AllocationFailed, self.allocate,
+                                traits=['CUSTOM_B'])
+        self.assertEqual('no available nodes of resource class baremetal '
+                         'have the requested traits CUSTOM_B',
+                         exc.kwargs['error'])
+
+    def test_deallocate_deletes_the_claim_in_one_transaction(self):
+        node = f.make_node(self.ctx)
+        allocation, _ = self.allocate()
+        with mock.patch.object(self.backend.client, 'delete_claim',
+                               side_effect=AssertionError('API')):
+            self.backend.deallocate(self.ctx, allocation)
+        self.assertEqual({}, self.placement.claims())
+        node.refresh()
+        self.assertIsNone(node.instance_uuid)
+        self.assertRaises(exception.AllocationNotFound,
+                          objects.Allocation.get_by_uuid, self.ctx,
+                          allocation.uuid)
+
+    def test_failed_claim_deletion_keeps_the_allocation(self):
+        node = f.make_node(self.ctx)
+        allocation, _ = self.allocate()
+        with mock.patch.object(tree_claim, 'release',
+                               side_effect=RuntimeError('db gone')):
+            self.assertRaises(RuntimeError, self.backend.deallocate,
+                              self.ctx, allocation)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+        node.refresh()
+        self.assertEqual(allocation.uuid, node.instance_uuid)
+        objects.Allocation.get_by_uuid(self.ctx, allocation.uuid)
+
+    def test_lost_race_is_tried_again(self):
+        node = f.make_node(self.ctx)
+        real_write = tree_claim.write
+        calls = []
+
+        def first_loses(context, *args):
+            calls.append(args)
+            real_write(context, *args)
+            if len(calls) == 1:
+                raise placement_exc.InvalidAllocationCapacityExceeded(
+                    resource_class=RC, resource_provider=node.uuid)
+        self.no_api_claim()
+        with mock.patch.object(tree_claim, 'write', first_loses):
+            allocation, got = self.allocate()
+        self.assertEqual(2, len(calls))
+        self.assertEqual(node.uuid, got)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_races_lost_every_time_go_through_the_api(self):
+        node = f.make_node(self.ctx)
+        allocation = f.make_allocation(self.ctx)
+        with mock.patch.object(
+                tree_claim, 'write',
+                side_effect=placement_exc.
+                ResourceProviderConcurrentUpdateDetected()) as write:
+            self.assertEqual(node.uuid,
+                             self.backend.allocate(self.ctx, allocation))
+        self.assertEqual(3, write.call_count)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_tree_serving_the_class_from_a_child_goes_through_the_api(self):
+        node = f.make_node(self.ctx)
+        allocation = f.make_allocation(self.ctx)
+        with mock.patch.object(tree_claim, 'check',
+                               return_value=(None, tree_claim.NO_CLASS)):
+            with mock.patch.object(
+                    self.backend.client, 'candidate_claims',
+                    wraps=self.backend.client.candidate_claims) as asked:
+                self.assertEqual(
+                    node.uuid, self.backend.allocate(self.ctx, allocation))
+        self.assertTrue(asked.called)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+
+class TestInProcess(MirrorTests, InDatabaseTests, AllocateTests, GroupTests,
                     BackendTestCase):
     mode = 'in-process'
+
+
+class TestInProcessAPI(AllocateTests, BackendTestCase):
+    """In process, through Placement's API (the option off)."""
+
+    mode = 'in-process'
+
+    def setUp(self):
+        super().setUp()
+        self.conf.set_override('placement_claim_in_database', False,
+                               group='allocation')
+        self.assertFalse(self.backend.claims_in_database())
 
 
 class TestHTTP(MirrorTests, AllocateTests, GroupTests, BackendTestCase):
