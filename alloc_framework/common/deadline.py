@@ -3,10 +3,12 @@
 A :class:`Deadline` is made per request by the API (from an option such
 as ``[placement] candidates_deadline``) and handed down to the code doing
 the work, which asks :meth:`Deadline.check` between its phases. While a
-database statement runs, :meth:`Deadline.watch` runs a watcher thread
-that calls a cancel function once, when the deadline passes or when the
-client closes its connection, whichever comes first (``db.deadline``
-cancels the statement the way its database can).
+database statement runs, :meth:`Deadline.watch` has a cancel function
+called once, when the deadline passes or when the client closes its
+connection, whichever comes first (``db.deadline`` cancels the statement
+the way its database can). One watcher thread per process watches every
+block in progress: starting a thread for each request cost about as
+much CPU as a small request's database work.
 
 The client's connection is watched when the server gives one
 (``common.wsgi_service.CLIENT_CONNECTION``): an object with
@@ -19,6 +21,7 @@ A leaf of ``common/``: it imports nothing of alloc_framework but
 """
 
 import contextlib
+import math
 import os
 import select
 import threading
@@ -92,54 +95,145 @@ class Deadline:
     def watch(self, cancel):
         """Call ``cancel()`` once if the work must stop during the block.
 
-        A watcher thread waits, without polling, for the deadline, for
-        the client's end of stream and for the end of the block. The
-        block does not end while ``cancel`` runs, and ``cancel`` is never
-        called after it ended: what it interrupts is still the block's.
+        The process's watcher thread waits, without polling, for the
+        deadline and for the client's end of stream of every block in
+        progress. The block does not end while ``cancel`` runs, and
+        ``cancel`` is never called after it ended: what it interrupts is
+        still the block's.
         """
         if not self.active:
             yield
             return
-        lock = threading.Lock()
-        state = {'done': False}
-        wake_r, wake_w = os.pipe()
-
-        def fire(reason):
-            with lock:
-                if state['done']:
-                    return
-                if self.reason is None:
-                    self.reason = reason
-                try:
-                    cancel()
-                except Exception:
-                    LOG.exception('Could not interrupt the work of a '
-                                  'request (%s)', reason)
-
-        def wait():
-            poller = select.poll()
-            poller.register(wake_r, select.POLLIN)
-            if self.client is not None:
-                poller.register(self.client.fileno(), _CLIENT_EVENTS)
-            remaining = self.remaining()
-            timeout = None if remaining is None else remaining * 1000
-            events = poller.poll(timeout)
-            if any(fd == wake_r for fd, _ev in events):
-                return
-            if events:
-                fire(CLIENT_GONE)
-            else:
-                fire(DEADLINE)
-
-        watcher = threading.Thread(target=wait, name='deadline-watcher',
-                                   daemon=True)
-        watcher.start()
+        watch = _Watch(self, cancel)
+        _WATCHER.add(watch)
         try:
             yield
         finally:
-            with lock:
-                state['done'] = True
+            _WATCHER.remove(watch)
+            with watch.lock:
+                watch.done = True
+
+
+class _Watch:
+    """One block of :meth:`Deadline.watch` in progress."""
+
+    __slots__ = ('deadline', 'cancel', 'lock', 'done', 'fd')
+
+    def __init__(self, deadline, cancel):
+        self.deadline = deadline
+        self.cancel = cancel
+        # Held while cancel runs and when the block ends.
+        self.lock = threading.Lock()
+        self.done = False
+        self.fd = (deadline.client.fileno()
+                   if deadline.client is not None else None)
+
+    def fire(self, reason):
+        """Call ``cancel`` unless the block has ended."""
+        with self.lock:
+            if self.done:
+                return
+            if self.deadline.reason is None:
+                self.deadline.reason = reason
+            try:
+                self.cancel()
+            except Exception:
+                LOG.exception('Could not interrupt the work of a '
+                              'request (%s)', reason)
+
+
+class _Watcher:
+    """The thread of a process that watches every block in progress.
+
+    Started on the first block of each process (a forked worker starts
+    its own). It sleeps in ``poll()`` on the clients' connections and a
+    pipe that wakes it when a block starts, until the nearest deadline.
+    A watch that fires leaves the set, and its ``cancel`` runs in a
+    thread of its own (``KILL QUERY`` opens a connection), so that one
+    slow cancel delays no other block's.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._watches = set()
+        self._pid = None
+        self._wake_w = None
+
+    def add(self, watch):
+        with self._lock:
+            if self._pid != os.getpid():
+                self._start()
+            self._watches.add(watch)
+            wake_w = self._wake_w
+        try:
             os.write(wake_w, b'x')
-            watcher.join()
-            os.close(wake_r)
-            os.close(wake_w)
+        except BlockingIOError:
+            # The pipe is full of wake-ups the thread has yet to read.
+            pass
+
+    def remove(self, watch):
+        # The thread drops it at its next look; no need to wake it.
+        with self._lock:
+            self._watches.discard(watch)
+
+    def _start(self):
+        """Start this process's thread (called with the lock held)."""
+        wake_r, self._wake_w = os.pipe()
+        os.set_blocking(wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._watches = set()
+        self._pid = os.getpid()
+        threading.Thread(target=self._run, args=(wake_r,),
+                         name='deadline-watcher', daemon=True).start()
+
+    def _take(self, watch):
+        """Remove ``watch`` if it is still watched; whether it was."""
+        with self._lock:
+            if watch not in self._watches:
+                return False
+            self._watches.discard(watch)
+            return True
+
+    def _fire(self, watch, reason):
+        if self._take(watch):
+            threading.Thread(target=watch.fire, args=(reason,),
+                             name='deadline-cancel', daemon=True).start()
+
+    def _run(self, wake_r):
+        while True:
+            with self._lock:
+                watches = list(self._watches)
+            poller = select.poll()
+            poller.register(wake_r, select.POLLIN)
+            by_fd = {}
+            timeout = None
+            now = time.monotonic()
+            for watch in watches:
+                if watch.fd is not None:
+                    poller.register(watch.fd, _CLIENT_EVENTS)
+                    by_fd.setdefault(watch.fd, []).append(watch)
+                expires = watch.deadline.expires
+                if expires is not None:
+                    left = max(0.0, expires - now)
+                    timeout = left if timeout is None else min(timeout,
+                                                               left)
+            events = poller.poll(None if timeout is None
+                                 else math.ceil(timeout * 1000))
+            for fd, _event in events:
+                if fd == wake_r:
+                    try:
+                        while os.read(wake_r, 4096):
+                            pass
+                    except BlockingIOError:
+                        pass
+                    continue
+                for watch in by_fd.get(fd, ()):
+                    self._fire(watch, CLIENT_GONE)
+            now = time.monotonic()
+            for watch in watches:
+                expires = watch.deadline.expires
+                if expires is not None and expires <= now:
+                    self._fire(watch, DEADLINE)
+
+
+_WATCHER = _Watcher()

@@ -81,3 +81,58 @@ class DeadlineTestCase(base.TestCase):
             theirs.sendall(b'GET / HTTP/1.1\r\n\r\n')
             time.sleep(0.3)
         self.assertEqual(deadline_mod.DEADLINE, deadline.reason)
+
+    def test_one_thread_watches_every_block(self):
+        # Blocks with different limits, in threads of their own: each is
+        # cancelled at its own limit, by the one watcher of the process.
+        fired = {}
+        started = threading.Barrier(4)
+
+        def block(limit):
+            deadline = deadline_mod.Deadline(limit, OPTION)
+            done = threading.Event()
+
+            def cancel():
+                fired[limit] = time.monotonic() - begin
+                done.set()
+            with deadline.watch(cancel):
+                started.wait(10)
+                done.wait(10)
+        begin = time.monotonic()
+        threads = [threading.Thread(target=block, args=(limit,))
+                   for limit in (0.05, 0.2, 0.4)]
+        for thread in threads:
+            thread.start()
+        started.wait(10)
+        watchers = [t for t in threading.enumerate()
+                    if t.name == 'deadline-watcher']
+        for thread in threads:
+            thread.join(10)
+        self.assertEqual(1, len(watchers))
+        self.assertEqual([0.05, 0.2, 0.4], sorted(fired))
+        for limit, after in fired.items():
+            self.assertGreaterEqual(after, limit)
+
+    def test_slow_cancel_delays_no_other_block(self):
+        slow = deadline_mod.Deadline(0.05, OPTION)
+        quick = deadline_mod.Deadline(0.1, OPTION)
+        release = threading.Event()
+        quick_cancelled = threading.Event()
+        slow_started = threading.Event()
+
+        def slow_cancel():
+            slow_started.set()
+            release.wait(10)
+
+        def slow_block():
+            with slow.watch(slow_cancel):
+                release.wait(10)
+        thread = threading.Thread(target=slow_block)
+        thread.start()
+        self.assertTrue(slow_started.wait(10))
+        with quick.watch(quick_cancelled.set):
+            # The slow cancel still runs: the quick one is not held up.
+            self.assertTrue(quick_cancelled.wait(10))
+        release.set()
+        thread.join(10)
+        self.assertEqual(deadline_mod.DEADLINE, quick.reason)
