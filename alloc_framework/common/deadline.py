@@ -154,10 +154,23 @@ class _Watcher:
     """
 
     def __init__(self):
+        self._wake_r = self._wake_w = None
+        self._forget()
+
+    def _forget(self):
+        """Start afresh, with no thread yet.
+
+        Also called in the child of every fork: the parent's thread is
+        not there, a lock another of its threads held at the fork must
+        not be inherited held, and the parent's pipe is closed.
+        """
+        for fd in (self._wake_r, self._wake_w):
+            if fd is not None:
+                os.close(fd)
+        self._wake_r = self._wake_w = None
         self._lock = threading.Lock()
         self._watches = set()
         self._pid = None
-        self._wake_w = None
 
     def add(self, watch):
         with self._lock:
@@ -178,9 +191,10 @@ class _Watcher:
 
     def _start(self):
         """Start this process's thread (called with the lock held)."""
-        wake_r, self._wake_w = os.pipe()
+        wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
-        os.set_blocking(self._wake_w, False)
+        os.set_blocking(wake_w, False)
+        self._wake_r, self._wake_w = wake_r, wake_w
         self._watches = set()
         self._pid = os.getpid()
         threading.Thread(target=self._run, args=(wake_r,),
@@ -237,3 +251,4 @@ class _Watcher:
 
 
 _WATCHER = _Watcher()
+os.register_at_fork(after_in_child=_WATCHER._forget)

@@ -1,5 +1,6 @@
 """``common.deadline``: the time limit and the watcher thread."""
 
+import os
 import socket
 import threading
 import time
@@ -136,3 +137,25 @@ class DeadlineTestCase(base.TestCase):
         release.set()
         thread.join(10)
         self.assertEqual(deadline_mod.DEADLINE, quick.reason)
+
+    def test_forked_child_watches_with_its_own_thread(self):
+        # The parent's watcher is running; the child starts its own.
+        with deadline_mod.Deadline(30, OPTION).watch(lambda: None):
+            pass
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                cancelled = threading.Event()
+                with deadline_mod.Deadline(0.05, OPTION).watch(
+                        cancelled.set):
+                    if cancelled.wait(10):
+                        code = 0
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(0, os.waitstatus_to_exitcode(status))
+        # The parent's watcher still serves the parent.
+        cancelled = threading.Event()
+        with deadline_mod.Deadline(0.05, OPTION).watch(cancelled.set):
+            self.assertTrue(cancelled.wait(10))
