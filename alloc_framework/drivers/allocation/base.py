@@ -36,6 +36,7 @@ restricted to the claimed node, and undoes its claim when that fails.
 """
 
 import abc
+import random
 import threading
 
 from oslo_log import log
@@ -55,8 +56,9 @@ class AllocationBackend(abc.ABC):
 
     ``stop_event`` is a ``threading.Event`` set when the conductor stops
     (:func:`load_backend` gives the conductor's). A method that must
-    pause between tries waits on it (``self.stop_event.wait(seconds)``)
-    instead of sleeping, so that stopping is never held up.
+    pause between tries waits on it (``self.stop_event.wait(seconds)``,
+    or :meth:`pause_busy`) instead of sleeping, so that stopping is never
+    held up.
 
     ``in_process_placement`` is the Placement this process serves, or
     None: a callable taking headers and returning a keystoneauth1
@@ -65,10 +67,24 @@ class AllocationBackend(abc.ABC):
     talks to Placement uses it when no remote Placement is configured.
     """
 
+    # The base of :meth:`pause_busy`, in seconds.
+    busy_pause = 0.01
+
     def __init__(self, conf):
         self.conf = conf
         self.stop_event = threading.Event()
         self.in_process_placement = None
+
+    def pause_busy(self, attempt):
+        """Pause before trying again nodes that concurrent requests hold.
+
+        ``busy_pause`` times the tries made so far (``attempt`` counts
+        from 0), give or take half, so that competing requests spread
+        out; a wait on :attr:`stop_event`, so a stopping conductor goes
+        on at once.
+        """
+        self.stop_event.wait(random.uniform(0.5, 1.5) * self.busy_pause
+                             * (attempt + 1))
 
     def start(self, context, owns):
         """A conductor is starting; nothing by default.

@@ -10,7 +10,6 @@ the allocation ``active``; the cost does not depend on how many nodes
 match (see :mod:`alloc_framework.objects.baremetal.node_reservation`).
 """
 
-import random
 
 from oslo_log import log
 
@@ -49,8 +48,7 @@ class DatabaseBackend(base.AllocationBackend):
             if not error.startswith(node_reservation.BUSY_ERROR):
                 break
             if attempt < self.busy_attempts - 1:
-                self.stop_event.wait(random.uniform(0.5, 1.5)
-                                     * self.busy_pause * (attempt + 1))
+                self.pause_busy(attempt)
         raise exception.AllocationFailed(error=error)
 
     def validate_group(self, context, group):
@@ -67,8 +65,7 @@ class DatabaseBackend(base.AllocationBackend):
             if not error.startswith(node_reservation.BUSY_ERROR):
                 break
             if attempt < self.busy_attempts - 1:
-                self.stop_event.wait(random.uniform(0.5, 1.5)
-                                     * self.busy_pause * (attempt + 1))
+                self.pause_busy(attempt)
         raise exception.AllocationFailed(error=error)
 
     def release_group(self, context, group):

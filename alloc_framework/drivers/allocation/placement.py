@@ -65,6 +65,7 @@ from oslo_utils import uuidutils
 
 from alloc_framework.common import exception
 from alloc_framework.common import metrics
+from alloc_framework.db import api as db_api
 from alloc_framework.drivers.allocation import base
 from alloc_framework.drivers.allocation import placement_client
 from alloc_framework.drivers.allocation import placement_drift
@@ -102,15 +103,17 @@ _CLAIMED_KEPT = 256
 # How many free nodes a failed allocation checks in Placement.
 _CHECKED_FREE_NODES = 5
 
-# Transactions one allocation tries when claiming in the database lost a
-# race (capacity taken or a generation moved between the check and the
-# write, which rolls the whole reservation back).
-_IN_DATABASE_ATTEMPTS = 3
-
 # What claiming in the database may meet that a new transaction can get
-# past: a writer of the same providers or consumer was first.
+# past: a writer of the same providers or consumer was first (capacity
+# taken or a generation moved between the check and the write, which
+# rolls the whole reservation back).
 _IN_DATABASE_RACES = (placement_exc.PlacementException,
                       db_exc.DBDuplicateEntry)
+
+# Each such transaction is tried at most three times (two retries).
+_in_database = db_api.retrying(
+    max_retries=2, exception_checker=lambda exc: isinstance(
+        exc, _IN_DATABASE_RACES))
 
 
 def resource_class_name(resource_class):
@@ -834,8 +837,7 @@ class PlacementBackend(base.AllocationBackend):
             # Claimed by concurrent allocations whose reservations are not
             # committed yet (or locked a moment): look again shortly.
             if attempt < self.busy_attempts - 1:
-                self.stop_event.wait(random.uniform(0.5, 1.5)
-                                     * self.busy_pause * (attempt + 1))
+                self.pause_busy(attempt)
         raise exception.AllocationFailed(error=error)
 
     def _allocate_in_database(self, context, allocation, rc_name):
@@ -864,7 +866,9 @@ class PlacementBackend(base.AllocationBackend):
         traits = sorted(set(_get(allocation, 'traits') or ()))
         owner = _get(allocation, 'owner')
         aggregate = project_aggregate(owner) if owner else None
-        stale = set()
+        # Nodes free in the database that Placement did not offer: its
+        # providers out of date (stale) or a consumer holding them.
+        stale, held = set(), set()
         if getattr(context, 'attribute_cache', None) is None:
             context.attribute_cache = self._attribute_cache
 
@@ -876,36 +880,30 @@ class PlacementBackend(base.AllocationBackend):
                           'allocation %(alloc)s: %(reason)s',
                           {'node': node.uuid, 'alloc': allocation.uuid,
                            'reason': reason})
-                if reason == tree_claim.USED:
-                    also_claim.held = True
-                else:
-                    stale.add(node.uuid)
+                (held if reason == tree_claim.USED else stale).add(
+                    node.uuid)
                 return None
             return lambda: tree_claim.write(ctx, allocation.uuid, claim,
                                             project, user)
-        # Whether a node free in the database was held in Placement by a
-        # consumer.
-        also_claim.held = False
 
-        node, races = None, 0
+        reserve = _in_database(node_reservation.reserve_node_or_explain)
+        node = None
         for attempt in range(self.busy_attempts):
             try:
-                node, error = node_reservation.reserve_node_or_explain(
-                    context, allocation, also_claim=also_claim)
+                node, error = reserve(context, allocation,
+                                      also_claim=also_claim)
             except _IN_DATABASE_RACES as exc:
-                LOG.debug('Claiming a node for allocation %(alloc)s in the '
-                          'database lost a race: %(exc)s',
-                          {'alloc': allocation.uuid, 'exc': exc})
-                races += 1
-                if races == _IN_DATABASE_ATTEMPTS:
-                    break
-                continue
+                LOG.info('Claiming a node for allocation %(alloc)s in the '
+                         'database lost every race, trying through '
+                         'Placement\'s API: %(exc)s',
+                         {'alloc': allocation.uuid, 'exc': exc})
+                break
             if node is not None:
                 LOG.debug('Node %(node)s claimed and reserved for '
                           'allocation %(alloc)s in one transaction',
                           {'node': node, 'alloc': allocation.uuid})
                 break
-            if stale or also_claim.held:
+            if stale or held:
                 # Placement disagrees with the database: the API's way
                 # heals and explains.
                 break
@@ -916,8 +914,7 @@ class PlacementBackend(base.AllocationBackend):
             # Free nodes locked by concurrent reservations, as the
             # database backend waits for them.
             if attempt < self.busy_attempts - 1:
-                self.stop_event.wait(random.uniform(0.5, 1.5)
-                                     * self.busy_pause * (attempt + 1))
+                self.pause_busy(attempt)
         if stale:
             self._resync(context, sorted(stale))
         return node
@@ -1070,18 +1067,17 @@ class PlacementBackend(base.AllocationBackend):
             every time (nothing was changed then).
         :raises: as ``node_reservation.release_node``.
         """
-        for _attempt in range(_IN_DATABASE_ATTEMPTS):
-            try:
-                node_reservation.release_node(
-                    context, allocation,
-                    also_release=lambda ctx: tree_claim.release(
-                        ctx, allocation.uuid))
-                return True
-            except _IN_DATABASE_RACES as exc:
-                LOG.debug('Deleting the claim of allocation %(alloc)s with '
-                          'its release lost a race: %(exc)s',
-                          {'alloc': allocation.uuid, 'exc': exc})
-        return False
+        try:
+            _in_database(node_reservation.release_node)(
+                context, allocation,
+                also_release=lambda ctx: tree_claim.release(
+                    ctx, allocation.uuid))
+        except _IN_DATABASE_RACES as exc:
+            LOG.info('Deleting the claim of allocation %(alloc)s with its '
+                     'release lost every race, releasing first: %(exc)s',
+                     {'alloc': allocation.uuid, 'exc': exc})
+            return False
+        return True
 
     # --- periodic --------------------------------------------------------
 

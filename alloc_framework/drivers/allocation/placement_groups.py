@@ -221,8 +221,7 @@ def allocate_group(backend, context, group):
                  'claimed by concurrent requests' % (nr.BUSY_ERROR,
                                                      group.uuid))
         if attempt < backend.busy_attempts - 1:
-            backend.stop_event.wait(random.uniform(0.5, 1.5)
-                                    * backend.busy_pause * (attempt + 1))
+            backend.pause_busy(attempt)
     if error is None:
         error = '%s for allocation group %s' % (nr.BUSY_ERROR, group.uuid)
     raise exception.AllocationFailed(error=error)
