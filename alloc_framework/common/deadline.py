@@ -170,11 +170,10 @@ class _Watcher:
         self._wake_r = self._wake_w = None
         self._lock = threading.Lock()
         self._watches = set()
-        self._pid = None
 
     def add(self, watch):
         with self._lock:
-            if self._pid != os.getpid():
+            if self._wake_w is None:
                 self._start()
             self._watches.add(watch)
             wake_w = self._wake_w
@@ -195,8 +194,6 @@ class _Watcher:
         os.set_blocking(wake_r, False)
         os.set_blocking(wake_w, False)
         self._wake_r, self._wake_w = wake_r, wake_w
-        self._watches = set()
-        self._pid = os.getpid()
         threading.Thread(target=self._run, args=(wake_r,),
                          name='deadline-watcher', daemon=True).start()
 
