@@ -465,6 +465,19 @@ def _delete_all(context, consumer_uuid):
         .where(ALLOC_TBL.c.consumer_id == consumer_uuid).limit(1)).first()
     if exists is None:
         raise exception.ConsumerNotFound(consumer=consumer_uuid)
+    remove_consumer(context, consumer_uuid)
+
+
+@db_api.writer.connection
+def remove_consumer(context, consumer_uuid):
+    """Delete the consumer's allocations and the consumer, if any.
+
+    In the current transaction, as ``DELETE /allocations/{uuid}`` does:
+    the providers' generations are left alone. A consumer without
+    allocations is not an error here.
+
+    :raises: the errors of :func:`write_allocations`.
+    """
     # No owner: a request without allocations neither creates the
     # consumer nor changes its owner, so write_allocations' own read of
     # the consumer is the only one needed.

@@ -169,17 +169,10 @@ def write(context, consumer_uuid, claim, project_id, user_id):
     alloc_obj.write_allocations(context, [request], rc_ids)
 
 
-@db_api.writer.connection
 def release(context, consumer_uuid):
     """Delete every allocation of ``consumer_uuid``, and the consumer.
 
-    In the caller's transaction, as ``DELETE /allocations/{consumer}``
-    deletes them (the providers' generations are left alone); a consumer
-    without allocations is not an error.
-
-    :raises: the errors of ``allocation.write_allocations``: the caller's
-        transaction must then roll back.
+    In the caller's transaction (``allocation.remove_consumer``);
+    its errors must roll that transaction back.
     """
-    request = alloc_obj.ConsumerAllocations(consumer_uuid, {}, None, None)
-    alloc_obj.write_allocations(context, [request], {},
-                                bump_released=False)
+    alloc_obj.remove_consumer(context, consumer_uuid)
