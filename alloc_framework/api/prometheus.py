@@ -74,15 +74,25 @@ def multiproc_dir(conf):
             or os.environ.get(MULTIPROC_ENV) or None)
 
 
-def setup_process(conf, processes=1, empty=True):
+def default_multiproc_dir(conf, service):
+    """The directory of the multiprocess mode of ``service`` (a console
+    script's name) when none is configured: its own, under
+    ``[DEFAULT]state_path``, named after it and ``[DEFAULT]host`` (two
+    services of one host and state path do not share it)."""
+    return os.path.join(conf.state_path, 'prometheus',
+                        '%s-%s' % (service, conf.host))
+
+
+def setup_process(conf, processes=1, empty=True, service='alloc-server'):
     """Prepare the multiprocess mode before the serving processes start.
 
     Called by the commands in the launching process, before any
     application is built: creates ``[metrics]prometheus_multiproc_dir``,
     empties it of the files of an earlier run (``empty``) and names it in
     the environment, where prometheus-client looks when it is imported
-    (the processes forked later inherit both). Without a directory and
-    with several processes, says in the log what a scrape sees.
+    (the processes forked later inherit both). With several processes
+    and neither the option nor the environment variable set, the
+    directory is :func:`default_multiproc_dir` of ``service``.
 
     :raises: RuntimeError when prometheus-client was already imported in
         the other mode (something imported it before this call).
@@ -91,12 +101,9 @@ def setup_process(conf, processes=1, empty=True):
         return
     directory = conf.metrics.prometheus_multiproc_dir
     if not directory:
-        if processes > 1 and not os.environ.get(MULTIPROC_ENV):
-            LOG.warning('%(n)d serving processes and no [metrics]'
-                        'prometheus_multiproc_dir: the latency histograms '
-                        'of /metrics are those of the process that answers '
-                        'each scrape, not of the service', {'n': processes})
-        return
+        if processes < 2 or os.environ.get(MULTIPROC_ENV):
+            return
+        directory = default_multiproc_dir(conf, service)
     os.makedirs(directory, exist_ok=True)
     if empty:
         for path in glob.glob(os.path.join(directory, '*.db')):

@@ -27,7 +27,8 @@ LOG = logging.getLogger(__name__)
 def build_service(conf):
     """The WSGIService of the Placement API over ``conf`` (not started)."""
     migration.upgrade_embedded(conf)
-    prometheus.setup_process(conf, conf.placement_api.processes)
+    prometheus.setup_process(conf, conf.placement_api.processes,
+                             service='alloc-placement-api')
     app = deploy.loadapp(conf)
     # The launcher serves from a forked child: connections opened while
     # loading must not be shared with it.

@@ -7,8 +7,10 @@ default, under ``[DEFAULT]state_path``) the schema is created or upgraded
 at start, so a fresh ``alloc-server`` with no configuration at all
 serves. SIGTERM or SIGINT stops it cleanly.
 
-With ``[DEFAULT]server_workers`` above 1 it runs that many such processes,
-sharing the API ports; each one's conductor is named ``<host>-<n>``.
+It runs ``[DEFAULT]server_workers`` such processes (unset: one per CPU,
+at most four, with a database server; one with SQLite; see
+:func:`worker_count`), sharing the API ports; with more than one, each
+one's conductor is named ``<host>-<n>``.
 """
 
 import os
@@ -16,6 +18,7 @@ import sys
 
 import fasteners
 from oslo_log import log
+import sqlalchemy as sa
 
 from alloc_framework.api.baremetal import app as bm_app
 from alloc_framework.api.dashboard import app as dashboard_app
@@ -29,6 +32,37 @@ from alloc_framework.db import api as db_api
 from alloc_framework.db import migration
 
 LOG = log.getLogger(__name__)
+
+# Processes run when [DEFAULT]server_workers is unset, at most: each one
+# holds a whole copy of the service (about 100 MiB).
+MAX_DEFAULT_WORKERS = 4
+
+
+def worker_count(conf):
+    """How many alloc-server processes to run.
+
+    ``[DEFAULT]server_workers`` when set. Unset, one per CPU this process
+    may run on (its affinity, which a container's CPU set limits), at
+    most :data:`MAX_DEFAULT_WORKERS`, since Python runs one thread at a
+    time per process; but one on SQLite, where one writer at a time
+    holds the database and more processes would only wait for each
+    other.
+    """
+    if conf.server_workers is not None:
+        return conf.server_workers
+    try:
+        backend = sa.engine.make_url(
+            conf.database.connection).get_backend_name()
+    except sa.exc.ArgumentError:
+        # Not a database URL: the start refuses it with its own words.
+        return 1
+    if backend == 'sqlite':
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_DEFAULT_WORKERS))
 
 
 class WorkerSlotError(Exception):
@@ -102,7 +136,7 @@ def build_service(conf):
         in_process_placement=placement_direct.InProcessPlacement(conf))
     conductor.check_config()
     migration.upgrade_embedded(conf)
-    count = conf.server_workers
+    count = worker_count(conf)
     prometheus.setup_process(conf, count)
     services = [
         # The conductor first: the APIs route requests to it.
@@ -133,7 +167,7 @@ def build_service(conf):
 def main(argv=None):
     conf = service_setup.prepare_service(argv)
     return service_setup.serve(conf, build_service,
-                               workers=conf.server_workers)
+                               workers=worker_count(conf))
 
 
 if __name__ == '__main__':

@@ -49,7 +49,8 @@ opts = [
                     'time. A change of the htpasswd file forgets them all. '
                     '0 checks every request.'),
     cfg.IntOpt('server_workers',
-               default=1, min=1,
+               min=1,
+               sample_default='<the CPUs, at most 4; 1 on SQLite>',
                help='Number of alloc-server processes. Each one serves '
                     'both APIs and runs a conductor, named '
                     '``<host>-<n>`` (n from 0) when there is more than '
@@ -57,8 +58,11 @@ opts = [
                     'and the kernel spreads connections over them. A '
                     'process restarted after a crash takes the name of the '
                     'one it replaces. Python runs one thread at a time per '
-                    'process: more processes use more CPU cores. Only '
-                    'alloc-server reads this option.'),
+                    'process: more processes use more CPU cores. Unset, '
+                    'one per CPU the process may run on, at most 4, with '
+                    'PostgreSQL or MariaDB/MySQL, and 1 with SQLite (one '
+                    'writer at a time: more processes would only wait for '
+                    'each other). Only alloc-server reads this option.'),
     cfg.StrOpt('rpc_transport',
                default='local',
                help='How the API reaches conductors: an entry point of the '

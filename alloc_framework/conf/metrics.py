@@ -45,15 +45,18 @@ opts = [
                     'processes of an API keep their latency histograms '
                     '(prometheus-client\'s multiprocess mode), so that a '
                     'scrape, whichever process answers it, reports the '
-                    'requests of all of them. Set it when '
-                    '[placement_api]processes or [DEFAULT]server_workers '
-                    'is above 1 (or when a WSGI server runs several '
-                    'processes); it is created if missing and emptied when '
-                    'alloc-server, alloc-api or alloc-placement-api start, '
-                    'so give each service its own. When unset (and the '
-                    'PROMETHEUS_MULTIPROC_DIR environment variable too), '
-                    'each process keeps its own histograms and a scrape '
-                    'sees those of the process that answered it.'),
+                    'requests of all of them. It is created if missing and '
+                    'emptied when alloc-server, alloc-api or '
+                    'alloc-placement-api start, so give each service its '
+                    'own. When unset (and the PROMETHEUS_MULTIPROC_DIR '
+                    'environment variable too), alloc-server and '
+                    'alloc-placement-api running several processes '
+                    '([DEFAULT]server_workers, [placement_api]processes) '
+                    'use ``prometheus/<command>-<host>`` under '
+                    '[DEFAULT]state_path, and a single process keeps its '
+                    'histograms in memory. Set it (or the environment '
+                    'variable) when a WSGI server runs several processes '
+                    'of an application.'),
 ]
 
 

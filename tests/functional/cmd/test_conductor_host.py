@@ -15,9 +15,12 @@ import signal
 import subprocess
 import sys
 
+from oslo_config import cfg
 import sqlalchemy as sa
 from testtools import content
 
+from alloc_framework.cmd import server
+from alloc_framework import conf as af_conf
 from alloc_framework.db import api as db_api
 from tests import base
 
@@ -37,15 +40,18 @@ class ConductorHostTestCase(base.DBTestCase):
             self.skipTest('%s console script not installed' % command)
         return exe
 
-    def _config(self, name):
+    def _config(self, name, workers='server_workers = 1\n'):
         path = os.path.join(self.state_path, name + '.conf')
         with open(path, 'w') as f:
-            f.write('[DEFAULT]\nstate_path = %s\nhost = twin\n'
+            # One process each by default (on PostgreSQL and MariaDB
+            # alloc-server otherwise runs one per CPU, named twin-0,
+            # twin-1...).
+            f.write('[DEFAULT]\nstate_path = %s\nhost = twin\n%s'
                     '[api]\nport = %d\n[placement_api]\nport = %d\n'
                     '[conductor]\nheartbeat_timeout = 30\n'
                     '[database]\nconnection = %s\n'
-                    % (self.state_path, base.free_port(), base.free_port(),
-                       self._connection()))
+                    % (self.state_path, workers, base.free_port(),
+                       base.free_port(), self._connection()))
         return path
 
     def _env(self):
@@ -53,12 +59,13 @@ class ConductorHostTestCase(base.DBTestCase):
         env.pop('OS_TEST_TIMEOUT', None)
         return env
 
-    def _start(self, command, name):
+    def _start(self, command, name, config=None):
         """Start ``command`` in a process group of its own."""
         log = open(os.path.join(self.state_path, name + '.log'), 'w+')
         self.addCleanup(log.close)
         proc = subprocess.Popen(
-            [self._script(command), '--config-file', self._config(name)],
+            [self._script(command), '--config-file',
+             config or self._config(name)],
             stdout=log, stderr=subprocess.STDOUT, env=self._env(),
             start_new_session=True)
 
@@ -141,3 +148,44 @@ class ConductorHostTestCase(base.DBTestCase):
         self.assertEqual(0, third.wait(timeout=60), third_output())
         self.assertNotIn('Traceback', third_output())
         self.assertFalse(self._row().online)
+
+    def _online(self):
+        engine = db_api.create_engine(self._connection())
+        try:
+            with engine.begin() as conn:
+                return {row.hostname for row in conn.execute(sa.text(
+                    'SELECT hostname FROM conductors WHERE online = :on'),
+                    {'on': True})}
+        finally:
+            engine.dispose()
+
+    def test_processes_by_default(self):
+        # [DEFAULT]server_workers unset: one process on SQLite, else one
+        # per CPU (at most 4), each its own conductor.
+        config = self._config('default', workers='')
+        conf = cfg.ConfigOpts()
+        af_conf.register_opts(conf)
+        conf(['--config-file', config], project='alloc_framework',
+             default_config_files=[], default_config_dirs=[])
+        count = server.worker_count(conf)
+        if base.BACKEND == 'sqlite':
+            self.assertEqual(1, count)
+            expected = {'twin'}
+        else:
+            self.assertEqual(min(len(os.sched_getaffinity(0)), 4), count)
+            expected = ({'twin'} if count == 1 else
+                        {'twin-%d' % n for n in range(count)})
+        proc, output = self._start('alloc-server', 'default', config)
+        for name in sorted(expected):
+            self._wait_for_line(proc, output, 'Conductor %s started' % name)
+        self.assertEqual(expected, self._online())
+        if count > 1:
+            # The processes share their latency histograms without being
+            # told where.
+            self.assertTrue(os.path.isdir(os.path.join(
+                self.state_path, 'prometheus', 'alloc-server-twin')))
+        self.assertNotIn('prometheus_multiproc_dir', output())
+        os.killpg(proc.pid, signal.SIGTERM)
+        self.assertEqual(0, proc.wait(timeout=60), output())
+        self.assertNotIn('Traceback', output())
+        self.assertEqual(set(), self._online())
