@@ -45,6 +45,13 @@ class PowerSyncTestCase(base.ConductorTestCase):
     def history(self, node):
         return objects.NodeHistory.list_by_node_id(self.ctx, node.id)
 
+    def restart_with_power(self, power):
+        self.manager.del_host()
+        factory = driver_factory.DriverFactory(self.conf)
+        factory.interfaces['power']['fake'] = power
+        self.manager.driver_factory = factory
+        self.manager.init_host()
+
     def set_driver_info(self, node, **info):
         node = self.get(node)
         node.driver_info = dict(node.driver_info or {}, **info)
@@ -366,9 +373,9 @@ class TestSkipped(PowerSyncTestCase):
         read = []
         real_read = power_sync.PowerSync._read
 
-        def spy(sync, context, node_id, eligible):
-            read.append(node_id)
-            return real_read(sync, context, node_id, eligible)
+        def spy(sync, context, node, eligible):
+            read.append(node.id)
+            return real_read(sync, context, node, eligible)
 
         self.useFixture(fixtures.MockPatchObject(
             power_sync.PowerSync, '_read', spy))
@@ -432,13 +439,6 @@ class TestSkipped(PowerSyncTestCase):
         self.assertEqual(ON, self.get(node).power_state)
         self.assertEqual([], self.history(node))
 
-    def restart_with_power(self, power):
-        self.manager.del_host()
-        factory = driver_factory.DriverFactory(self.conf)
-        factory.interfaces['power']['fake'] = power
-        self.manager.driver_factory = factory
-        self.manager.init_host()
-
 
 class TestBoundedWorkers(PowerSyncTestCase):
 
@@ -485,3 +485,92 @@ class TestBoundedWorkers(PowerSyncTestCase):
         self.manager.power_sync.run(self.ctx)
         for node in nodes:
             self.assertEqual([], self.history(node))
+
+
+class TestBatchedReads(PowerSyncTestCase):
+    """The nodes of a run are read a batch at a time, not one by one."""
+
+    def setUp(self):
+        super().setUp()
+        # The record follows the BMC: what was read shows in it.
+        self.config(force_power_state_during_sync=False, group='conductor')
+
+    def count_reads(self):
+        counts = {'list': 0, 'get': 0}
+        real_list = objects.Node.list.__func__
+        real_get = objects.Node.get_by_id.__func__
+
+        def listing(cls, context, filters=None, **kw):
+            counts['list'] += 1
+            return real_list(cls, context, filters, **kw)
+
+        def getting(cls, context, node_id):
+            counts['get'] += 1
+            return real_get(cls, context, node_id)
+
+        self.useFixture(fixtures.MockPatchObject(
+            objects.Node, 'list', classmethod(listing)))
+        self.useFixture(fixtures.MockPatchObject(
+            objects.Node, 'get_by_id', classmethod(getting)))
+        return counts
+
+    def test_one_read_per_batch(self):
+        # Two threads: batches of four nodes.
+        self.config(sync_power_state_workers=2, group='conductor')
+        in_sync = [self.node(ON) for _ in range(9)]
+        drifted = self.node(OFF, bmc=ON)
+        counts = self.count_reads()
+        self.assertEqual(10, self.manager.power_sync.run(self.ctx))
+        self.assertEqual(3, counts['list'])
+        # Only the node to change is read again, under its lock.
+        self.assertEqual(1, counts['get'])
+        self.assertEqual(ON, self.get(drifted).power_state)
+        for node in in_sync:
+            self.assertEqual(ON, self.get(node).power_state)
+            self.assertEqual([], self.history(node))
+
+    def test_node_deleted_before_its_batch_is_read(self):
+        gone = self.node(OFF, bmc=ON)
+        kept = self.node(OFF, bmc=ON)
+        real_list = objects.Node.list.__func__
+        deleted = []
+
+        def listing(cls, context, filters=None, **kw):
+            # Deleted after the run listed the ids of its nodes.
+            if not deleted:
+                deleted.append(gone.id)
+                real_get(cls, context, gone.id).destroy(context)
+            return real_list(cls, context, filters, **kw)
+
+        real_get = objects.Node.get_by_id.__func__
+
+        self.useFixture(fixtures.MockPatchObject(
+            objects.Node, 'list', classmethod(listing)))
+        self.sync()
+        self.assertEqual(ON, self.get(kept).power_state)
+        self.assertEqual(0, self.manager.power_sync.failures(gone.id))
+
+    def test_failed_read_of_a_node_changed_meanwhile_is_not_counted(self):
+        test = self
+
+        class LockedMeanwhile(fake.FakePower):
+            """Another conductor locks the node while its BMC is read
+            (after the sync read the record), and the read fails."""
+
+            def get_power_state(self, task):
+                objects.Node.reserve(test.ctx, task.node.id, 'other-host')
+                raise RuntimeError('the BMC is busy')
+
+        self.restart_with_power(LockedMeanwhile())
+        node = self.node(ON)
+        self.sync()
+        self.assertEqual(0, self.manager.power_sync.failures(node.id))
+        objects.Node.release(self.ctx, node.id, 'other-host')
+
+    def test_failed_read_of_an_unchanged_node_is_counted(self):
+        node = self.node(ON, driver_info={'fake_fail_power_read': True})
+        counts = self.count_reads()
+        self.sync()
+        self.assertEqual(1, self.manager.power_sync.failures(node.id))
+        # Read again once, to check it is still one to sync.
+        self.assertEqual(1, counts['get'])
