@@ -307,11 +307,16 @@ class PlacementBackend(base.AllocationBackend):
         :returns: what changed, a list of words (empty when nothing did).
         :raises: PlacementError, keystoneauth1 errors.
         """
+        def read():
+            return objects.Node.get_by_uuid(context, node_uuid)
+
         try:
-            node = objects.Node.get_by_uuid(context, node_uuid)
+            node = read()
+            # Read again after a lost race: the winner may have written
+            # what a newer state of the node says.
+            changed = self.sync_provider(node, reload=read)
         except exception.NodeNotFound:
             return ['deleted'] if self.remove_provider(node_uuid) else []
-        changed = self.sync_provider(node)
         if self._drop_stray_claims(context, node):
             changed.append('claims')
         return changed
@@ -398,7 +403,7 @@ class PlacementBackend(base.AllocationBackend):
             return None
 
     def sync_provider(self, node, in_use=None, dry_run=False,
-                      startup=False):
+                      startup=False, reload=None):
         """Make the providers of ``node`` (an object) what they should be.
 
         The node's tree is read from Placement (its root created when
@@ -406,7 +411,7 @@ class PlacementBackend(base.AllocationBackend):
         the node's hardware type describes its inventories and children
         (``update_provider_tree``), and what changed is flushed. A
         generation conflict (another writer was first) reads the tree
-        again, up to three times.
+        again, up to three times; with ``reload``, the node too.
 
         :param in_use: whether an allocation uses the node (default:
             whether it has one); an unusable node's inventory is reserved.
@@ -416,6 +421,11 @@ class PlacementBackend(base.AllocationBackend):
             needs a reshape (``ReshapeNeeded``), gather the allocations of
             the node's consumers and move them with the inventory in one
             ``POST /reshaper``. Otherwise ``ReshapeNeeded`` is raised.
+        :param reload: a callable returning the node read again, called
+            before each attempt after a conflict: the node may have
+            changed since it was read (the writer that won may have
+            synced a newer state of it), and what was computed from it
+            would then undo that.
         :returns: what differed, a list of words.
         :raises: ReshapeNeeded; ReshapeFailed, ReshapeImpossible (a reshape
             at startup failed, nothing of it was written; a reshape that
@@ -439,6 +449,8 @@ class PlacementBackend(base.AllocationBackend):
                             'lost the race with other writers %d times: %s'
                             % (_SYNC_ATTEMPTS, exc.cause))
                     raise
+                if reload is not None:
+                    node = reload()
             finally:
                 # The next sync reads Placement again: the cache would
                 # only grow with every node.

@@ -26,6 +26,7 @@ from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework.objects.baremetal import trait as trait_obj
 from alloc_framework.objects.placement import exception as placement_exc
 from alloc_framework.objects.placement import tree_claim
+from alloc_framework.placement_client import exception as pc_exc
 from tests import base
 from tests.functional.drivers.allocation import \
     placement_fixtures as pb_fixtures
@@ -111,6 +112,44 @@ class MirrorTests:
         self.assertEqual([placement.project_aggregate('project-a')],
                          self.client.get_aggregates(node.uuid)[0])
         self.assertEqual([], self.backend.sync_node(self.ctx, node.uuid))
+
+    def test_race_lost_to_a_newer_state_of_the_node(self):
+        # The sync of a node's earlier state loses the race to the sync
+        # of its newer state (which made it usable): trying again with
+        # what it read first would reserve the node again.
+        node = f.make_node(self.ctx, maintenance=True)
+        self.assertEqual(1, self.inventory(node.uuid)[RC]['reserved'])
+        real = self.backend._sync_tree
+        lost = []
+
+        def sync_tree(tree_node, *args):
+            if not lost:
+                lost.append(tree_node.maintenance)
+                newer = objects.Node.get_by_uuid(self.ctx, node.uuid)
+                newer.maintenance = False
+                newer.save()
+                real(newer, *args)
+                raise pc_exc.ProviderUpdateConflict('lost')
+            return real(tree_node, *args)
+
+        self.useFixture(fixtures.MockPatchObject(
+            self.backend, '_sync_tree', sync_tree))
+        self.backend.sync_node(self.ctx, node.uuid)
+        self.assertEqual([True], lost)
+        self.assertEqual(0, self.inventory(node.uuid)[RC]['reserved'])
+
+    def test_node_deleted_while_its_sync_lost_a_race(self):
+        node = f.make_node(self.ctx)
+
+        def sync_tree(tree_node, *args):
+            objects.Node.get_by_uuid(self.ctx, node.uuid).destroy()
+            raise pc_exc.ProviderUpdateConflict('lost')
+
+        self.useFixture(fixtures.MockPatchObject(
+            self.backend, '_sync_tree', sync_tree))
+        self.assertEqual(['deleted'],
+                         self.backend.sync_node(self.ctx, node.uuid))
+        self.assertIsNone(self.client.get_provider(node.uuid))
 
     def test_deleted_node_loses_its_provider(self):
         node = f.make_node(self.ctx)
