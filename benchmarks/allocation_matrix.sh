@@ -15,7 +15,8 @@
 # optionally followed by x and the API threads of each ([api]api_workers,
 # default 2): "3x1" is three processes of one API thread each; "default"
 # writes none of these options nor [conductor]workers_pool_size (the
-# configuration a deployer gets without tuning). ours_placement is ours
+# configuration a deployer gets without tuning: one process per CPU, at
+# most four, on mysql and postgresql, one on sqlite). ours_placement is ours
 # with [allocation]backend = placement (the server's in-process
 # Placement, on the same database) instead of the database backend.
 #
