@@ -177,7 +177,12 @@ class PowerSync:
     def _drain(self, context, work):
         stop = self.manager.stop_event
         while not stop.is_set():
-            item = work.next()
+            try:
+                item = work.next()
+            except Exception:
+                # The database failed: the next run tries again.
+                LOG.exception('Power state sync could not read its nodes')
+                return
             if item is None:
                 return
             handle, node_id, node = item

@@ -574,3 +574,14 @@ class TestBatchedReads(PowerSyncTestCase):
         self.assertEqual(1, self.manager.power_sync.failures(node.id))
         # Read again once, to check it is still one to sync.
         self.assertEqual(1, counts['get'])
+
+    def test_failed_batch_read_ends_the_run(self):
+        self.node(OFF, bmc=ON)
+        self.useFixture(fixtures.MockPatchObject(
+            objects.Node, 'list', side_effect=RuntimeError('db gone')))
+        logged = self.useFixture(fixtures.FakeLogger(
+            name='alloc_framework.conductor.power_sync'))
+        # Logged, not raised: the next run tries again.
+        self.assertEqual(1, self.manager.power_sync.run(self.ctx))
+        self.assertIn('could not read its nodes', logged.output)
+        self.assertIn('db gone', logged.output)
