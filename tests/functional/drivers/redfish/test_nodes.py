@@ -29,7 +29,9 @@ class RedfishNodeTestCase(base.BaremetalTestCase):
     # Emulated BMCs: nothing here depends on the database.
     dialect_neutral = True
 
-    redfish_options = {'read_timeout': 2, 'connection_timeout': 2}
+    # Generous: four test workers share two CPUs with the emulators and
+    # the database servers (the unanswering BMCs have their own).
+    redfish_options = {'read_timeout': 10, 'connection_timeout': 10}
     conductor_options = {}
 
     def setUp(self):
