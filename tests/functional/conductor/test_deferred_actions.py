@@ -397,14 +397,17 @@ class LauncherTestCase(_LauncherBase):
         for node in nodes:
             for number in range(3):
                 self._action('poll', node=node, arguments={'left': 1})
-        start = threading.Barrier(2)
+        # In step: each round starts both launches together, so that
+        # neither thread runs all its rounds before the other starts (after
+        # the rebalance the other one's nodes are left to it).
+        step = threading.Barrier(2, timeout=60)
         launched = collections.Counter()
 
         def run(launcher):
-            start.wait()
             for number in range(12):
                 if number == 4 and launcher is self.launcher:
                     launcher.ring.reset()
+                step.wait()
                 launched[launcher.host] += self._launch(launcher).launched
 
         threads = [threading.Thread(target=run, args=(launcher,))
