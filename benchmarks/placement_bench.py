@@ -503,6 +503,21 @@ def write_conf(path, sections):
             f.write('\n')
 
 
+# What each upstream worker runs as it boots (placement.deploy), run
+# once before the workers start; argv[1] is the configuration file.
+UPSTREAM_BOOT_SYNC = """
+import sys
+from oslo_config import cfg
+from placement import conf, db_api, deploy
+config = cfg.ConfigOpts()
+conf.register_opts(config)
+config(['--config-file', sys.argv[1]], project='placement',
+       default_config_files=[], default_config_dirs=[])
+db_api.configure(config)
+deploy.update_database(config)
+"""
+
+
 def make_servers(args, workdir, urls):
     """Sync both schemas and return the (unstarted) servers."""
     bindir = os.path.dirname(sys.executable)
@@ -534,6 +549,12 @@ def make_servers(args, workdir, urls):
         subprocess.check_call([os.path.join(venv_bin, 'placement-manage'),
                                '--config-file', up_conf, 'db', 'sync'],
                               stdout=subprocess.DEVNULL)
+        # Each gunicorn worker writes the standard traits and classes as
+        # it boots; on SQLite two workers doing so at once can meet
+        # "database is locked", and a worker that fails to boot stops the
+        # whole server. Written once here, the workers find nothing to do.
+        subprocess.check_call([os.path.join(venv_bin, 'python'), '-c',
+                               UPSTREAM_BOOT_SYNC, up_conf])
         env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=up_dir)
         env.pop('PYTHONPATH', None)
         # gunicorn ends a worker stuck past --timeout, so that a query the
