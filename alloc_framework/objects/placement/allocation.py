@@ -397,7 +397,13 @@ def write_allocations(context, requests, rc_ids, bump_released=True):
     locked, bumped = _lock_providers(context, new_rp_uuids)
     rp_ids = {rp_uuid: rp.id for rp_uuid, rp in locked.items()}
 
-    old_rp_ids = _delete_allocations(context, consumer_uuids)
+    # Allocations are only ever written with their consumer's row, in
+    # the same transaction, and a consumer's row only goes with its last
+    # allocation: a consumer that has no row has nothing to delete. (One
+    # created since the read above makes our insert of it a duplicate.)
+    existing = [uuid for uuid in consumer_uuids if uuid in consumers]
+    old_rp_ids = (_delete_allocations(context, existing) if existing
+                  else set())
     # The providers whose generation is still to be swapped.
     providers = {} if bumped else {rp.id: rp for rp in locked.values()}
     if bump_released:

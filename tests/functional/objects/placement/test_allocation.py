@@ -319,12 +319,10 @@ class AllocationTestCase(base.PlacementDBTestCase):
         else:
             lock = ['SELECT RESOURCE_PROVIDERS.ID,']  # with generations
             swap = ['UPDATE RESOURCE_PROVIDERS']
-        delete = ['DELETE FROM']  # its old allocations, with providers
-        if not dialect.delete_returning:
-            delete[:0] = ['SELECT DISTINCT']
+        # A new consumer has no allocations to delete: no DELETE.
         expected = (
             ['SELECT CONSUMER.ID,']  # the consumer, if any, and owner ids
-            + lock + delete
+            + lock
             + ['SELECT INVENTORIES.RESOURCE_PROVIDER_ID,',  # capacity
                'INSERT INTO',  # the consumer, at generation 1
                'INSERT INTO']  # the allocations
@@ -335,6 +333,23 @@ class AllocationTestCase(base.PlacementDBTestCase):
         self.assertEqual('INSTANCE', consumer.consumer_type)
         self.assertEqual({(RP1, 'VCPU'): 1, (RP1, 'MEMORY_MB'): 64},
                          self.allocations_of(C1))
+
+    def test_replace_statements(self):
+        # An existing consumer: its old allocations are deleted first.
+        self.write(request(C1, {RP1: {'VCPU': 1}}, consumer_type='INSTANCE'))
+        consumer, _ = alloc_obj.get_all_by_consumer_id(self.context, C1)
+        sent = self._statements(request(
+            C1, {RP1: {'VCPU': 2}}, generation=consumer.generation,
+            check=True, consumer_type='INSTANCE'))
+        dialect = self.db.engine.dialect
+        lock = (['UPDATE RESOURCE_PROVIDERS'] if dialect.update_returning
+                else ['SELECT RESOURCE_PROVIDERS.ID,'])
+        delete = ['DELETE FROM']  # its old allocations, with providers
+        if not dialect.delete_returning:
+            delete[:0] = ['SELECT DISTINCT']
+        self.assertEqual(['SELECT CONSUMER.ID,'] + lock + delete,
+                         sent[:len(lock) + len(delete) + 1])
+        self.assertEqual({(RP1, 'VCPU'): 2}, self.allocations_of(C1))
 
 
 class UsageTestCase(base.PlacementDBTestCase):
