@@ -35,8 +35,10 @@ class FirmwareUpdateTestCase(base.ConductorTestCase):
     def start_conductor(self, host):
         # The test runs the launcher itself.
         self.config(launcher_interval=0, group='deferred_actions')
+        # Timeouts generous for a loaded machine: a BMC that stops
+        # answering is a 503 here, not a silence.
         options = {'firmware_update_status_interval': 0,
-                   'read_timeout': 2, 'connection_timeout': 2}
+                   'read_timeout': 10, 'connection_timeout': 10}
         options.update(self.redfish_options)
         redfish.enable_redfish(self, **options)
         return super().start_conductor(host)

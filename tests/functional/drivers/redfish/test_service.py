@@ -29,7 +29,7 @@ def update_step(*settings):
 
 class TestFirmwareThroughTheAPI(test_nodes.RedfishNodeTestCase):
 
-    redfish_options = {'read_timeout': 2, 'connection_timeout': 2,
+    redfish_options = {'read_timeout': 10, 'connection_timeout': 10,
                        'firmware_update_status_interval': 0}
 
     def _start_conductor(self):
