@@ -305,6 +305,15 @@ class AllocationTestCase(base.PlacementDBTestCase):
             sa.event.remove(engine, 'before_cursor_execute', record)
         return sent
 
+    def _lock_statements(self):
+        """The statements locking the providers, and the generation swap
+        after the writes, on this test's database."""
+        if self.db.engine.dialect.update_returning:
+            # The lock bumps the generation and returns it.
+            return ['UPDATE RESOURCE_PROVIDERS'], []
+        # The lock reads the generations; the swap comes last.
+        return ['SELECT RESOURCE_PROVIDERS.ID,'], ['UPDATE RESOURCE_PROVIDERS']
+
     def test_claim_statements(self):
         # A project and user that exist already, as for most claims.
         self.write(request(C2, {RP2: {'DISK_GB': 1}},
@@ -312,13 +321,7 @@ class AllocationTestCase(base.PlacementDBTestCase):
         sent = self._statements(request(
             C1, {RP1: {'VCPU': 1, 'MEMORY_MB': 64}},
             consumer_type='INSTANCE'))
-        dialect = self.db.engine.dialect
-        if dialect.update_returning:
-            # The lock bumps the generation and returns it.
-            lock, swap = ['UPDATE RESOURCE_PROVIDERS'], []
-        else:
-            lock = ['SELECT RESOURCE_PROVIDERS.ID,']  # with generations
-            swap = ['UPDATE RESOURCE_PROVIDERS']
+        lock, swap = self._lock_statements()
         # A new consumer has no allocations to delete: no DELETE.
         expected = (
             ['SELECT CONSUMER.ID,']  # the consumer, if any, and owner ids
@@ -341,11 +344,9 @@ class AllocationTestCase(base.PlacementDBTestCase):
         sent = self._statements(request(
             C1, {RP1: {'VCPU': 2}}, generation=consumer.generation,
             check=True, consumer_type='INSTANCE'))
-        dialect = self.db.engine.dialect
-        lock = (['UPDATE RESOURCE_PROVIDERS'] if dialect.update_returning
-                else ['SELECT RESOURCE_PROVIDERS.ID,'])
+        lock, _swap = self._lock_statements()
         delete = ['DELETE FROM']  # its old allocations, with providers
-        if not dialect.delete_returning:
+        if not self.db.engine.dialect.delete_returning:
             delete[:0] = ['SELECT DISTINCT']
         self.assertEqual(['SELECT CONSUMER.ID,'] + lock + delete,
                          sent[:len(lock) + len(delete) + 1])
