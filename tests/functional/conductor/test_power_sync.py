@@ -533,6 +533,7 @@ class TestBatchedReads(PowerSyncTestCase):
         gone = self.node(OFF, bmc=ON)
         kept = self.node(OFF, bmc=ON)
         real_list = objects.Node.list.__func__
+        real_get = objects.Node.get_by_id.__func__
         deleted = []
 
         def listing(cls, context, filters=None, **kw):
@@ -541,8 +542,6 @@ class TestBatchedReads(PowerSyncTestCase):
                 deleted.append(gone.id)
                 real_get(cls, context, gone.id).destroy(context)
             return real_list(cls, context, filters, **kw)
-
-        real_get = objects.Node.get_by_id.__func__
 
         self.useFixture(fixtures.MockPatchObject(
             objects.Node, 'list', classmethod(listing)))
