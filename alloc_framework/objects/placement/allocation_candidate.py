@@ -83,6 +83,8 @@ _MIN_CHUNK = 16
 _UNBOUNDED_CHUNK = 2000
 # Widest range of provider ids one query of candidate roots looks at.
 _MAX_WINDOW = 65536
+# Requests whose first window is remembered (see _WindowHints).
+_HINTS_KEPT = 256
 # Seconds the counts of inventories per class (which only choose how to
 # search, never what is found) are kept before being read again.
 _COUNTS_TTL = 60
@@ -757,6 +759,13 @@ class _RootQuery:
         self.shape = shape
         self.params = params
 
+    @property
+    def key(self):
+        """A hashable key of the request: its shape and values."""
+        return (self.shape, tuple(sorted(
+            (name, tuple(value) if isinstance(value, list) else value)
+            for name, value in self.params.items())))
+
     def window(self, context, after, upto, limit):
         """Up to ``limit`` candidate root ids in ``(after, upto]``."""
         params = dict(self.params, after=after, upto=upto, chunk=limit)
@@ -837,10 +846,13 @@ class ClassCounts:
     hands it to every request context as ``context.class_counts``), so
     two applications of one process never see each other's counts. A
     context made outside an application gets one of its own on first
-    use. The counts only choose how to search, never what is found.
+    use. The counts only choose how to search, never what is found; so
+    do the spans of ids its searches covered (``windows``, a
+    :class:`_WindowHints`).
     """
 
     def __init__(self):
+        self.windows = _WindowHints()
         self._lock = threading.Lock()
         self.read_at = None
         # {rc_id: [(max_unit, inventories)]}
@@ -1397,6 +1409,45 @@ def _chunk_size(bound):
 _ID_RANGE = sa.select(sa.func.min(RP_TBL.c.id), sa.func.max(RP_TBL.c.id))
 
 
+class _WindowHints:
+    """How wide the first window of a request's next search starts.
+
+    Without a hint, the search of a request looks at ``4 * chunk`` ids
+    first and doubles the window while it finds too few roots. Where
+    the first trees are full (the first candidates are claimed first,
+    so a filling cloud fills from its lowest ids), every search of the
+    request pays for the same few small windows, one statement each,
+    before reaching trees with room. The span of ids the last search
+    of the same request (same shape, same values) covered is kept
+    here, and the next one starts with a window that wide: one
+    statement instead of several.
+
+    Only how many ids one statement looks at changes, never which
+    roots are found nor in what order: every window starts where the
+    one before ended, and returns the first roots in id order up to
+    its LIMIT. A hint that is too wide costs nothing where trees have
+    room (the statement stops at its LIMIT), and the next search
+    remembers its own, narrower span. Kept by each application (its
+    :class:`ClassCounts`), for the ``_HINTS_KEPT`` requests seen last.
+    """
+
+    def __init__(self, kept=_HINTS_KEPT):
+        self._kept = kept
+        self._spans = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            return self._spans.get(key)
+
+    def remember(self, key, span):
+        with self._lock:
+            self._spans[key] = span
+            self._spans.move_to_end(key)
+            while len(self._spans) > self._kept:
+                self._spans.popitem(last=False)
+
+
 def _root_ids(context, query, bound, randomize, driver=None,
               idle=frozenset()):
     """Candidate root ids in id order (from a random start, wrapping
@@ -1408,7 +1459,8 @@ def _root_ids(context, query, bound, randomize, driver=None,
     that window: the work is bounded by the window, whatever the plan.
     A window that yields fewer roots than wanted (few trees fit) makes
     the next one twice as wide, so a rare match is still found in a few
-    queries.
+    queries; in id order, the first window is as wide as the span the
+    last search of the same request covered (:class:`_WindowHints`).
 
     With a ``driver`` (a rare class, see ``_driver``) the roots checked
     are instead the next trees having a provider of that class, so that
@@ -1468,18 +1520,47 @@ def _root_ids(context, query, bound, randomize, driver=None,
                     read = _driver_roots(context, driver, last, until, None)
                     complete = True
         return
-    for after, until in ranges:
-        last = after
-        while last < until:
-            upper = min(until, last + window)
-            ids = query.window(context, last, upper, chunk)
-            if ids:
-                yield ids
-            if len(ids) == chunk:
-                last = ids[-1]
-            else:
-                last = upper
-                window = min(2 * window, _MAX_WINDOW)
+    if randomize:
+        # A random start each time: no span to remember.
+        for after, until in ranges:
+            window = yield from _windows(context, query, chunk, after,
+                                         until, window)
+        return
+    ((after, until),) = ranges
+    hints = class_counts(context).windows
+    key = query.key
+    window = max(window, hints.get(key) or 0)
+    covered = [after]
+    try:
+        yield from _windows(context, query, chunk, after, until, window,
+                            covered)
+    finally:
+        # Also when the caller stops early: the span it needed.
+        hints.remember(key, min(_MAX_WINDOW, covered[0] - after))
+
+
+def _windows(context, query, chunk, after, until, window, covered=None):
+    """Chunks of candidate root ids in ``(after, until]``, in id order,
+    looking at ``window`` ids first (see :func:`_root_ids`).
+
+    :param covered: a list whose only item is set to the last id looked
+        at, as the search goes.
+    :returns: the width of the next window.
+    """
+    last = after
+    while last < until:
+        upper = min(until, last + window)
+        ids = query.window(context, last, upper, chunk)
+        if len(ids) == chunk:
+            last = ids[-1]
+        else:
+            last = upper
+            window = min(2 * window, _MAX_WINDOW)
+        if covered is not None:
+            covered[0] = last
+        if ids:
+            yield ids
+    return window
 
 
 @db_api.reader.connection
