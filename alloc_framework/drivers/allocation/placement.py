@@ -104,9 +104,10 @@ _CLAIMED_KEPT = 256
 _CHECKED_FREE_NODES = 5
 
 # What claiming in the database may meet that a new transaction can get
-# past: a writer of the same providers or consumer was first (capacity
-# taken or a generation moved between the check and the write, which
-# rolls the whole reservation back).
+# past: a writer of the same consumer was first (it created the consumer,
+# or moved a generation of a claim it left behind), which rolls the
+# whole reservation back. The check locks the tree before it reads it,
+# so its capacity cannot be taken before the write.
 _IN_DATABASE_RACES = (placement_exc.PlacementException,
                       db_exc.DBDuplicateEntry)
 
@@ -885,8 +886,10 @@ class PlacementBackend(base.AllocationBackend):
             context.attribute_cache = self._attribute_cache
 
         def also_claim(ctx, node):
-            claim, reason = tree_claim.check(ctx, node.uuid, rc_name,
-                                             traits, aggregate)
+            claim, reason = tree_claim.check(
+                ctx, node.uuid, rc_name, traits, aggregate,
+                consumer_uuid=allocation.uuid, project_id=project,
+                user_id=user)
             if claim is None:
                 LOG.debug('Placement does not offer node %(node)s to '
                           'allocation %(alloc)s: %(reason)s',

@@ -7,18 +7,31 @@ providers in the very transaction that reserves the node (see
 claim request, and the claim and the reservation commit, or roll back,
 together. Two steps, both on the caller's connection:
 
-* :func:`check` reads, in one statement, whether Placement offers the
-  tree of the node's root provider as ``GET /allocation_candidates``
-  would for one unit of the node's class: the root exists, has a free
-  unit of the class, every required trait and, when given, the owner's
-  aggregate. It answers what claiming the whole tree takes: everything
-  each of its providers has free, as the backend claims over HTTP
-  (``PlacementClient.candidate_claims``);
-* :func:`write` writes that claim as the consumer's allocations with
-  ``allocation.write_allocations``: the providers are locked, capacity
-  is checked against the usage read under the lock, generations move
-  as for ``PUT /allocations/{consumer}``. Its errors (capacity taken
-  meanwhile, a lost race) must abort the caller's whole transaction.
+* :func:`check` locks the providers of the tree of the node's root
+  provider, then reads, in one statement, whether Placement offers that
+  tree as ``GET /allocation_candidates`` would for one unit of the
+  node's class: the root exists, has a free unit of the class, every
+  required trait and, when given, the owner's aggregate. It answers what
+  claiming the whole tree takes: everything each of its providers has
+  free, as the backend claims over HTTP
+  (``PlacementClient.candidate_claims``). The same statement reads
+  whether the consumer exists and the ids of its project and user;
+* :func:`write` writes that claim as the consumer's allocations: the
+  consumer, its allocations and the providers' generations.
+
+Because the usage is read under the lock, nobody can take the capacity
+before the write: the claim needs no second capacity check, nor a
+compare-and-swap of the generations, which the lock makes certain. A new
+consumer's claim so costs four statements on PostgreSQL and MariaDB
+(the lock, the read, the consumer and the allocations; then the
+generations) and three plus the generations on SQLite, whose writers
+take the database's write lock when their transaction begins, so that
+no lock statement is needed there. When the consumer already exists (a
+claim an earlier attempt left behind), :func:`write` replaces its
+allocations with ``allocation.write_allocations`` instead, as ``PUT
+/allocations/{consumer}`` would. Errors of :func:`write` (a constraint
+of the inventory violated, a duplicate consumer) must abort the
+caller's whole transaction.
 
 :func:`release` deletes a consumer's allocations in the caller's
 transaction, as ``DELETE /allocations/{consumer}`` does: the backend
@@ -30,12 +43,15 @@ provider_shape``). A tree that serves the class from a child is
 answered :data:`NO_CLASS`, and the backend claims it over the API.
 """
 
+import collections
+
 import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
 from alloc_framework.db.sqlalchemy import models
 from alloc_framework.objects.placement import allocation as alloc_obj
 from alloc_framework.objects.placement import attribute_cache
+from alloc_framework.objects.placement import consumer as consumer_obj
 from alloc_framework.objects.placement import exception
 
 # Why check() did not offer a tree.
@@ -53,6 +69,9 @@ _ALLOC = models.Allocation.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _AGG = models.PlacementAggregate.__table__
+_CONSUMER = models.Consumer.__table__
+_PROJECT = models.Project.__table__
+_USER = models.User.__table__
 
 _USED = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
          .where(_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id,
@@ -71,20 +90,68 @@ _ROOT_IN_AGGREGATE = (
     .where(_RP_AGG.c.resource_provider_id == _ROOT.c.id,
            _RP_AGG.c.aggregate_id == _AGG.c.id,
            _AGG.c.uuid == sa.bindparam('aggregate')))
+# Whether the consumer :consumer exists, and the ids of the project
+# :project and the user :user (None when missing), as
+# ``consumer.get_with_owner_ids`` reads them for a write.
+_CONSUMER_EXISTS = (
+    sa.exists().where(_CONSUMER.c.uuid == sa.bindparam('consumer')))
+_PROJECT_ID = (sa.select(_PROJECT.c.id)
+               .where(_PROJECT.c.external_id == sa.bindparam('project'))
+               .scalar_subquery())
+_USER_ID = (sa.select(_USER.c.id)
+            .where(_USER.c.external_id == sa.bindparam('user'))
+            .scalar_subquery())
 # Every provider of the tree rooted at :root, with each inventory and
-# its usage (no inventory: one row of NULLs), and the root's traits and
-# aggregate on every row. One statement, built once, at import.
+# its usage (no inventory: one row of NULLs), and on every row the
+# root's traits and aggregate, the consumer and its owner's ids. One
+# statement, built once, at import.
 _TREE = (
     sa.select(_ROOT.c.id.label('root_id'), _RP.c.id, _RP.c.uuid,
               _INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
-              _INV.c.allocation_ratio, _USED.label('used'),
+              _INV.c.allocation_ratio, _INV.c.min_unit, _INV.c.max_unit,
+              _INV.c.step_size, _USED.label('used'),
               _ROOT_TRAITS.label('traits'),
-              _ROOT_IN_AGGREGATE.label('in_aggregate'))
+              _ROOT_IN_AGGREGATE.label('in_aggregate'),
+              _CONSUMER_EXISTS.label('consumer_exists'),
+              _PROJECT_ID.label('owner_project_id'),
+              _USER_ID.label('owner_user_id'))
     .select_from(
         _ROOT.join(_RP, _RP.c.root_provider_id == _ROOT.c.id)
         .outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id))
     .where(_ROOT.c.uuid == sa.bindparam('root'),
            _ROOT.c.parent_provider_id.is_(None)))
+# The providers of that tree, locked in the order of their ids (as every
+# allocation write locks providers) until the transaction ends.
+_LOCK_TREE = (
+    sa.select(_RP.c.id)
+    .where(_RP.c.root_provider_id == (
+        sa.select(_ROOT.c.id)
+        .where(_ROOT.c.uuid == sa.bindparam('root'),
+               _ROOT.c.parent_provider_id.is_(None))
+        .scalar_subquery()))
+    .order_by(_RP.c.id)
+    .with_for_update())
+_BUMP = (_RP.update()
+         .where(_RP.c.id.in_(sa.bindparam('ids', expanding=True)))
+         .values(generation=_RP.c.generation + 1))
+_INSERT = _ALLOC.insert()
+
+
+class Claim(dict):
+    """``{provider UUID: {class: amount}}``, as :func:`check` read it.
+
+    Also what :func:`write` needs of that read: the providers' ids, the
+    consumer it was read for, whether that consumer existed, and the
+    ids of its project and user.
+    """
+
+    def __init__(self, amounts, rp_ids, consumer_uuid, consumer_exists,
+                 owner_ids):
+        super().__init__(amounts)
+        self.rp_ids = rp_ids
+        self.consumer_uuid = consumer_uuid
+        self.consumer_exists = consumer_exists
+        self.owner_ids = owner_ids
 
 
 def _free(row):
@@ -93,19 +160,32 @@ def _free(row):
     return capacity - row.used
 
 
+# The owner's ids as ``consumer.create`` takes them (no consumer type).
+_OwnerIds = collections.namedtuple(
+    '_OwnerIds', ['owner_project_id', 'owner_user_id', 'owner_type_id'])
+
+
 @db_api.writer.connection
-def check(context, root_uuid, resource_class, traits=(), aggregate=None):
+def check(context, root_uuid, resource_class, traits=(), aggregate=None,
+          consumer_uuid=None, project_id=None, user_id=None):
     """Whether Placement offers the tree of ``root_uuid``, and its claim.
+
+    The tree's providers are locked first (until the caller's
+    transaction ends, whatever the answer), so that what is read stays
+    true until :func:`write`.
 
     :param resource_class: the class of which the root must have a free
         unit (``CUSTOM_<node class>``).
     :param traits: names of traits the root must have.
     :param aggregate: UUID of an aggregate the root must be in, or None.
-    :returns: ``(claim, None)`` with ``claim`` ``{provider UUID: {class:
-        amount}}`` (everything the tree's providers have free), or
-        ``(None, reason)``, the reason one of :data:`MISSING`,
-        :data:`NO_CLASS`, :data:`USED` (consumers hold it),
-        :data:`RESERVED` (nobody does), :data:`TRAITS`,
+    :param consumer_uuid: the consumer the claim is for, and
+        ``project_id``, ``user_id`` its owner's external ids: what
+        :func:`write` needs of the database is then read here too.
+    :returns: ``(claim, None)`` with ``claim`` a :class:`Claim`,
+        ``{provider UUID: {class: amount}}`` (everything the tree's
+        providers have free), or ``(None, reason)``, the reason one of
+        :data:`MISSING`, :data:`NO_CLASS`, :data:`USED` (consumers hold
+        it), :data:`RESERVED` (nobody does), :data:`TRAITS`,
         :data:`AGGREGATE`.
     """
     try:
@@ -117,9 +197,16 @@ def check(context, root_uuid, resource_class, traits=(), aggregate=None):
                             for name in traits})
     except exception.TraitNotFound:
         trait_ids = None
-    rows = context.connection.execute(_TREE, {
+    conn = context.connection
+    if conn.dialect.name != 'sqlite':
+        # SQLite's writers hold the database's write lock from the start
+        # of their transaction (``BEGIN IMMEDIATE``, see db_api): nobody
+        # else writes until ours ends.
+        conn.execute(_LOCK_TREE, {'root': root_uuid})
+    rows = conn.execute(_TREE, {
         'root': root_uuid, 'trait_ids': trait_ids or [],
-        'aggregate': aggregate or ''}).all()
+        'aggregate': aggregate or '', 'consumer': consumer_uuid or '',
+        'project': project_id or '', 'user': user_id or ''}).all()
     if not rows:
         return None, MISSING
     served = [row for row in rows if row.id == row.root_id
@@ -135,38 +222,67 @@ def check(context, root_uuid, resource_class, traits=(), aggregate=None):
         return None, TRAITS
     if aggregate is not None and not served[0].in_aggregate:
         return None, AGGREGATE
-    claim = {}
+    amounts, rp_ids = {}, {}
     for row in rows:
         if row.resource_class_id is None:
             continue
         free = _free(row)
-        if free > 0:
-            name = attribute_cache.rc_name(context, row.resource_class_id)
-            claim.setdefault(row.uuid, {})[name] = free
-    return claim, None
+        if free <= 0:
+            continue
+        name = attribute_cache.rc_name(context, row.resource_class_id)
+        if (free < row.min_unit or free > row.max_unit
+                or free % row.step_size):
+            # As the capacity check of an allocation write refuses it.
+            raise exception.InvalidAllocationConstraintsViolated(
+                resource_class=name, resource_provider=row.uuid)
+        amounts.setdefault(row.uuid, {})[name] = free
+        rp_ids[row.uuid] = row.id
+    first = rows[0]
+    owner_ids = _OwnerIds(first.owner_project_id, first.owner_user_id,
+                          None)
+    return Claim(amounts, rp_ids, consumer_uuid,
+                 bool(first.consumer_exists), owner_ids), None
 
 
 @db_api.writer.connection
 def write(context, consumer_uuid, claim, project_id, user_id):
     """Write ``claim`` as all the allocations of ``consumer_uuid``.
 
-    In the caller's transaction; the consumer's earlier allocations, if
-    any, are replaced (a claim a failed attempt left behind), and it is
-    created when new.
+    In the caller's transaction, after the :func:`check` that answered
+    ``claim`` for this consumer and owner: the consumer is created (at
+    generation 1, its first write), its allocations inserted and the
+    generation of each provider they are on moved on. A consumer that
+    existed at the check (a claim a failed attempt left behind) has its
+    allocations replaced by ``allocation.write_allocations`` instead, as
+    is any other ``{provider UUID: {class: amount}}``.
 
-    :param claim: ``{provider UUID: {class: amount}}`` (see
-        :func:`check`).
-    :raises: InvalidAllocationCapacityExceeded (taken since
-        :func:`check`), ResourceProviderNotFound,
-        ResourceProviderConcurrentUpdateDetected and the other errors of
-        ``allocation.write_allocations``: the caller's transaction must
-        then roll back.
+    :param claim: a :class:`Claim` (see :func:`check`).
+    :raises: DBDuplicateEntry (the consumer was created meanwhile),
+        and for a replaced claim InvalidAllocationCapacityExceeded,
+        ResourceProviderNotFound, ResourceProviderConcurrentUpdateDetected
+        and the other errors of ``allocation.write_allocations``: the
+        caller's transaction must then roll back.
     """
-    request = alloc_obj.ConsumerAllocations(consumer_uuid, claim,
-                                            project_id, user_id)
     rc_ids = {name: attribute_cache.rc_id(context, name)
               for amounts in claim.values() for name in amounts}
-    alloc_obj.write_allocations(context, [request], rc_ids)
+    if (not isinstance(claim, Claim) or claim.consumer_exists
+            or claim.consumer_uuid != consumer_uuid):
+        request = alloc_obj.ConsumerAllocations(consumer_uuid, claim,
+                                                project_id, user_id)
+        alloc_obj.write_allocations(context, [request], rc_ids)
+        return
+    consumer_obj.create(context, consumer_uuid, project_id, user_id,
+                        generation=1, owner_ids=claim.owner_ids)
+    conn = context.connection
+    conn.execute(_INSERT, [
+        {'resource_provider_id': claim.rp_ids[rp_uuid],
+         'resource_class_id': rc_ids[name], 'consumer_id': consumer_uuid,
+         'used': amount}
+        for rp_uuid, amounts in sorted(claim.items())
+        for name, amount in sorted(amounts.items())])
+    # Locked since the check: no compare-and-swap needed.
+    conn.execute(_BUMP, {'ids': sorted(claim.rp_ids[rp_uuid]
+                                       for rp_uuid in claim)})
 
 
 def release(context, consumer_uuid):

@@ -8,10 +8,12 @@ allocation tests also run in process with that option off, through
 Placement's API. What Placement holds is read back through its HTTP API.
 """
 
+import threading
 from unittest import mock
 
 import fixtures
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import base as backend_base
@@ -694,6 +696,147 @@ class InDatabaseTests:
                          self.client.get_aggregates(node.uuid)[0])
         self.assertEqual({allocation.uuid: node.uuid},
                          self.placement.claims())
+
+    def _tree_generations(self, root_uuid):
+        providers = self.placement.in_process(
+            {'OpenStack-API-Version': 'placement 1.14'}).get(
+                '/resource_providers', params={'in_tree': root_uuid}).json()
+        return {rp['uuid']: rp['generation']
+                for rp in providers['resource_providers']}
+
+    def test_claim_moves_each_generation_once(self):
+        # As PUT /allocations: every provider that receives allocations.
+        node = f.make_node(self.ctx, properties={'gpus': 2})
+        other = f.make_node(self.ctx, provision_state='manageable')
+        before = self._tree_generations(node.uuid)
+        others = self._tree_generations(other.uuid)
+        self.assertEqual(3, len(before))
+        self.no_api_claim()
+        allocation, got = self.allocate()
+        self.assertEqual(node.uuid, got)
+        self.assertEqual({rp: gen + 1 for rp, gen in before.items()},
+                         self._tree_generations(node.uuid))
+        self.assertEqual(others, self._tree_generations(other.uuid))
+
+    def test_claim_statements(self):
+        # What a claim of a new consumer sends, on a node of one provider,
+        # for an owner seen before: the tree locked (SQLite's writers hold
+        # the database from BEGIN), one read, the consumer, the
+        # allocations, the generations.
+        nodes = {f.make_node(self.ctx).uuid for _ in range(2)}
+        nodes.discard(self.allocate()[1])
+        (left,) = nodes
+        sent, recording = [], []
+
+        def record(conn, cursor, statement, *args):
+            if recording:
+                sent.append(' '.join(statement.split(None, 3)[:3]).upper())
+
+        def recorded(real):
+            def call(*args, **kw):
+                recording.append(True)
+                try:
+                    return real(*args, **kw)
+                finally:
+                    recording.pop()
+            return call
+
+        engine = self.db.engine
+        sa.event.listen(engine, 'before_cursor_execute', record)
+        self.addCleanup(sa.event.remove, engine, 'before_cursor_execute',
+                        record)
+        self.no_api_claim()
+        with mock.patch.object(tree_claim, 'check',
+                               recorded(tree_claim.check)), \
+                mock.patch.object(tree_claim, 'write',
+                                  recorded(tree_claim.write)):
+            allocation, got = self.allocate()
+        self.assertEqual(left, got)
+        lock = ([] if engine.dialect.name == 'sqlite'
+                else ['SELECT RESOURCE_PROVIDERS.ID FROM'])
+        self.assertEqual(lock + ['SELECT ROOT.ID AS',
+                                 'INSERT INTO CONSUMERS',
+                                 'INSERT INTO ALLOCATIONS',
+                                 'UPDATE RESOURCE_PROVIDERS SET'], sent)
+        self.assertEqual({left: {RC: 1}},
+                         self.client.get_claim(allocation.uuid))
+
+    def test_claim_for_a_new_owner(self):
+        # The project and user of the claim's consumer are created with it.
+        node = f.make_node(self.ctx, owner='project-new')
+        self.no_api_claim()
+        allocation, got = self.allocate(owner='project-new')
+        self.assertEqual(node.uuid, got)
+        consumer = self.placement.in_process(
+            {'OpenStack-API-Version': 'placement 1.36'}).get(
+                '/allocations/%s' % allocation.uuid).json()
+        self.assertEqual('project-new', consumer['project_id'])
+        self.assertEqual(1, consumer['consumer_generation'])
+        self.assertEqual({node.uuid: {RC: 1}},
+                         self.client.get_claim(allocation.uuid))
+
+    def test_check_refuses_what_the_inventory_forbids(self):
+        # Everything free is claimed, as through the API: a provider whose
+        # free amount breaks its inventory's constraints fails the claim,
+        # as PUT /allocations would.
+        node = f.make_node(self.ctx, properties={'gpus': 1})
+        child = [rp for rp in self._tree_generations(node.uuid)
+                 if rp != node.uuid][0]
+        api = self.placement.in_process(
+            {'OpenStack-API-Version': 'placement 1.36'})
+        gen = self._tree_generations(node.uuid)[child]
+        resp = api.put('/resource_providers/%s/inventories' % child, json={
+            'resource_provider_generation': gen,
+            'inventories': {'PGPU': {'total': 3, 'max_unit': 2}}})
+        self.assertEqual(200, resp.status_code, resp.text)
+        ctx = f.admin_context()
+        self.assertRaises(placement_exc.InvalidAllocationConstraintsViolated,
+                          tree_claim.check, ctx, node.uuid, RC)
+
+    def test_concurrent_claims_take_each_node_once(self):
+        # Allocations racing for fewer nodes than they are: each node is
+        # reserved and claimed once, and no provider holds more than its
+        # inventory.
+        nodes = {f.make_node(self.ctx, properties={'gpus': i % 2}).uuid
+                 for i in range(6)}
+        clients = 12
+        barrier = threading.Barrier(clients)
+        got, failed, errors = {}, [], []
+
+        def allocate(i):
+            ctx = f.admin_context()
+            allocation = f.make_allocation(ctx)
+            try:
+                barrier.wait()
+                got[allocation.uuid] = self.backend.allocate(ctx, allocation)
+            except exception.AllocationFailed as exc:
+                failed.append(exc.kwargs['error'])
+            except Exception as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=allocate, args=(i,))
+                   for i in range(clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual([], errors)
+        self.assertEqual(nodes, set(got.values()))
+        self.assertEqual(len(nodes), len(got))
+        self.assertEqual(clients - len(nodes), len(failed))
+        self.assertEqual(got, self.placement.claims())
+        api = self.placement.in_process(
+            {'OpenStack-API-Version': 'placement 1.36'})
+        for node_uuid in nodes:
+            for rp in self._tree_generations(node_uuid):
+                usages = api.get('/resource_providers/%s/usages'
+                                 % rp).json()['usages']
+                inventories = api.get('/resource_providers/%s/inventories'
+                                      % rp).json()['inventories']
+                for rc, used in usages.items():
+                    self.assertLessEqual(used, inventories[rc]['total'])
+            node = objects.Node.get_by_uuid(self.ctx, node_uuid)
+            self.assertEqual(node_uuid, got[node.instance_uuid])
 
     def test_check_answers_why_a_tree_is_not_offered(self):
         node = f.make_node(self.ctx, traits=['CUSTOM_A'], owner='project-a')
