@@ -22,16 +22,16 @@ together. Two steps, both on the caller's connection:
 Because the usage is read under the lock, nobody can take the capacity
 before the write: the claim needs no second capacity check, nor a
 compare-and-swap of the generations, which the lock makes certain. A new
-consumer's claim so costs four statements on PostgreSQL and MariaDB
-(the lock, the read, the consumer and the allocations; then the
-generations) and three plus the generations on SQLite, whose writers
-take the database's write lock when their transaction begins, so that
-no lock statement is needed there. When the consumer already exists (a
-claim an earlier attempt left behind), :func:`write` replaces its
-allocations with ``allocation.write_allocations`` instead, as ``PUT
-/allocations/{consumer}`` would. Errors of :func:`write` (a constraint
-of the inventory violated, a duplicate consumer) must abort the
-caller's whole transaction.
+consumer's claim so costs five statements on PostgreSQL and MariaDB
+(the lock, the read, the consumer, the allocations, the generations)
+and four on SQLite, whose writers take the database's write lock when
+their transaction begins, so that no lock statement is needed there.
+When the consumer already exists (a claim an earlier attempt left
+behind), :func:`write` replaces its allocations with
+``allocation.write_allocations`` instead, as ``PUT
+/allocations/{consumer}`` would. Errors of :func:`check` (a constraint
+of an inventory the claim would violate) and of :func:`write` (a
+duplicate consumer) must abort the caller's whole transaction.
 
 :func:`release` deletes a consumer's allocations in the caller's
 transaction, as ``DELETE /allocations/{consumer}`` does: the backend
@@ -145,11 +145,15 @@ class Claim(dict):
     ids of its project and user.
     """
 
-    def __init__(self, amounts, rp_ids, consumer_uuid, consumer_exists,
+    def __init__(self, amounts, rp_ids, consumer, consumer_exists,
                  owner_ids):
+        """
+        :param consumer: ``(consumer UUID, project id, user id)`` the
+            claim was read for.
+        """
         super().__init__(amounts)
         self.rp_ids = rp_ids
-        self.consumer_uuid = consumer_uuid
+        self.consumer = consumer
         self.consumer_exists = consumer_exists
         self.owner_ids = owner_ids
 
@@ -240,7 +244,7 @@ def check(context, root_uuid, resource_class, traits=(), aggregate=None,
     first = rows[0]
     owner_ids = _OwnerIds(first.owner_project_id, first.owner_user_id,
                           None)
-    return Claim(amounts, rp_ids, consumer_uuid,
+    return Claim(amounts, rp_ids, (consumer_uuid, project_id, user_id),
                  bool(first.consumer_exists), owner_ids), None
 
 
@@ -254,7 +258,8 @@ def write(context, consumer_uuid, claim, project_id, user_id):
     generation of each provider they are on moved on. A consumer that
     existed at the check (a claim a failed attempt left behind) has its
     allocations replaced by ``allocation.write_allocations`` instead, as
-    is any other ``{provider UUID: {class: amount}}``.
+    is a claim :func:`check` read for another consumer or owner, or any
+    other ``{provider UUID: {class: amount}}``.
 
     :param claim: a :class:`Claim` (see :func:`check`).
     :raises: DBDuplicateEntry (the consumer was created meanwhile),
@@ -266,7 +271,7 @@ def write(context, consumer_uuid, claim, project_id, user_id):
     rc_ids = {name: attribute_cache.rc_id(context, name)
               for amounts in claim.values() for name in amounts}
     if (not isinstance(claim, Claim) or claim.consumer_exists
-            or claim.consumer_uuid != consumer_uuid):
+            or claim.consumer != (consumer_uuid, project_id, user_id)):
         request = alloc_obj.ConsumerAllocations(consumer_uuid, claim,
                                                 project_id, user_id)
         alloc_obj.write_allocations(context, [request], rc_ids)

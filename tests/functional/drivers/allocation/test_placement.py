@@ -775,6 +775,28 @@ class InDatabaseTests:
         self.assertEqual({node.uuid: {RC: 1}},
                          self.client.get_claim(allocation.uuid))
 
+    def test_claim_read_for_another_owner_is_written_the_general_way(self):
+        node = f.make_node(self.ctx)
+        consumer = uuidutils.generate_uuid()
+        ctx = f.admin_context()
+        claim, reason = tree_claim.check(ctx, node.uuid, RC,
+                                         consumer_uuid=consumer,
+                                         project_id='project-a',
+                                         user_id='user-a')
+        self.assertIsNone(reason)
+        with mock.patch.object(tree_claim.alloc_obj, 'write_allocations',
+                               wraps=tree_claim.alloc_obj.write_allocations
+                               ) as general:
+            tree_claim.write(ctx, consumer, claim, 'project-b', 'user-a')
+        self.assertEqual(1, general.call_count)
+        written = self.placement.in_process(
+            {'OpenStack-API-Version': 'placement 1.36'}).get(
+                '/allocations/%s' % consumer).json()
+        self.assertEqual('project-b', written['project_id'])
+        self.assertEqual({node.uuid: {RC: 1}},
+                         {rp: value['resources'] for rp, value
+                          in written['allocations'].items()})
+
     def test_check_refuses_what_the_inventory_forbids(self):
         # Everything free is claimed, as through the API: a provider whose
         # free amount breaks its inventory's constraints fails the claim,
