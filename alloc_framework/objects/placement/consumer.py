@@ -89,7 +89,10 @@ def get_by_uuid(context, uuid):
 _GET_BY_UUIDS = _select().where(CONSUMER_TBL.c.uuid.in_(
     sa.bindparam('uuids', expanding=True)))
 # The ids of a project, a user and a consumer type (each None when
-# missing) in one round trip.
+# missing) in one round trip. ``OWNER_IDS`` are those three columns, for
+# the statements of other modules that read them along with their own
+# (bound to :project, :user and :type); a row holding them is what
+# :func:`create` takes as ``owner_ids``.
 _PROJECT_ID = (sa.select(_PROJECT_TBL.c.id)
                .where(_PROJECT_TBL.c.external_id == sa.bindparam('project'))
                .scalar_subquery().label('owner_project_id'))
@@ -99,14 +102,15 @@ _USER_ID = (sa.select(_USER_TBL.c.id)
 _TYPE_ID = (sa.select(_TYPE_TBL.c.id)
             .where(_TYPE_TBL.c.name == sa.bindparam('type'))
             .scalar_subquery().label('owner_type_id'))
-_OWNER_IDS = sa.select(_PROJECT_ID, _USER_ID, _TYPE_ID)
+OWNER_IDS = (_PROJECT_ID, _USER_ID, _TYPE_ID)
+_OWNER_IDS = sa.select(*OWNER_IDS)
 # One consumer (its columns None when it does not exist) and the ids of
 # the owner a write asks for, in one round trip: a row is always returned
 # (one row left-joined to the consumer).
 _ONE_CONSUMER = _select().where(
     CONSUMER_TBL.c.uuid == sa.bindparam('uuid')).subquery('consumer')
 _CONSUMER_AND_OWNER = sa.select(
-    _ONE_CONSUMER, _PROJECT_ID, _USER_ID, _TYPE_ID).select_from(
+    _ONE_CONSUMER, *OWNER_IDS).select_from(
         sa.select(sa.literal(1).label('one')).subquery('one').outerjoin(
             _ONE_CONSUMER, sa.true()))
 _INSERT = CONSUMER_TBL.insert()

@@ -43,8 +43,6 @@ provider_shape``). A tree that serves the class from a child is
 answered :data:`NO_CLASS`, and the backend claims it over the API.
 """
 
-import collections
-
 import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
@@ -70,8 +68,6 @@ _RP_TRAIT = models.ResourceProviderTrait.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _AGG = models.PlacementAggregate.__table__
 _CONSUMER = models.Consumer.__table__
-_PROJECT = models.Project.__table__
-_USER = models.User.__table__
 
 _USED = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
          .where(_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id,
@@ -90,17 +86,11 @@ _ROOT_IN_AGGREGATE = (
     .where(_RP_AGG.c.resource_provider_id == _ROOT.c.id,
            _RP_AGG.c.aggregate_id == _AGG.c.id,
            _AGG.c.uuid == sa.bindparam('aggregate')))
-# Whether the consumer :consumer exists, and the ids of the project
-# :project and the user :user (None when missing), as
-# ``consumer.get_with_owner_ids`` reads them for a write.
+# Whether the consumer :consumer exists (its owner's ids are read by
+# ``consumer.OWNER_IDS``, as ``consumer.get_with_owner_ids`` reads them
+# for a write).
 _CONSUMER_EXISTS = (
     sa.exists().where(_CONSUMER.c.uuid == sa.bindparam('consumer')))
-_PROJECT_ID = (sa.select(_PROJECT.c.id)
-               .where(_PROJECT.c.external_id == sa.bindparam('project'))
-               .scalar_subquery())
-_USER_ID = (sa.select(_USER.c.id)
-            .where(_USER.c.external_id == sa.bindparam('user'))
-            .scalar_subquery())
 # Every provider of the tree rooted at :root, with each inventory and
 # its usage (no inventory: one row of NULLs), and on every row the
 # root's traits and aggregate, the consumer and its owner's ids. One
@@ -113,8 +103,7 @@ _TREE = (
               _ROOT_TRAITS.label('traits'),
               _ROOT_IN_AGGREGATE.label('in_aggregate'),
               _CONSUMER_EXISTS.label('consumer_exists'),
-              _PROJECT_ID.label('owner_project_id'),
-              _USER_ID.label('owner_user_id'))
+              *consumer_obj.OWNER_IDS)
     .select_from(
         _ROOT.join(_RP, _RP.c.root_provider_id == _ROOT.c.id)
         .outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id))
@@ -142,7 +131,8 @@ class Claim(dict):
 
     Also what :func:`write` needs of that read: the providers' ids, the
     consumer it was read for, whether that consumer existed, and the
-    ids of its project and user.
+    row holding the ids of its project and user (``owner_ids``, as
+    ``consumer.create`` takes them).
     """
 
     def __init__(self, amounts, rp_ids, consumer, consumer_exists,
@@ -162,11 +152,6 @@ def _free(row):
     """Free units of the row's inventory (Placement's capacity - used)."""
     capacity = int((row.total - row.reserved) * row.allocation_ratio)
     return capacity - row.used
-
-
-# The owner's ids as ``consumer.create`` takes them (no consumer type).
-_OwnerIds = collections.namedtuple(
-    '_OwnerIds', ['owner_project_id', 'owner_user_id', 'owner_type_id'])
 
 
 @db_api.writer.connection
@@ -210,7 +195,8 @@ def check(context, root_uuid, resource_class, traits=(), aggregate=None,
     rows = conn.execute(_TREE, {
         'root': root_uuid, 'trait_ids': trait_ids or [],
         'aggregate': aggregate or '', 'consumer': consumer_uuid or '',
-        'project': project_id or '', 'user': user_id or ''}).all()
+        'project': project_id or '', 'user': user_id or '',
+        'type': None}).all()
     if not rows:
         return None, MISSING
     served = [row for row in rows if row.id == row.root_id
@@ -241,11 +227,10 @@ def check(context, root_uuid, resource_class, traits=(), aggregate=None,
                 resource_class=name, resource_provider=row.uuid)
         amounts.setdefault(row.uuid, {})[name] = free
         rp_ids[row.uuid] = row.id
-    first = rows[0]
-    owner_ids = _OwnerIds(first.owner_project_id, first.owner_user_id,
-                          None)
+    # The first row also holds the owner's ids as consumer.create takes
+    # them (no consumer type: owner_type_id is None).
     return Claim(amounts, rp_ids, (consumer_uuid, project_id, user_id),
-                 bool(first.consumer_exists), owner_ids), None
+                 bool(rows[0].consumer_exists), rows[0]), None
 
 
 @db_api.writer.connection
