@@ -74,6 +74,7 @@ from alloc_framework.drivers import base as hw_base
 from alloc_framework.drivers import driver_factory
 from alloc_framework.objects import baremetal as objects
 from alloc_framework.objects.baremetal import allocation as alloc_obj
+from alloc_framework.objects.baremetal import dashboard_queries as bm_queries
 from alloc_framework.objects.baremetal import node_reservation
 from alloc_framework.objects.placement import attribute_cache
 from alloc_framework.objects.placement import exception as placement_exc
@@ -313,6 +314,8 @@ class PlacementBackend(base.AllocationBackend):
 
         try:
             node = read()
+            if self._unchanged_in_database(context, node):
+                return []
             # Read again after a lost race: the winner may have written
             # what a newer state of the node says.
             changed = self.sync_provider(node, reload=read)
@@ -321,6 +324,34 @@ class PlacementBackend(base.AllocationBackend):
         if self._drop_stray_claims(context, node):
             changed.append('claims')
         return changed
+
+    def reads_placement_database(self):
+        """Whether Placement's tables can be read here: our own Placement
+        is in this process, on the service's database."""
+        return (self.in_process_placement is not None
+                and placement_client.in_process_configured(self.conf))
+
+    def _unchanged_in_database(self, context, node):
+        """Whether a sync of ``node`` has nothing to do, read in the database.
+
+        With our Placement in this process, the node's tree and the
+        claims on its provider are read from Placement's tables in one
+        snapshot (``dashboard_queries.node_provider_state``) and compared
+        by the rule of every sync (:meth:`compare_tree`). Nothing to do
+        when the providers are right and every claim on the node's
+        provider is an allocation of the node: the sync then makes no
+        request. Anything else (no provider, a difference, a claim of
+        another consumer) is left to the sync through Placement's API,
+        which reads again before it writes.
+        """
+        if not self.reads_placement_database():
+            return False
+        providers, consumers = bm_queries.node_provider_state(
+            context, node.uuid, node.id, self.node_trait)
+        if providers is None or consumers:
+            return False
+        tree = placement_drift.tree_of(providers)
+        return not self.compare_tree(node, tree).differs
 
     def _drop_stray_claims(self, context, node):
         """Resolve the claims on the node that no allocation stands behind.
@@ -817,8 +848,7 @@ class PlacementBackend(base.AllocationBackend):
         Placement in this process, which shares the database.
         """
         return bool(self.conf.allocation.placement_claim_in_database
-                    and self.in_process_placement is not None
-                    and placement_client.in_process_configured(self.conf))
+                    and self.reads_placement_database())
 
     def allocate(self, context, allocation):
         rc_name = resource_class_name(allocation.resource_class)

@@ -234,6 +234,30 @@ def foreign_claims(context, node_trait, limit, after=None):
     return Page(rows, None)
 
 
+def _provider(row):
+    """The dict of a provider row (see :func:`node_provider_trees`)."""
+    return {'uuid': row.uuid, 'name': row.name,
+            'generation': row.generation,
+            'parent_provider_uuid': row.parent_uuid,
+            'inventories': {}, 'traits': [], 'aggregates': []}
+
+
+def _inventory(context, by_id, row):
+    """Add an inventory row to its provider of ``by_id``."""
+    by_id[row.resource_provider_id]['inventories'][
+        attribute_cache.rc_name(context, row.resource_class_id)] = {
+            'total': row.total, 'reserved': row.reserved,
+            'min_unit': row.min_unit, 'max_unit': row.max_unit,
+            'step_size': row.step_size,
+            'allocation_ratio': row.allocation_ratio}
+
+
+_PARENT = RP_TBL.alias('parent')
+_PROVIDER_COLUMNS = (RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.name,
+                     RP_TBL.c.generation, RP_TBL.c.root_provider_id,
+                     _PARENT.c.uuid.label('parent_uuid'))
+
+
 @db_api.snapshot_reader
 def node_provider_trees(context, node_uuids, node_trait):
     """The provider trees of nodes as the database has them, in bulk.
@@ -260,34 +284,22 @@ def node_provider_trees(context, node_uuids, node_trait):
             RP_TBL.c.id.in_(providers))).all())
     if not roots:
         return {}
-    parent = RP_TBL.alias('parent')
     rows = context.session.execute(
-        sa.select(RP_TBL.c.id, RP_TBL.c.uuid, RP_TBL.c.name,
-                  RP_TBL.c.generation, RP_TBL.c.root_provider_id,
-                  parent.c.uuid.label('parent_uuid'))
+        sa.select(*_PROVIDER_COLUMNS)
         .select_from(RP_TBL.outerjoin(
-            parent, parent.c.id == RP_TBL.c.parent_provider_id))
+            _PARENT, _PARENT.c.id == RP_TBL.c.parent_provider_id))
         .where(RP_TBL.c.root_provider_id.in_(sorted(roots)))
         .order_by(RP_TBL.c.id)).all()
     by_id = {}
     trees = collections.defaultdict(list)
     for row in rows:
-        by_id[row.id] = provider = {
-            'uuid': row.uuid, 'name': row.name,
-            'generation': row.generation,
-            'parent_provider_uuid': row.parent_uuid,
-            'inventories': {}, 'traits': [], 'aggregates': []}
+        by_id[row.id] = provider = _provider(row)
         trees[roots[row.root_provider_id]].append(provider)
     ids = sorted(by_id)
     for row in context.session.execute(
             sa.select(INV_TBL).where(
                 INV_TBL.c.resource_provider_id.in_(ids))):
-        by_id[row.resource_provider_id]['inventories'][
-            attribute_cache.rc_name(context, row.resource_class_id)] = {
-                'total': row.total, 'reserved': row.reserved,
-                'min_unit': row.min_unit, 'max_unit': row.max_unit,
-                'step_size': row.step_size,
-                'allocation_ratio': row.allocation_ratio}
+        _inventory(context, by_id, row)
     for rp_id, name in context.session.execute(
             sa.select(RP_TRAIT_TBL.c.resource_provider_id, TRAIT_TBL.c.name)
             .join(TRAIT_TBL, TRAIT_TBL.c.id == RP_TRAIT_TBL.c.trait_id)
@@ -299,3 +311,83 @@ def node_provider_trees(context, node_uuids, node_trait):
             .where(RP_AGG_TBL.c.resource_provider_id.in_(ids))):
         by_id[rp_id]['aggregates'].append(uuid)
     return dict(trees)
+
+
+# The statements of node_provider_state, built once: each finds the
+# providers of the node's tree through its root, the provider of
+# :node_uuid (the marker trait :node_trait checked by the first).
+_ROOT = RP_TBL.alias('root')
+_IN_NODE_TREE = (RP_TBL.join(_ROOT, _ROOT.c.id == RP_TBL.c.root_provider_id),
+                 _ROOT.c.uuid == sa.bindparam('node_uuid'))
+_NODE_TREE = (
+    sa.select(*_PROVIDER_COLUMNS)
+    .select_from(_IN_NODE_TREE[0].outerjoin(
+        _PARENT, _PARENT.c.id == RP_TBL.c.parent_provider_id))
+    .where(_IN_NODE_TREE[1],
+           sa.exists().where(
+               RP_TRAIT_TBL.c.resource_provider_id == _ROOT.c.id,
+               RP_TRAIT_TBL.c.trait_id == TRAIT_TBL.c.id,
+               TRAIT_TBL.c.name == sa.bindparam('node_trait')))
+    .order_by(RP_TBL.c.id))
+_NODE_TREE_INVENTORIES = (
+    sa.select(INV_TBL)
+    .select_from(INV_TBL.join(
+        _IN_NODE_TREE[0], RP_TBL.c.id == INV_TBL.c.resource_provider_id))
+    .where(_IN_NODE_TREE[1]))
+# Traits ('t') and aggregates ('a') in one statement.
+_NODE_TREE_TAGS = sa.union_all(
+    sa.select(RP_TRAIT_TBL.c.resource_provider_id,
+              sa.literal('t').label('kind'), TRAIT_TBL.c.name.label('tag'))
+    .select_from(RP_TRAIT_TBL.join(
+        TRAIT_TBL, TRAIT_TBL.c.id == RP_TRAIT_TBL.c.trait_id).join(
+        _IN_NODE_TREE[0],
+        RP_TBL.c.id == RP_TRAIT_TBL.c.resource_provider_id))
+    .where(_IN_NODE_TREE[1]),
+    sa.select(RP_AGG_TBL.c.resource_provider_id,
+              sa.literal('a').label('kind'), AGG_TBL.c.uuid.label('tag'))
+    .select_from(RP_AGG_TBL.join(
+        AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id).join(
+        _IN_NODE_TREE[0],
+        RP_TBL.c.id == RP_AGG_TBL.c.resource_provider_id))
+    .where(_IN_NODE_TREE[1]))
+# Consumers with allocations on the provider of :node_uuid that are not
+# allocations of the node of id :node_id.
+_STRAY_CONSUMERS = (
+    sa.select(ALLOC_TBL.c.consumer_id).distinct()
+    .select_from(ALLOC_TBL.join(
+        RP_TBL, RP_TBL.c.id == ALLOC_TBL.c.resource_provider_id))
+    .where(RP_TBL.c.uuid == sa.bindparam('node_uuid'),
+           ALLOC_TBL.c.consumer_id.not_in(
+               sa.select(ALLOCATIONS.c.uuid).where(
+                   ALLOCATIONS.c.node_id == sa.bindparam('node_id'))))
+    .order_by(ALLOC_TBL.c.consumer_id))
+
+
+@db_api.snapshot_connection_reader
+def node_provider_state(context, node_uuid, node_id, node_trait):
+    """A node's tree and the stray claims on its provider, in one snapshot.
+
+    What a sync of the node's providers reads over Placement's API (the
+    ``placement`` backend's ``sync_node``), read from the database: the
+    node's tree as :func:`node_provider_trees` gives it, and the
+    consumers holding allocations on the node's provider (``GET
+    /resource_providers/{uuid}/allocations``) that are not allocations
+    of the node. Four statements, built once.
+
+    :param node_id: the node's id, whose allocations are not stray.
+    :returns: ``(providers, consumers)``: the node's providers (None when
+        it has none) and the sorted UUIDs of those consumers.
+    """
+    conn = context.connection
+    params = {'node_uuid': node_uuid}
+    rows = conn.execute(_NODE_TREE, dict(params, node_trait=node_trait))
+    by_id = {row.id: _provider(row) for row in rows}
+    if not by_id:
+        return None, []
+    for row in conn.execute(_NODE_TREE_INVENTORIES, params):
+        _inventory(context, by_id, row)
+    for rp_id, kind, tag in conn.execute(_NODE_TREE_TAGS, params):
+        by_id[rp_id]['traits' if kind == 't' else 'aggregates'].append(tag)
+    consumers = conn.execute(_STRAY_CONSUMERS, dict(
+        params, node_id=node_id)).scalars().all()
+    return list(by_id.values()), consumers

@@ -15,6 +15,7 @@ import fixtures
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from alloc_framework.api.placement import direct
 from alloc_framework.common import exception
 from alloc_framework.drivers.allocation import base as backend_base
 from alloc_framework.drivers.allocation import placement
@@ -119,8 +120,10 @@ class MirrorTests:
         # The sync of a node's earlier state loses the race to the sync
         # of its newer state (which made it usable): trying again with
         # what it read first would reserve the node again.
-        node = f.make_node(self.ctx, maintenance=True)
-        self.assertEqual(1, self.inventory(node.uuid)[RC]['reserved'])
+        node = f.make_node(self.ctx)
+        node.maintenance = True
+        node.save()
+        self.assertEqual(0, self.inventory(node.uuid)[RC]['reserved'])
         real = self.backend._sync_tree
         lost = []
 
@@ -142,6 +145,8 @@ class MirrorTests:
 
     def test_node_deleted_while_its_sync_lost_a_race(self):
         node = f.make_node(self.ctx)
+        node.maintenance = True
+        node.save()
 
         def sync_tree(tree_node, *args):
             objects.Node.get_by_uuid(self.ctx, node.uuid).destroy()
@@ -1009,8 +1014,110 @@ class InDatabaseTests:
                          self.placement.claims())
 
 
-class TestInProcess(MirrorTests, InDatabaseTests, AllocateTests, GroupTests,
-                    BackendTestCase):
+class InDatabaseSyncTests:
+    """A sync that has nothing to do, found out in the database."""
+
+    def requests(self):
+        """The (method, path) of every request our Placement answers in
+        this process from now on."""
+        sent = []
+        real = direct.InProcessTransport.call
+
+        def call(transport, method, path, *args, **kw):
+            sent.append((method, path))
+            return real(transport, method, path, *args, **kw)
+        self.useFixture(fixtures.MockPatchObject(
+            direct.InProcessTransport, 'call', call))
+        return sent
+
+    def test_unchanged_node_is_synced_without_requests(self):
+        node = f.make_node(self.ctx, name='node-1', owner='project-a',
+                           traits=['CUSTOM_GPU'], properties={'gpus': 2})
+        sent = self.requests()
+        self.assertEqual([], self.backend.sync_node(self.ctx, node.uuid))
+        self.assertEqual([], sent)
+
+    def test_node_serving_its_allocation_is_synced_without_requests(self):
+        node = f.make_node(self.ctx)
+        allocation, got = self.allocate()
+        self.assertEqual(node.uuid, got)
+        sent = self.requests()
+        self.assertEqual([], self.backend.sync_node(self.ctx, node.uuid))
+        self.assertEqual([], sent)
+        self.assertEqual({allocation.uuid: node.uuid},
+                         self.placement.claims())
+
+    def test_release_syncs_without_requests(self):
+        node = f.make_node(self.ctx)
+        allocation, _got = self.allocate()
+        allocation = objects.Allocation.get_by_uuid(self.ctx,
+                                                    allocation.uuid)
+        sent = self.requests()
+        self.backend.deallocate(self.ctx, allocation)
+        self.assertEqual([], sent)
+        self.assertEqual({}, self.placement.claims())
+        self.assertEqual(0, self.inventory(node.uuid)[RC]['reserved'])
+
+    def test_each_difference_is_synced_through_the_api(self):
+        node = f.make_node(self.ctx, name='old')
+        changes = [('name', 'new', ['name']),
+                   ('maintenance', True, ['inventory']),
+                   ('owner', 'project-a', ['aggregates']),
+                   ('resource_class', 'gold', ['inventory'])]
+        for field, value, words in changes:
+            setattr(node, field, value)
+            node.save()
+            sent = self.requests()
+            self.assertEqual(words,
+                             self.backend.sync_node(self.ctx, node.uuid),
+                             field)
+            self.assertNotEqual([], sent, field)
+        self.assertEqual('new', self.client.get_provider(node.uuid)['name'])
+        self.assertEqual({'CUSTOM_GOLD'}, set(self.inventory(node.uuid)))
+
+    def test_traits_changed_are_synced_through_the_api(self):
+        node = f.make_node(self.ctx, traits=['CUSTOM_GPU'])
+        trait_obj.set_traits(self.ctx, node.id, ['CUSTOM_FPGA'])
+        self.assertEqual(['traits'],
+                         self.backend.sync_node(self.ctx, node.uuid))
+        self.assertEqual({'CUSTOM_FPGA', placement.NODE_TRAIT},
+                         set(self.client.get_traits(node.uuid)[0]))
+
+    def test_missing_provider_is_created_through_the_api(self):
+        node = f.make_node(self.ctx)
+        self.assertTrue(self.client.delete_provider(node.uuid))
+        self.assertIn('inventory',
+                      self.backend.sync_node(self.ctx, node.uuid))
+        self.assertEqual(1, self.inventory(node.uuid)[RC]['total'])
+
+    def test_stray_claim_is_dropped_through_the_api(self):
+        node = f.make_node(self.ctx)
+        stray = uuidutils.generate_uuid()
+        project = self.conf.placement.incomplete_consumer_project_id
+        self.assertTrue(self.client.claim(stray, node.uuid, RC, project,
+                                          project))
+        self.assertEqual(['claims'],
+                         self.backend.sync_node(self.ctx, node.uuid))
+        self.assertEqual({}, self.placement.claims())
+
+    def test_claim_of_an_allocation_in_progress_is_kept(self):
+        node = f.make_node(self.ctx)
+        other = f.make_allocation(self.ctx)
+        project = self.conf.placement.incomplete_consumer_project_id
+        self.assertTrue(self.client.claim(other.uuid, node.uuid, RC,
+                                          project, project))
+        self.assertEqual([], self.backend.sync_node(self.ctx, node.uuid))
+        self.assertEqual({other.uuid: node.uuid}, self.placement.claims())
+
+    def test_remote_placement_is_never_read_in_the_database(self):
+        self.assertTrue(self.backend.reads_placement_database())
+        self.config(endpoint_override='http://127.0.0.1:1/placement',
+                    group='placement')
+        self.assertFalse(self.backend.reads_placement_database())
+
+
+class TestInProcess(MirrorTests, InDatabaseTests, InDatabaseSyncTests,
+                    AllocateTests, GroupTests, BackendTestCase):
     mode = 'in-process'
 
 
