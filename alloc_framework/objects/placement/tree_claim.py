@@ -43,6 +43,8 @@ provider_shape``). A tree that serves the class from a child is
 answered :data:`NO_CLASS`, and the backend claims it over the API.
 """
 
+import functools
+
 import sqlalchemy as sa
 
 from alloc_framework.db import api as db_api
@@ -68,19 +70,28 @@ _RP_TRAIT = models.ResourceProviderTrait.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _AGG = models.PlacementAggregate.__table__
 _CONSUMER = models.Consumer.__table__
+# Shapes of the statements built per number of traits or providers
+# (_tree, _bump) kept; a node has at most 50 traits.
+_SHAPES_KEPT = 64
 
 _USED = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
          .where(_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id,
                 _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
          .scalar_subquery())
-# Whether the root has every trait of :trait_ids (how many it has), and
-# whether it is in the aggregate :aggregate.
-_ROOT_TRAITS = (
-    sa.select(sa.func.count())
-    .where(_RP_TRAIT.c.resource_provider_id == _ROOT.c.id,
-           _RP_TRAIT.c.trait_id.in_(
-               sa.bindparam('trait_ids', expanding=True)))
-    .scalar_subquery())
+
+
+# How many of the traits :t0, :t1... the root has (see _tree).
+def _root_traits(count):
+    if not count:
+        return sa.literal(0)
+    return (sa.select(sa.func.count())
+            .where(_RP_TRAIT.c.resource_provider_id == _ROOT.c.id,
+                   _RP_TRAIT.c.trait_id.in_(
+                       [sa.bindparam('t%d' % i) for i in range(count)]))
+            .scalar_subquery())
+
+
+# Whether the root is in the aggregate :aggregate.
 _ROOT_IN_AGGREGATE = (
     sa.exists()
     .where(_RP_AGG.c.resource_provider_id == _ROOT.c.id,
@@ -91,24 +102,32 @@ _ROOT_IN_AGGREGATE = (
 # for a write).
 _CONSUMER_EXISTS = (
     sa.exists().where(_CONSUMER.c.uuid == sa.bindparam('consumer')))
+
+
 # Every provider of the tree rooted at :root, with each inventory and
-# its usage (no inventory: one row of NULLs), and on every row the
-# root's traits and aggregate, the consumer and its owner's ids. One
-# statement, built once, at import.
-_TREE = (
-    sa.select(_ROOT.c.id.label('root_id'), _RP.c.id, _RP.c.uuid,
-              _INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
-              _INV.c.allocation_ratio, _INV.c.min_unit, _INV.c.max_unit,
-              _INV.c.step_size, _USED.label('used'),
-              _ROOT_TRAITS.label('traits'),
-              _ROOT_IN_AGGREGATE.label('in_aggregate'),
-              _CONSUMER_EXISTS.label('consumer_exists'),
-              *consumer_obj.OWNER_IDS)
-    .select_from(
-        _ROOT.join(_RP, _RP.c.root_provider_id == _ROOT.c.id)
-        .outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id))
-    .where(_ROOT.c.uuid == sa.bindparam('root'),
-           _ROOT.c.parent_provider_id.is_(None)))
+# its usage (no inventory: one row of NULLs), and on every row how many
+# of the :t0, :t1... traits the root has, whether it is in the
+# aggregate, the consumer and its owner's ids. One statement per number
+# of traits asked, built once: a list of values expanded in the
+# statement would have its text rendered again at every execution.
+@functools.lru_cache(maxsize=_SHAPES_KEPT)
+def _tree(traits):
+    return (
+        sa.select(_ROOT.c.id.label('root_id'), _RP.c.id, _RP.c.uuid,
+                  _INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
+                  _INV.c.allocation_ratio, _INV.c.min_unit,
+                  _INV.c.max_unit, _INV.c.step_size, _USED.label('used'),
+                  _root_traits(traits).label('traits'),
+                  _ROOT_IN_AGGREGATE.label('in_aggregate'),
+                  _CONSUMER_EXISTS.label('consumer_exists'),
+                  *consumer_obj.OWNER_IDS)
+        .select_from(
+            _ROOT.join(_RP, _RP.c.root_provider_id == _ROOT.c.id)
+            .outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id))
+        .where(_ROOT.c.uuid == sa.bindparam('root'),
+               _ROOT.c.parent_provider_id.is_(None)))
+
+
 # The providers of that tree, locked in the order of their ids (as every
 # allocation write locks providers) until the transaction ends.
 _LOCK_TREE = (
@@ -120,9 +139,18 @@ _LOCK_TREE = (
         .scalar_subquery()))
     .order_by(_RP.c.id)
     .with_for_update())
-_BUMP = (_RP.update()
-         .where(_RP.c.id.in_(sa.bindparam('ids', expanding=True)))
-         .values(generation=_RP.c.generation + 1))
+
+
+# The generations of the providers :i0, :i1... moved on, one statement
+# per number of providers (as _tree).
+@functools.lru_cache(maxsize=_SHAPES_KEPT)
+def _bump(count):
+    ids = [sa.bindparam('i%d' % i) for i in range(count)]
+    return (_RP.update()
+            .where(_RP.c.id == ids[0] if count == 1 else _RP.c.id.in_(ids))
+            .values(generation=_RP.c.generation + 1))
+
+
 _INSERT = _ALLOC.insert()
 
 
@@ -192,11 +220,12 @@ def check(context, root_uuid, resource_class, traits=(), aggregate=None,
         # of their transaction (``BEGIN IMMEDIATE``, see db_api): nobody
         # else writes until ours ends.
         conn.execute(_LOCK_TREE, {'root': root_uuid})
-    rows = conn.execute(_TREE, {
-        'root': root_uuid, 'trait_ids': trait_ids or [],
-        'aggregate': aggregate or '', 'consumer': consumer_uuid or '',
-        'project': project_id or '', 'user': user_id or '',
-        'type': None}).all()
+    params = {'root': root_uuid, 'aggregate': aggregate or '',
+              'consumer': consumer_uuid or '', 'project': project_id or '',
+              'user': user_id or '', 'type': None}
+    params.update(('t%d' % i, trait_id)
+                  for i, trait_id in enumerate(trait_ids or ()))
+    rows = conn.execute(_tree(len(trait_ids or ())), params).all()
     if not rows:
         return None, MISSING
     served = [row for row in rows if row.id == row.root_id
@@ -271,8 +300,9 @@ def write(context, consumer_uuid, claim, project_id, user_id):
         for rp_uuid, amounts in sorted(claim.items())
         for name, amount in sorted(amounts.items())])
     # Locked since the check: no compare-and-swap needed.
-    conn.execute(_BUMP, {'ids': sorted(claim.rp_ids[rp_uuid]
-                                       for rp_uuid in claim)})
+    ids = sorted(claim.rp_ids[rp_uuid] for rp_uuid in claim)
+    conn.execute(_bump(len(ids)),
+                 {'i%d' % i: rp_id for i, rp_id in enumerate(ids)})
 
 
 def release(context, consumer_uuid):
