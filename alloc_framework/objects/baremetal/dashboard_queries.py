@@ -334,22 +334,26 @@ _NODE_TREE_INVENTORIES = (
     .select_from(INV_TBL.join(
         _IN_NODE_TREE[0], RP_TBL.c.id == INV_TBL.c.resource_provider_id))
     .where(_IN_NODE_TREE[1]))
+
+
+def _node_tree_tags(link, link_column, tags, tag_column, kind):
+    """``(provider id, kind, tag)`` of the tree's providers: their traits
+    or their aggregates (``link`` joins the providers to ``tags``)."""
+    return (sa.select(link.c.resource_provider_id,
+                      sa.literal(kind).label('kind'),
+                      tag_column.label('tag'))
+            .select_from(link.join(tags, tags.c.id == link_column).join(
+                _IN_NODE_TREE[0],
+                RP_TBL.c.id == link.c.resource_provider_id))
+            .where(_IN_NODE_TREE[1]))
+
+
 # Traits ('t') and aggregates ('a') in one statement.
 _NODE_TREE_TAGS = sa.union_all(
-    sa.select(RP_TRAIT_TBL.c.resource_provider_id,
-              sa.literal('t').label('kind'), TRAIT_TBL.c.name.label('tag'))
-    .select_from(RP_TRAIT_TBL.join(
-        TRAIT_TBL, TRAIT_TBL.c.id == RP_TRAIT_TBL.c.trait_id).join(
-        _IN_NODE_TREE[0],
-        RP_TBL.c.id == RP_TRAIT_TBL.c.resource_provider_id))
-    .where(_IN_NODE_TREE[1]),
-    sa.select(RP_AGG_TBL.c.resource_provider_id,
-              sa.literal('a').label('kind'), AGG_TBL.c.uuid.label('tag'))
-    .select_from(RP_AGG_TBL.join(
-        AGG_TBL, AGG_TBL.c.id == RP_AGG_TBL.c.aggregate_id).join(
-        _IN_NODE_TREE[0],
-        RP_TBL.c.id == RP_AGG_TBL.c.resource_provider_id))
-    .where(_IN_NODE_TREE[1]))
+    _node_tree_tags(RP_TRAIT_TBL, RP_TRAIT_TBL.c.trait_id, TRAIT_TBL,
+                    TRAIT_TBL.c.name, 't'),
+    _node_tree_tags(RP_AGG_TBL, RP_AGG_TBL.c.aggregate_id, AGG_TBL,
+                    AGG_TBL.c.uuid, 'a'))
 # Consumers with allocations on the provider of :node_uuid that are not
 # allocations of the node of id :node_id.
 _STRAY_CONSUMERS = (

@@ -62,6 +62,12 @@ class BackendTestCase(base.DBTestCase):
         allocation = f.make_allocation(self.ctx, **kw)
         return allocation, self.backend.allocate(self.ctx, allocation)
 
+    def claim_for(self, consumer, node):
+        """Claim ``node`` for ``consumer`` through Placement's API."""
+        project = self.conf.placement.incomplete_consumer_project_id
+        self.assertTrue(self.client.claim(consumer, node.uuid, RC, project,
+                                          project))
+
 
 class MirrorTests:
 
@@ -279,10 +285,7 @@ class AllocateTests:
 
     def test_claim_without_allocation_is_dropped_when_needed(self):
         node = f.make_node(self.ctx)
-        stray = uuidutils.generate_uuid()
-        project = self.conf.placement.incomplete_consumer_project_id
-        self.assertTrue(self.client.claim(stray, node.uuid, RC, project,
-                                          project))
+        self.claim_for(uuidutils.generate_uuid(), node)
         allocation, got = self.allocate()
         self.assertEqual(node.uuid, got)
         self.assertEqual({allocation.uuid: node.uuid},
@@ -291,9 +294,7 @@ class AllocateTests:
     def test_claim_of_an_allocation_in_progress_is_kept(self):
         node = f.make_node(self.ctx)
         other = f.make_allocation(self.ctx)
-        project = self.conf.placement.incomplete_consumer_project_id
-        self.assertTrue(self.client.claim(other.uuid, node.uuid, RC,
-                                          project, project))
+        self.claim_for(other.uuid, node)
         allocation = f.make_allocation(self.ctx)
         exc = self.assertRaises(exception.AllocationFailed,
                                 self.backend.allocate, self.ctx, allocation)
@@ -1092,20 +1093,15 @@ class InDatabaseSyncTests:
 
     def test_stray_claim_is_dropped_through_the_api(self):
         node = f.make_node(self.ctx)
-        stray = uuidutils.generate_uuid()
-        project = self.conf.placement.incomplete_consumer_project_id
-        self.assertTrue(self.client.claim(stray, node.uuid, RC, project,
-                                          project))
+        self.claim_for(uuidutils.generate_uuid(), node)
         self.assertEqual(['claims'],
                          self.backend.sync_node(self.ctx, node.uuid))
         self.assertEqual({}, self.placement.claims())
 
-    def test_claim_of_an_allocation_in_progress_is_kept(self):
+    def test_sync_keeps_the_claim_of_an_allocation_in_progress(self):
         node = f.make_node(self.ctx)
         other = f.make_allocation(self.ctx)
-        project = self.conf.placement.incomplete_consumer_project_id
-        self.assertTrue(self.client.claim(other.uuid, node.uuid, RC,
-                                          project, project))
+        self.claim_for(other.uuid, node)
         self.assertEqual([], self.backend.sync_node(self.ctx, node.uuid))
         self.assertEqual({other.uuid: node.uuid}, self.placement.claims())
 
