@@ -19,6 +19,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -85,6 +86,17 @@ def wait_for(condition, message, timeout=30, interval=0.02, progress=None):
                 % (timeout, ' without progress (%r)' % (last,)
                    if progress else '', message, result))
         time.sleep(interval)
+
+
+def run_threads(target, count):
+    """Call ``target(i)`` for each i in ``range(count)``, each in a thread
+    of its own started at once, and return when every one has ended."""
+    threads = [threading.Thread(target=target, args=(i,))
+               for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def http_request(url, method='GET', body=None, headers=None):

@@ -218,12 +218,7 @@ class TestConcurrency(ConductorTestCase):
             except Exception as exc:
                 failures.append(exc)
 
-        threads = [threading.Thread(target=request, args=(i,))
-                   for i in range(clients)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        base.run_threads(request, clients)
         self.assertEqual([], failures)
         items = conductors.wait_processed(self.ctx, clients)
         active = [a for a in items if a.state == alloc_obj.ACTIVE]

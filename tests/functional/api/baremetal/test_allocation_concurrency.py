@@ -56,12 +56,7 @@ class TestConcurrentHTTP(HTTPTestCase):
             resp = self.http('POST', '/v1/allocations', json=body)
             responses.append((resp.status_code, resp.json()))
 
-        threads = [threading.Thread(target=client, args=(i,))
-                   for i in range(clients)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        base.run_threads(client, clients)
         self.assertEqual([201] * clients, [r[0] for r in responses])
         self.assertTrue({r[1]['state'] for r in responses}
                         <= {'allocating', 'active', 'error'})

@@ -294,12 +294,7 @@ class AllocationConcurrencyTestCase(base.DBTestCase):
                 with self.lock:
                     results.append((resp.status_code, code))
 
-        threads = [threading.Thread(target=claim, args=(i,))
-                   for i in range(THREADS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        base.run_threads(claim, THREADS)
         self.assertEqual(1, results.count((204, None)), results)
         self.assertEqual(THREADS - 1,
                          results.count((409, 'placement.concurrent_update')),

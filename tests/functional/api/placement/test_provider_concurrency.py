@@ -54,12 +54,7 @@ class ProviderConcurrencyTestCase(base.DBTestCase):
             return 0
 
     def run_threads(self, target):
-        threads = [threading.Thread(target=target, args=(i,))
-                   for i in range(THREADS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        base.run_threads(target, THREADS)
         self.assertEqual([], self.unexpected)
 
     def test_inventory_total_increments(self):

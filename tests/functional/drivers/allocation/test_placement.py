@@ -842,12 +842,7 @@ class InDatabaseTests:
             except Exception as exc:
                 errors.append(exc)
 
-        threads = [threading.Thread(target=allocate, args=(i,))
-                   for i in range(clients)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        base.run_threads(allocate, clients)
         self.assertEqual([], errors)
         self.assertEqual(nodes, set(got.values()))
         self.assertEqual(len(nodes), len(got))
