@@ -317,13 +317,13 @@ def node_provider_trees(context, node_uuids, node_trait):
 # providers of the node's tree through its root, the provider of
 # :node_uuid (the marker trait :node_trait checked by the first).
 _ROOT = RP_TBL.alias('root')
-_IN_NODE_TREE = (RP_TBL.join(_ROOT, _ROOT.c.id == RP_TBL.c.root_provider_id),
-                 _ROOT.c.uuid == sa.bindparam('node_uuid'))
+_WITH_ROOT = RP_TBL.join(_ROOT, _ROOT.c.id == RP_TBL.c.root_provider_id)
+_IN_NODE_TREE = _ROOT.c.uuid == sa.bindparam('node_uuid')
 _NODE_TREE = (
     sa.select(*_PROVIDER_COLUMNS)
-    .select_from(_IN_NODE_TREE[0].outerjoin(
+    .select_from(_WITH_ROOT.outerjoin(
         _PARENT, _PARENT.c.id == RP_TBL.c.parent_provider_id))
-    .where(_IN_NODE_TREE[1],
+    .where(_IN_NODE_TREE,
            sa.exists().where(
                RP_TRAIT_TBL.c.resource_provider_id == _ROOT.c.id,
                RP_TRAIT_TBL.c.trait_id == TRAIT_TBL.c.id,
@@ -332,8 +332,8 @@ _NODE_TREE = (
 _NODE_TREE_INVENTORIES = (
     sa.select(INV_TBL)
     .select_from(INV_TBL.join(
-        _IN_NODE_TREE[0], RP_TBL.c.id == INV_TBL.c.resource_provider_id))
-    .where(_IN_NODE_TREE[1]))
+        _WITH_ROOT, RP_TBL.c.id == INV_TBL.c.resource_provider_id))
+    .where(_IN_NODE_TREE))
 
 
 def _node_tree_tags(link, link_column, tags, tag_column, kind):
@@ -343,9 +343,9 @@ def _node_tree_tags(link, link_column, tags, tag_column, kind):
                       sa.literal(kind).label('kind'),
                       tag_column.label('tag'))
             .select_from(link.join(tags, tags.c.id == link_column).join(
-                _IN_NODE_TREE[0],
+                _WITH_ROOT,
                 RP_TBL.c.id == link.c.resource_provider_id))
-            .where(_IN_NODE_TREE[1]))
+            .where(_IN_NODE_TREE))
 
 
 # Traits ('t') and aggregates ('a') in one statement.
