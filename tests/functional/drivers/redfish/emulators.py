@@ -34,19 +34,31 @@ class _Process(fixtures.Fixture):
     def argv(self, port, workdir):
         raise NotImplementedError
 
+    # Ports tried: a free port can be taken by another test's server
+    # between free_port() and the BMC's bind.
+    _PORT_ATTEMPTS = 3
+
     def _setUp(self):
         self.workdir = self.useFixture(fixtures.TempDir()).path
-        self.port = base.free_port()
-        self.address = 'http://127.0.0.1:%d' % self.port
         self.log_path = os.path.join(self.workdir, 'bmc.log')
-        log = open(self.log_path, 'wb')
-        self.addCleanup(log.close)
-        self.process = subprocess.Popen(
-            self.argv(self.port, self.workdir), stdout=log,
-            stderr=subprocess.STDOUT, cwd=ROOT)
-        self.addCleanup(self._stop)
-        base.wait_for(self._ready, 'the Redfish BMC on port %d' % self.port,
-                      timeout=60, interval=0.1)
+        for attempt in range(self._PORT_ATTEMPTS):
+            self.port = base.free_port()
+            self.address = 'http://127.0.0.1:%d' % self.port
+            log = open(self.log_path, 'wb')
+            self.addCleanup(log.close)
+            self.process = subprocess.Popen(
+                self.argv(self.port, self.workdir), stdout=log,
+                stderr=subprocess.STDOUT, cwd=ROOT)
+            self.addCleanup(self._stop, self.process)
+            try:
+                base.wait_for(self._ready,
+                              'the Redfish BMC on port %d' % self.port,
+                              timeout=60, interval=0.1)
+                return
+            except AssertionError as exc:
+                if (attempt == self._PORT_ATTEMPTS - 1
+                        or 'Address already in use' not in str(exc)):
+                    raise
 
     def _ready(self):
         if self.process.poll() is not None:
@@ -59,9 +71,10 @@ class _Process(fixtures.Fixture):
         except requests.ConnectionError:
             return False
 
-    def _stop(self):
-        self.process.kill()
-        self.process.wait(timeout=30)
+    @staticmethod
+    def _stop(process):
+        process.kill()
+        process.wait(timeout=30)
 
     def driver_info(self, **extra):
         info = {'redfish_address': self.address,
